@@ -1,0 +1,3 @@
+from hylint.cli import main
+
+main()
