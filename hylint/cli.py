@@ -1,0 +1,197 @@
+"""The command line: wiring only (options -> Config -> runner -> report -> exit code).
+
+Exit codes: 0 no diagnostics, 1 diagnostics (or a change with --diff / --exit-non-zero-on-fix),
+2 usage, configuration or internal error (a one-line message, no traceback).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
+
+import click
+
+from hylint import __version__
+
+EXIT_OK, EXIT_DIAGNOSTICS, EXIT_ERROR = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A problem with the command line or configuration: message, exit 2."""
+
+
+def _split_codes(values: Sequence[str]) -> Tuple[str, ...]:
+    out: List[str] = []
+    for value in values:
+        out.extend(part.strip() for part in value.split(",") if part.strip())
+    return tuple(out)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="hylint")
+def main() -> None:
+    """hylint: find and fix MXNet Gluon code that breaks under hybridize()."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=str)
+@click.option("--fix/--no-fix", default=None, help="Apply safe fixes and write the files.")
+@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply (or show) unsafe fixes.")
+@click.option("--diff", is_flag=True, help="Print a unified diff of what --fix would change; write nothing.")
+@click.option("--show-fixes", is_flag=True, help="List what was fixed.")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when something was fixed.")
+@click.option("--select", multiple=True, help="Rule codes or prefixes to enable (HY1, ALL); replaces the default set.")
+@click.option("--extend-select", multiple=True, help="Rule codes or prefixes to enable in addition.")
+@click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable.")
+@click.option("--output-format", type=str, default=None, help="full, concise, json, ...")
+@click.option("--statistics", is_flag=True, help="Show the number of diagnostics per code.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are diagnostics.")
+@click.option("--stdin-filename", type=str, default=None, help="The file name to report for `-` (stdin).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+              help="Use this pyproject.toml (or hylint.toml) instead of the nearest one.")
+@click.option("--force-exclude", is_flag=True, default=None, help="Apply excludes to paths given explicitly too.")
+def check(paths: Tuple[str, ...], fix: Optional[bool], unsafe_fixes: Optional[bool], diff: bool, show_fixes: bool,
+          exit_non_zero_on_fix: bool, select: Tuple[str, ...], extend_select: Tuple[str, ...], ignore: Tuple[str, ...],
+          output_format: Optional[str], statistics: bool, exit_zero: bool, stdin_filename: Optional[str],
+          config_path: Optional[str], force_exclude: Optional[bool]) -> None:
+    """Check PATHS (default: the current folder; `-` reads stdin)."""
+    try:
+        code = _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, select, extend_select, ignore,
+                      output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude)
+    except UsageError as error:
+        click.echo(f"hylint: error: {error}", err=True)
+        code = EXIT_ERROR
+    except KeyboardInterrupt:
+        click.echo("hylint: interrupted", err=True)
+        code = 130
+    except Exception as error:  # never a traceback for users; HYLINT_DEBUG=1 shows it
+        if os.environ.get("HYLINT_DEBUG"):
+            raise
+        click.echo(f"hylint: internal error: {type(error).__name__}: {error} (set HYLINT_DEBUG=1 for details)",
+                   err=True)
+        code = EXIT_ERROR
+    sys.exit(code)
+
+
+def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, select, extend_select, ignore,
+           output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude) -> int:
+    from hylint.config import ConfigError, load_config
+    from hylint.discovery import DEFAULT_EXCLUDE, PathError, discover, matches_any
+    from hylint.registry import UnknownRuleError, expand, select_rules
+    from hylint.report import FORMATS, Report, render
+
+    try:
+        config = load_config(Path(config_path) if config_path else None)
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    fix_mode = fix if fix is not None else config.fix
+    unsafe = unsafe_fixes if unsafe_fixes is not None else config.unsafe_fixes
+    fmt = output_format or config.output_format or "full"
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown output format {fmt!r} (choose from: {', '.join(FORMATS)})")
+    try:
+        rules = select_rules(_split_codes(select) or config.select,
+                             config.extend_select + _split_codes(extend_select),
+                             config.ignore + _split_codes(ignore))
+        per_file_ignores = [(pattern, set().union(*(expand(c) for c in codes)) if codes else set())
+                            for pattern, codes in config.per_file_ignores]
+    except UnknownRuleError as error:
+        raise UsageError(str(error)) from None
+
+    from hylint.engine import Linter
+    from hylint.runner import DIFF, FIX, LINT, process_path, process_stdin
+
+    linter = Linter(rules)
+    mode = DIFF if diff else FIX if fix_mode else LINT
+    outcomes = []
+    paths = paths or (".",)
+    if "-" in paths:
+        if len(paths) > 1:
+            raise UsageError("`-` (stdin) cannot be combined with other paths")
+        filename = stdin_filename or "-"
+        outcomes.append(process_stdin(sys.stdin.buffer.read(), filename, linter, mode, unsafe))
+    else:
+        excludes = tuple(config.exclude or DEFAULT_EXCLUDE) + config.extend_exclude
+        try:
+            files = discover(paths, excludes, config.root, force_exclude=bool(force_exclude or config.force_exclude))
+        except PathError as error:
+            raise UsageError(str(error)) from None
+        for path in files:
+            outcomes.append(process_path(path, linter, mode, unsafe))
+
+    diagnostics = []
+    fixed_by_code: Counter = Counter()
+    sources = {}
+    changed = False
+    for outcome in outcomes:
+        for message in outcome.messages:
+            click.echo(message, err=True)
+        kept = outcome.diagnostics
+        if per_file_ignores:
+            path = Path(outcome.filename)
+            for pattern, codes in per_file_ignores:
+                if matches_any(path, [pattern], config.root):
+                    kept = [d for d in kept if d.code not in codes]
+        diagnostics.extend(kept)
+        fixed_by_code.update(outcome.fixed_by_code)
+        if outcome.text is not None:
+            sources[outcome.filename] = outcome.text
+        if outcome.fixed_text is not None:
+            changed = True
+    diagnostics.sort(key=lambda d: d.sort_key())
+
+    stdin_fix = "-" in paths and mode == FIX
+    if mode == DIFF:
+        for outcome in outcomes:
+            if outcome.diff:
+                sys.stdout.write(outcome.diff)
+        count = sum(1 for o in outcomes if o.diff)
+        click.echo(f"Would fix {count} file{'s' if count != 1 else ''}." if count else "No fixes available.", err=True)
+        return EXIT_DIAGNOSTICS if changed else EXIT_OK
+    if stdin_fix:
+        outcome = outcomes[0]
+        sys.stdout.write(outcome.fixed_text if outcome.fixed_text is not None else
+                         (outcome.text if outcome.text is not None else ""))
+
+    color = fmt == "full" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    report = Report(diagnostics, sources, color, dict(fixed_by_code), show_fixes, unsafe, mode == FIX, len(outcomes))
+    out = sys.stderr if stdin_fix else sys.stdout
+    if statistics:
+        counts = Counter(d.code for d in diagnostics)
+        names = {d.code: d.name for d in diagnostics}
+        for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+            out.write(f"{count:>5}\t{code}\t{names[code]}\n")
+    else:
+        render(fmt, report, out)
+    out.flush()
+    if exit_zero:
+        return EXIT_OK
+    if exit_non_zero_on_fix and fixed_by_code:
+        return EXIT_DIAGNOSTICS
+    return EXIT_DIAGNOSTICS if diagnostics else EXIT_OK
+
+
+@main.command()
+@click.argument("code", required=False)
+@click.option("--all", "show_all", is_flag=True, help="List every rule.")
+def rule(code: Optional[str], show_all: bool) -> None:
+    """Show a rule's documentation, or list every rule with --all."""
+    from hylint.registry import all_rules
+
+    rules = all_rules()
+    if show_all or code is None:
+        click.echo(f"{'code':<6}  {'name':<34}  {'default':<7}  fixable")
+        for rule_code, rule_type in rules.items():
+            click.echo(f"{rule_code:<6}  {rule_type.NAME:<34}  {'on' if rule_type.DEFAULT_ENABLED else 'off':<7}  "
+                       f"{'yes' if rule_type.fixable() else 'no'}")
+        return
+    rule_type = rules.get(code.upper())
+    if rule_type is None:
+        click.echo(f"hylint: error: unknown rule code {code!r} (see `hylint rule --all`)", err=True)
+        sys.exit(EXIT_ERROR)
+    click.echo(f"# {rule_type.NAME} ({rule_type.CODE})\n")
+    click.echo(f"Default: {'on' if rule_type.DEFAULT_ENABLED else 'off'}. "
+               f"Fix: {'available' if rule_type.fixable() else 'none'}.")
+    click.echo(rule_type.DOC.rstrip())

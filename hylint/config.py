@@ -1,0 +1,113 @@
+"""``[tool.hylint]`` in the nearest pyproject.toml, merged with command-line options, as one frozen Config."""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Dict, Optional, Tuple
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+class ConfigError(Exception):
+    """An invalid configuration: the message names the file and the key."""
+
+
+LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
+BOOL_KEYS = ("fix", "unsafe-fixes", "force-exclude", "cache")
+STR_KEYS = ("output-format",)
+# keys owned by other commands, validated where they are used
+OTHER_KEYS = ("per-file-ignores", "verify")
+KNOWN_KEYS = set(LIST_KEYS) | set(BOOL_KEYS) | set(STR_KEYS) | set(OTHER_KEYS)
+
+
+@dataclass(frozen=True)
+class Config:
+    select: Tuple[str, ...] = ()
+    ignore: Tuple[str, ...] = ()
+    extend_select: Tuple[str, ...] = ()
+    exclude: Tuple[str, ...] = ()
+    extend_exclude: Tuple[str, ...] = ()
+    per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    fix: bool = False
+    unsafe_fixes: bool = False
+    force_exclude: bool = False
+    cache: bool = True
+    output_format: Optional[str] = None
+    verify: Tuple[Dict[str, Any], ...] = ()
+    path: Optional[Path] = None  # the file it came from
+    root: Path = field(default_factory=Path.cwd)  # the folder relative paths are taken from
+
+    def merged(self, **overrides: Any) -> "Config":
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+
+def find_pyproject(start: Path) -> Optional[Path]:
+    """The nearest pyproject.toml (from ``start`` upwards) that has a [tool.hylint] table."""
+    start = start.resolve()
+    for folder in [start] + list(start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            data = _read_toml(candidate)
+            if "hylint" in data.get("tool", {}):
+                return candidate
+    return None
+
+
+def _read_toml(path: Path) -> Dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+
+
+def load_config(explicit: Optional[Path] = None, start: Optional[Path] = None) -> Config:
+    if explicit is not None:
+        if not explicit.is_file():
+            raise ConfigError(f"{explicit}: configuration file not found")
+        data = _read_toml(explicit)
+        table = data.get("tool", {}).get("hylint", data if explicit.name != "pyproject.toml" else {})
+        return parse_table(table, explicit)
+    path = find_pyproject(start or Path.cwd())
+    if path is None:
+        return Config()
+    return parse_table(_read_toml(path)["tool"]["hylint"], path)
+
+
+def parse_table(table: Dict[str, Any], path: Path) -> Config:
+    where = f"{path}: [tool.hylint]"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table")
+    values: Dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in KNOWN_KEYS:
+            raise ConfigError(f"{where}: unknown key `{key}` (known: {', '.join(sorted(KNOWN_KEYS))})")
+        attr = key.replace("-", "_")
+        if key in LIST_KEYS:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{where}: `{key}` must be a list of strings, got {value!r}")
+            values[attr] = tuple(value)
+        elif key in BOOL_KEYS:
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}: `{key}` must be true or false, got {value!r}")
+            values[attr] = value
+        elif key in STR_KEYS:
+            if not isinstance(value, str):
+                raise ConfigError(f"{where}: `{key}` must be a string, got {value!r}")
+            values[attr] = value
+        elif key == "per-file-ignores":
+            if not isinstance(value, dict) or not all(
+                    isinstance(v, list) and all(isinstance(c, str) for c in v) for v in value.values()):
+                raise ConfigError(f"{where}: `per-file-ignores` must map glob patterns to lists of codes")
+            values[attr] = tuple((pattern, tuple(codes)) for pattern, codes in value.items())
+        elif key == "verify":
+            if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+                raise ConfigError(f"{where}: `verify` must be an array of tables ([[tool.hylint.verify]])")
+            values[attr] = tuple(value)
+    return Config(path=path, root=path.parent.resolve(), **values)

@@ -1,0 +1,60 @@
+"""Plain data types shared by the engine, the rules and the reporters."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Optional, Tuple
+
+DOCS_URL = "https://github.com/hylint/hylint/blob/main/docs/rules.md#{anchor}"
+
+
+class Applicability(str, Enum):
+    """ruff's three fix applicabilities."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+    DISPLAY_ONLY = "display-only"
+
+
+# (row, column), both 1-based, column counted in characters
+Location = Tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Edit:
+    content: str
+    start: Location
+    end: Location
+    # absolute character offsets into the decoded source, used to apply the edit
+    start_offset: int = field(default=0, compare=False)
+    end_offset: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class Fix:
+    applicability: Applicability
+    message: str
+    edits: Tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    name: str
+    message: str
+    filename: str
+    start: Location
+    end: Location
+    fix: Optional[Fix] = None
+    noqa_row: Optional[int] = None
+
+    @property
+    def url(self) -> str:
+        return rule_url(self.code, self.name)
+
+    def sort_key(self):
+        return (self.filename, self.start, self.code)
+
+
+def rule_url(code: str, name: str) -> str:
+    return DOCS_URL.format(anchor=f"{code.lower()}-{name}")

@@ -1,0 +1,372 @@
+"""Parse once, analyse once, run every selected rule in one traversal; the fix loop.
+
+Positions are the expensive part of libcst metadata, so they are computed only for the top-level
+statements that hold a reported node, on a one-statement module, and shifted by the number of
+lines before that statement.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Type
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from hylint.context import ClassInfo, HybridContext, ModuleInfo, Value, UNKNOWN, analyze_module
+from hylint.diagnostic import Applicability, Diagnostic, Edit, Fix
+from hylint.noqa import Noqa, parse_noqa
+from hylint.rule import LintRule, PendingEdit, PendingFix
+
+MAX_FIX_PASSES = 10
+NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class FixLoopError(Exception):
+    """The fix loop did not converge, or a fix broke the syntax."""
+
+
+@dataclass
+class _Report:
+    rule: LintRule
+    node: cst.CSTNode
+    message: str
+    fix: Optional[PendingFix]
+    statement: int  # index of the top-level statement holding node
+
+
+class RuleContext:
+    """What a rule sees when the engine calls it."""
+
+    def __init__(self, linter: "_FileLinter") -> None:
+        self._linter = linter
+        self.module: cst.Module = linter.module
+        self.module_info: ModuleInfo = linter.module_info
+        self.hybrid: Optional[HybridContext] = None
+        self.cls: Optional[ClassInfo] = None
+        self.eager_only = False  # inside an `if F is nd:` guard of the current hybrid context
+        self.function: Optional[cst.FunctionDef] = None
+        self._rule: Optional[LintRule] = None
+
+    @property
+    def f_name(self) -> str:
+        return self.hybrid.f_name if self.hybrid is not None else "F"
+
+    def value(self, node: cst.CSTNode) -> Value:
+        return self.hybrid.value(node) if self.hybrid is not None else UNKNOWN
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def report(self, node: cst.CSTNode, message: Optional[str] = None, fix: Optional[PendingFix] = None) -> None:
+        rule = self._rule
+        assert rule is not None
+        self._linter.reports.append(_Report(rule, node, message or rule.MESSAGE, fix, self._linter.statement_index))
+
+
+class _Dispatcher(cst.CSTVisitor):
+    def __init__(self, linter: "_FileLinter", rules: Sequence[LintRule]) -> None:
+        super().__init__()
+        self.linter = linter
+        self.ctx = RuleContext(linter)
+        self.visit_handlers: Dict[str, List[Tuple[LintRule, Callable]]] = defaultdict(list)
+        self.leave_handlers: Dict[str, List[Tuple[LintRule, Callable]]] = defaultdict(list)
+        for rule in rules:
+            for attr in dir(rule):
+                if attr.startswith("visit_"):
+                    self.visit_handlers[attr[6:]].append((rule, getattr(rule, attr)))
+                elif attr.startswith("leave_"):
+                    self.leave_handlers[attr[6:]].append((rule, getattr(rule, attr)))
+        self.hybrid_stack: List[Optional[HybridContext]] = []
+        self.function_stack: List[Optional[cst.FunctionDef]] = []
+        self.class_stack: List[Optional[ClassInfo]] = []
+        self.eager_depth = 0
+
+    def _call(self, handlers: List[Tuple[LintRule, Callable]], node: cst.CSTNode) -> None:
+        ctx = self.ctx
+        in_hybrid = ctx.hybrid is not None and self.eager_depth == 0
+        for rule, handler in handlers:
+            if rule.HYBRID_ONLY and not in_hybrid:
+                continue
+            ctx._rule = rule
+            handler(node, ctx)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        ctx = self.ctx
+        if isinstance(node, cst.ClassDef):
+            self.class_stack.append(self.linter.module_info.classes.get(node.name.value))
+            ctx.cls = self.class_stack[-1]
+        elif isinstance(node, cst.FunctionDef):
+            hybrid = self.linter.module_info.contexts.get(node)
+            if hybrid is not None and hybrid.opted_out:
+                hybrid = None
+            if hybrid is None and ctx.hybrid is not None:
+                hybrid = None  # a nested def inside a hybrid context is not traced with F
+            self.hybrid_stack.append(hybrid)
+            self.function_stack.append(node)
+            ctx.hybrid = hybrid
+            ctx.function = node
+        if ctx.hybrid is not None and node in ctx.hybrid.eager_only:
+            self.eager_depth += 1
+        ctx.eager_only = self.eager_depth > 0
+        handlers = self.visit_handlers.get(type(node).__name__)
+        if handlers:
+            self._call(handlers, node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        ctx = self.ctx
+        handlers = self.leave_handlers.get(type(original_node).__name__)
+        if handlers:
+            self._call(handlers, original_node)
+        if ctx.hybrid is not None and original_node in ctx.hybrid.eager_only:
+            self.eager_depth -= 1
+        ctx.eager_only = self.eager_depth > 0
+        if isinstance(original_node, cst.FunctionDef):
+            self.hybrid_stack.pop()
+            self.function_stack.pop()
+            ctx.hybrid = self.hybrid_stack[-1] if self.hybrid_stack else None
+            ctx.function = self.function_stack[-1] if self.function_stack else None
+        elif isinstance(original_node, cst.ClassDef):
+            self.class_stack.pop()
+            ctx.cls = self.class_stack[-1] if self.class_stack else None
+
+
+class Positions:
+    """Lazily resolved (line, column) spans, one top-level statement at a time."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self._line_offsets: Optional[List[int]] = None
+        self._resolved: Dict[int, Dict[cst.CSTNode, object]] = {}
+
+    def _offsets(self) -> List[int]:
+        if self._line_offsets is None:
+            offsets = []
+            line = len(self.module.header)
+            for stmt in self.module.body:
+                offsets.append(line)
+                line += _count_newlines(self.module.code_for_node(stmt))
+            self._line_offsets = offsets
+        return self._line_offsets
+
+    def _statement(self, index: int) -> Dict[cst.CSTNode, object]:
+        if index not in self._resolved:
+            stmt = self.module.body[index]
+            mini = self.module.with_changes(body=[stmt], header=[], footer=[])
+            self._resolved[index] = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self._resolved[index]
+
+    def span(self, node: cst.CSTNode, statement: int) -> Tuple[Tuple[int, int], Tuple[int, int]]:
+        """((row, col), (row, col)), rows 1-based, columns 0-based."""
+        positions = self._statement(statement)
+        code_range = positions.get(node)
+        if code_range is None:
+            for index in range(len(self.module.body)):
+                code_range = self._statement(index).get(node)
+                if code_range is not None:
+                    statement = index
+                    break
+        if code_range is None:
+            raise KeyError("node is not part of this module")
+        shift = self._offsets()[statement]
+        return ((code_range.start.line + shift, code_range.start.column),
+                (code_range.end.line + shift, code_range.end.column))
+
+
+def _count_newlines(text: str) -> int:
+    return len(NEWLINE.findall(text))
+
+
+class SourceText:
+    """Line starts of a decoded source, to turn (row, col) into offsets."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.line_starts = [0] + [m.end() for m in NEWLINE.finditer(source)]
+        self.lines = NEWLINE.split(source)
+
+    def offset(self, row: int, col: int) -> int:
+        return self.line_starts[row - 1] + col
+
+
+class _FileLinter:
+    def __init__(self, module: cst.Module, module_info: ModuleInfo) -> None:
+        self.module = module
+        self.module_info = module_info
+        self.reports: List[_Report] = []
+        self.statement_index = 0
+
+    def run(self, rules: Sequence[LintRule]) -> None:
+        dispatcher = _Dispatcher(self, rules)
+        for index, stmt in enumerate(self.module.body):
+            self.statement_index = index
+            stmt.visit(dispatcher)
+
+
+@dataclass
+class LintResult:
+    diagnostics: List[Diagnostic]
+    source: str
+    # set by fix_source
+    fixed: int = 0
+    fixed_by_code: Dict[str, int] = field(default_factory=dict)
+    messages: List[str] = field(default_factory=list)  # problems met while fixing
+
+
+def syntax_error_diagnostic(error: Exception, filename: str) -> Diagnostic:
+    if isinstance(error, cst.ParserSyntaxError):
+        row, col = error.raw_line, error.raw_column
+        message = f"SyntaxError: {error.message}"
+    else:  # pragma: no cover - libcst raises ParserSyntaxError for syntax errors
+        row, col, message = 1, 0, f"SyntaxError: {error}"
+    return Diagnostic("HY000", "syntax-error", message, filename, (row, col + 1), (row, col + 1))
+
+
+def might_hold_hybrid_code(source: str) -> bool:
+    """The text prefilter: a file without these words cannot hold a hybrid context."""
+    return "hybrid_forward" in source
+
+
+class Linter:
+    """Runs a fixed set of rules over sources."""
+
+    def __init__(self, rules: Sequence[Type[LintRule]]) -> None:
+        self.rule_types = list(rules)
+        self.rules = [rule() for rule in rules]
+        self.codes = {rule.CODE for rule in rules}
+
+    # -- linting ---------------------------------------------------------------------------
+    def lint_source(self, source: str, filename: str = "<stdin>") -> LintResult:
+        if not might_hold_hybrid_code(source):
+            return LintResult([], source)
+        try:
+            module = cst.parse_module(source)
+        except cst.ParserSyntaxError as error:
+            diagnostics = [syntax_error_diagnostic(error, filename)] if "HY000" in self.codes else []
+            return LintResult(diagnostics, source)
+        except RecursionError:
+            return LintResult([Diagnostic("HY000", "syntax-error", "SyntaxError: too deeply nested to parse",
+                                          filename, (1, 1), (1, 1))], source)
+        return LintResult(self._lint_module(module, source, filename), source)
+
+    def _lint_module(self, module: cst.Module, source: str, filename: str) -> List[Diagnostic]:
+        module_info = analyze_module(module)
+        file_linter = _FileLinter(module, module_info)
+        file_linter.run(self.rules)
+        if not file_linter.reports:
+            return []
+        positions = Positions(module)
+        text = SourceText(source)
+        noqa = parse_noqa(text.lines)
+        diagnostics = []
+        seen = set()
+        for report in file_linter.reports:
+            start, end = positions.span(report.node, report.statement)
+            key = (report.rule.CODE, start, end)
+            if key in seen:
+                continue
+            seen.add(key)
+            directive = noqa.get(start[0])
+            if directive is not None and directive.suppresses(report.rule.CODE):
+                continue
+            fix = self._resolve_fix(report, positions, text, module) if report.fix is not None else None
+            diagnostics.append(Diagnostic(
+                report.rule.CODE, report.rule.NAME, report.message, filename,
+                (start[0], start[1] + 1), (end[0], end[1] + 1), fix, noqa_row=start[0]))
+        diagnostics.sort(key=Diagnostic.sort_key)
+        return diagnostics
+
+    def _resolve_fix(self, report: _Report, positions: Positions, text: SourceText, module: cst.Module) -> Fix:
+        edits = []
+        for pending in report.fix.edits:
+            start, end = positions.span(pending.node, report.statement)
+            content = pending.replacement if isinstance(pending.replacement, str) \
+                else module.code_for_node(pending.replacement)
+            if pending.mode == "insert_before":
+                end = start
+            elif pending.mode == "insert_after":
+                start = end
+            edits.append(Edit(content, (start[0], start[1] + 1), (end[0], end[1] + 1),
+                              text.offset(*start), text.offset(*end)))
+        edits.sort(key=lambda e: (e.start_offset, e.end_offset))
+        return Fix(report.fix.applicability, report.fix.message, tuple(edits))
+
+    # -- fixing ----------------------------------------------------------------------------
+    def fix_source(self, source: str, filename: str = "<stdin>", unsafe: bool = False) -> LintResult:
+        """Apply fixes until nothing changes; return the fixed source and what remains."""
+        allowed = {Applicability.SAFE} | ({Applicability.UNSAFE} if unsafe else set())
+        fixed_by_code: Dict[str, int] = defaultdict(int)
+        messages: List[str] = []
+        current = source
+        for _ in range(MAX_FIX_PASSES):
+            result = self.lint_source(current, filename)
+            fixable = [d for d in result.diagnostics if d.fix is not None and d.fix.applicability in allowed]
+            if not fixable:
+                break
+            candidate, applied = apply_fixes(current, fixable)
+            broken = _parse_error(candidate)
+            if broken is not None:
+                # find the fixes that break the syntax, drop them, and keep the others
+                good = [d for d in applied if _parse_error(apply_fixes(current, [d])[0]) is None]
+                for bad in applied:
+                    if bad not in good:
+                        messages.append(f"{filename}:{bad.start[0]}:{bad.start[1]}: fix for {bad.code} "
+                                        f"({bad.name}) was discarded: the result did not parse")
+                candidate, applied = apply_fixes(current, good)
+                if not applied or _parse_error(candidate) is not None:
+                    break
+            if candidate == current:
+                break
+            for diagnostic in applied:
+                fixed_by_code[diagnostic.code] += 1
+            current = candidate
+            if any("was discarded" in m for m in messages):
+                # do not retry the discarded fixes forever
+                pass
+        else:
+            raise FixLoopError(f"{filename}: fixes did not converge after {MAX_FIX_PASSES} passes")
+        final = self.lint_source(current, filename)
+        final.fixed = sum(fixed_by_code.values())
+        final.fixed_by_code = dict(fixed_by_code)
+        final.messages = messages
+        return final
+
+
+def _parse_error(source: str) -> Optional[Exception]:
+    try:
+        cst.parse_module(source)
+    except (cst.ParserSyntaxError, RecursionError) as error:
+        return error
+    return None
+
+
+def apply_fixes(source: str, diagnostics: Iterable[Diagnostic]) -> Tuple[str, List[Diagnostic]]:
+    """Apply the fixes whose edits do not overlap an earlier fix's edits (in position order)."""
+    ordered = sorted((d for d in diagnostics if d.fix is not None and d.fix.edits),
+                     key=lambda d: (d.fix.edits[0].start_offset, d.code))
+    taken: List[Tuple[int, int]] = []
+    applied: List[Diagnostic] = []
+    edits: List[Edit] = []
+    for diagnostic in ordered:
+        spans = [(e.start_offset, e.end_offset) for e in diagnostic.fix.edits]
+        if any(_overlaps(span, other) for span in spans for other in taken):
+            continue
+        taken.extend(spans)
+        edits.extend(diagnostic.fix.edits)
+        applied.append(diagnostic)
+    pieces = []
+    cursor = 0
+    for edit in sorted(edits, key=lambda e: (e.start_offset, e.end_offset)):
+        pieces.append(source[cursor:edit.start_offset])
+        pieces.append(edit.content)
+        cursor = edit.end_offset
+    pieces.append(source[cursor:])
+    return "".join(pieces), applied
+
+
+def _overlaps(a: Tuple[int, int], b: Tuple[int, int]) -> bool:
+    if a[0] == a[1] or b[0] == b[1]:  # insertions conflict only when strictly inside the other span
+        return b[0] < a[0] < b[1] or a[0] < b[0] < a[1]
+    return a[0] < b[1] and b[0] < a[1]

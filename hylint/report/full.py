@@ -1,0 +1,42 @@
+"""ruff's default output: the location, the message, and a code frame pointing at the span."""
+from typing import TextIO
+
+from rich.console import Console
+from rich.markup import escape
+
+from hylint.engine import NEWLINE
+from hylint.report import Report, fixable, summary_lines
+
+
+def render(report: Report, out: TextIO) -> None:
+    console = Console(file=out, force_terminal=report.color, no_color=not report.color, highlight=False,
+                      soft_wrap=True, emoji=False)
+    lines_cache = {}
+    for d in report.diagnostics:
+        mark = " [cyan]\\[*][/]" if fixable(d, report.unsafe_fixes) else ""
+        console.print(f"[bold]{escape(d.filename)}[/]:{d.start[0]}:{d.start[1]}: [bold red]{d.code}[/]{mark} "
+                      f"{escape(d.message)}")
+        source = report.sources.get(d.filename)
+        if source is not None:
+            lines = lines_cache.get(d.filename)
+            if lines is None:
+                lines = lines_cache[d.filename] = NEWLINE.split(source)
+            row = d.start[0]
+            first, last = max(1, row - 1), min(len(lines), row + 1)
+            width = len(str(last))
+            console.print(f"{' ' * width} [blue]|[/]")
+            for number in range(first, last + 1):
+                text = lines[number - 1].expandtabs(4) if number - 1 < len(lines) else ""
+                console.print(f"[blue]{number:>{width}} |[/] {escape(text)}")
+                if number == row:
+                    prefix = lines[number - 1][:d.start[1] - 1].expandtabs(4)
+                    end_col = d.end[1] if d.end[0] == row else len(lines[number - 1]) + 1
+                    span = max(1, len(lines[number - 1][d.start[1] - 1:end_col - 1].expandtabs(4)))
+                    console.print(f"{' ' * width} [blue]|[/] {' ' * len(prefix)}[bold red]{'^' * span}[/] "
+                                  f"[bold red]{d.code}[/]")
+            console.print(f"{' ' * width} [blue]|[/]")
+            if d.fix is not None:
+                console.print(f"  [cyan]= help:[/] {escape(d.fix.message)}")
+            console.print("")
+    for line in summary_lines(report):
+        console.print(escape(line))

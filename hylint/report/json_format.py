@@ -1,0 +1,36 @@
+"""A JSON array with ruff's field names."""
+import json
+from typing import Any, Dict, Optional, TextIO
+
+from hylint.diagnostic import Diagnostic
+from hylint.report import Report
+
+
+def _location(location) -> Dict[str, int]:
+    return {"row": location[0], "column": location[1]}
+
+
+def diagnostic_dict(d: Diagnostic) -> Dict[str, Any]:
+    fix: Optional[Dict[str, Any]] = None
+    if d.fix is not None:
+        fix = {
+            "applicability": d.fix.applicability.value,
+            "message": d.fix.message,
+            "edits": [{"content": e.content, "location": _location(e.start), "end_location": _location(e.end)}
+                      for e in d.fix.edits],
+        }
+    return {
+        "code": d.code,
+        "message": d.message,
+        "filename": d.filename,
+        "location": _location(d.start),
+        "end_location": _location(d.end),
+        "fix": fix,
+        "url": d.url,
+        "noqa_row": d.noqa_row,
+    }
+
+
+def render(report: Report, out: TextIO) -> None:
+    json.dump([diagnostic_dict(d) for d in report.diagnostics], out, indent=2, ensure_ascii=False)
+    out.write("\n")

@@ -1,0 +1,72 @@
+"""Shared by the two tensor-tensor operator rules (HY101, HY102): finding the operands and the fix."""
+from __future__ import annotations
+
+from typing import Iterator, Optional, Tuple
+
+import libcst as cst
+
+from hylint.context import Kind, Value
+from hylint.diagnostic import Applicability
+from hylint.fixes import f_call, keep_parens
+from hylint.rule import PendingFix, replace
+
+OPERATOR_SYMBOLS = {
+    cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.Modulo: "%", cst.Power: "**",
+    cst.Equal: "==", cst.NotEqual: "!=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">=",
+    cst.LessThan: "<", cst.LessThanEqual: "<=",
+}
+BROADCAST = {
+    "+": "broadcast_add", "-": "broadcast_sub", "*": "broadcast_mul", "/": "broadcast_div", "%": "broadcast_mod",
+    "**": "broadcast_power", "==": "broadcast_equal", "!=": "broadcast_not_equal", ">": "broadcast_greater",
+    ">=": "broadcast_greater_equal", "<": "broadcast_lesser", "<=": "broadcast_lesser_equal",
+}
+
+
+def is_tensor_operand(value: Value) -> bool:
+    return value.kind in (Kind.TENSOR, Kind.CHILD)
+
+
+def tensor_pairs(node: cst.CSTNode, ctx) -> Iterator[Tuple[str, cst.BaseExpression, cst.BaseExpression, Value, Value]]:
+    """(symbol, left, right, left value, right value) for each tensor-tensor operator of ``node``."""
+    if isinstance(node, cst.BinaryOperation):
+        symbol = OPERATOR_SYMBOLS.get(type(node.operator))
+        if symbol is None:
+            return
+        left, right = ctx.value(node.left), ctx.value(node.right)
+        if is_tensor_operand(left) and is_tensor_operand(right) and Kind.TENSOR in (left.kind, right.kind):
+            yield symbol, node.left, node.right, left, right
+    elif isinstance(node, cst.Comparison):
+        previous = node.left
+        for comparison in node.comparisons:
+            symbol = OPERATOR_SYMBOLS.get(type(comparison.operator))
+            if symbol is not None:
+                left, right = ctx.value(previous), ctx.value(comparison.comparator)
+                if is_tensor_operand(left) and is_tensor_operand(right) and Kind.TENSOR in (left.kind, right.kind):
+                    yield symbol, previous, comparison.comparator, left, right
+            previous = comparison.comparator
+
+
+def describe(node: cst.BaseExpression, ctx) -> str:
+    code = ctx.code(node).strip()
+    return code if len(code) <= 40 else code[:37] + "..."
+
+
+def broadcast_fix(node: cst.CSTNode, ctx) -> Optional[PendingFix]:
+    """``a + b`` -> ``F.broadcast_add(a, b)``: exact, since NDArray operators broadcast already."""
+    if isinstance(node, cst.BinaryOperation):
+        symbol = OPERATOR_SYMBOLS[type(node.operator)]
+        between = (node.operator.whitespace_before, node.operator.whitespace_after)
+        left, right = node.left, node.right
+    elif isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+        comparison = node.comparisons[0]
+        symbol = OPERATOR_SYMBOLS.get(type(comparison.operator))
+        if symbol is None:
+            return None
+        between = (comparison.operator.whitespace_before, comparison.operator.whitespace_after)
+        left, right = node.left, comparison.comparator
+    else:
+        return None
+    op = BROADCAST[symbol]
+    call = f_call(ctx.f_name, op, [left, right], between=between)
+    return PendingFix(Applicability.SAFE, f"Replace `{symbol}` with `{ctx.f_name}.{op}`",
+                      [replace(node, keep_parens(node, call))])

@@ -1,0 +1,59 @@
+"""Shared by the subscript rules (HY301, HY302): what ``x[...]`` does to a Symbol, and the fix."""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from hylint.context import literal_int
+from hylint.diagnostic import Applicability
+from hylint.fixes import subscript_rewrite
+from hylint.rule import PendingFix, replace
+
+
+def is_whole_slice(node: cst.Subscript) -> bool:
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Slice):
+        return False
+    item = node.slice[0].slice
+    return item.lower is None and item.upper is None and item.step is None
+
+
+def is_assignment_target(node: cst.CSTNode, ctx) -> bool:
+    parent = ctx.hybrid.parents.get(node) if ctx.hybrid is not None else None
+    if isinstance(parent, cst.AssignTarget) or isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node:
+        return True
+    if isinstance(parent, cst.Del):
+        return True
+    return False
+
+
+def what_happens(node: cst.Subscript, name: str) -> str:
+    """After hybridize(), what ``name[...]`` does (mxnet-truth §4.3)."""
+    if len(node.slice) != 1:
+        return "raises TypeError (a Symbol only supports integer indices, which select graph outputs)"
+    item = node.slice[0].slice
+    if isinstance(item, cst.Index):
+        index = literal_int(item.value)
+        if index == 0:
+            return f"selects graph output 0 and silently returns all of `{name}`"
+        if index is not None and index > 0:
+            return f"selects graph output {index} and raises IndexError (`{name}` has one output)"
+        if index is not None and index < 0:
+            return "raises MXNetError (Symbol only accept nonnegative index)"
+        return "selects a graph output (or raises TypeError for a non-int index) instead of indexing rows"
+    lower, upper, step = (literal_int(p) if p is not None else None for p in (item.lower, item.upper, item.step))
+    if item.lower is None and item.upper is None:
+        if step is not None and step > 0:
+            return f"selects every {step}th graph output of a one-output Symbol and silently returns `{name}` unchanged"
+        return "selects graph outputs and raises TypeError (empty output list)"
+    return "selects graph outputs instead of rows and raises IndexError"
+
+
+def subscript_fix(node: cst.Subscript, ctx) -> Optional[PendingFix]:
+    rewrite = subscript_rewrite(ctx.f_name, node)
+    if rewrite is None:
+        return None
+    replacement, exact = rewrite
+    f = ctx.f_name
+    title = f"Use `{f}.slice_axis`/`{f}.slice`" + (f" and `{f}.squeeze`" if "squeeze" in ctx.code(replacement) else "")
+    return PendingFix(Applicability.SAFE if exact else Applicability.UNSAFE, title, [replace(node, replacement)])

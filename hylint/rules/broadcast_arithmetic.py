@@ -1,0 +1,94 @@
+import libcst as cst
+
+from hylint.context import shape_difference
+from hylint.rule import Invalid, LintRule, Valid
+from hylint.rules._binary import broadcast_fix, describe, tensor_pairs
+
+
+class BroadcastArithmetic(LintRule):
+    CODE = "HY101"
+    NAME = "broadcast-arithmetic"
+    MESSAGE = "Tensor operator relies on NDArray auto-broadcasting; after hybridize() it needs equal shapes"
+    FIX_TITLE = "Use the explicit `F.broadcast_*` operator"
+    DOC = """
+## What it does
+Flags `+ - * / % ** < <= > >= == !=` between two tensors inside `hybrid_forward` when there is
+evidence that their shapes differ: a rank difference, or a size-1 axis made for broadcasting.
+
+Evidence hylint tracks for each tensor of a hybrid context:
+- `F.ones/zeros/full(shape)` with a literal shape: its rank and its size-1 axes;
+- reductions with `keepdims=True` (a size-1 axis), `expand_dims` (rank + 1, a size-1 axis);
+- `reshape` with a literal shape; results of shape-preserving ops keep their input's shape;
+- parameters declared in `__init__` with `shape=` (a fixed shape, while inputs carry the batch axis);
+- `nd.array` literals (their literal shape).
+Operands with equal or unknown shapes (the residual `x + self.body(x)`) are not flagged here:
+HY102 (off by default) flags every tensor-tensor operator whose shapes are not proven equal.
+
+## Why is this bad?
+Eagerly, NDArray operators broadcast (`(2, 3) + (1, 3)` works). After `hybridize()` the same
+operator is the elementwise Symbol op (`_plus`), which requires identical shapes: the first call
+fails in shape inference with `MXNetError: ... Incompatible attr in node ..._plus0 at 1-th input:
+expected [2,3], got [1,3]`.
+
+## Example
+```python
+def hybrid_forward(self, F, x):
+    return x - x.mean(axis=1, keepdims=True)
+```
+
+## Use instead
+```python
+def hybrid_forward(self, F, x):
+    return F.broadcast_sub(x, x.mean(axis=1, keepdims=True))
+```
+
+## Fix safety
+Safe. NDArray's operators already call the `broadcast_*` kernels, so the rewrite computes the same
+values eagerly, and hybridized it is the operator that accepts different shapes. Chained
+comparisons (`a < b < c`) are reported without a fix.
+"""
+    VALID = [
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + 1\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return 2.0 * x - x / 3\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + self.body(x)\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n        return x * y\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.ones((2, 3))\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * np.float32(2) + F.relu(x)\n"),
+        Valid("class N(Block):\n    def forward(self, x):\n        return x + nd.ones((1, 1))\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+              "        m = x.mean(axis=1, keepdims=True)\n        return m + x.max(axis=1, keepdims=True)\n"),
+    ]
+    INVALID = [
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.ones((1, 1))\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_add(x, F.ones((1, 1)))\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x - x.mean(axis=1, keepdims=True)\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_sub(x, x.mean(axis=1, keepdims=True))\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, G, x):\n        y = G.expand_dims(x.sum(axis=0), axis=0)\n        return x / y\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, G, x):\n        y = G.expand_dims(x.sum(axis=0), axis=0)\n        return G.broadcast_div(x, y)\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * F.ones((1, 3)) + F.zeros((1, 1))\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_add(F.broadcast_mul(x, F.ones((1, 3))), F.zeros((1, 1)))\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x > F.full((1, 3), 0.5)\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_greater(x, F.full((1, 3), 0.5))\n"),
+        Invalid("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.bias = self.params.get('bias', shape=(3,))\n\n"
+                "    def hybrid_forward(self, F, x, bias):\n        return x + bias\n",
+                "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.bias = self.params.get('bias', shape=(3,))\n\n"
+                "    def hybrid_forward(self, F, x, bias):\n        return F.broadcast_add(x, bias)\n"),
+    ]
+
+    def _check(self, node, ctx) -> None:
+        for symbol, left, right, lv, rv in tensor_pairs(node, ctx):
+            why = shape_difference(lv.shape, rv.shape)
+            if why is None:
+                continue
+            message = (f"`{describe(left, ctx)} {symbol} {describe(right, ctx)}`: {why}; NDArray broadcasts, but after "
+                       f"hybridize() `{symbol}` needs equal shapes and fails in shape inference")
+            ctx.report(node, message, broadcast_fix(node, ctx))
+            return
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation, ctx) -> None:
+        self._check(node, ctx)
+
+    def visit_Comparison(self, node: cst.Comparison, ctx) -> None:
+        self._check(node, ctx)

@@ -1,0 +1,179 @@
+from typing import Optional
+
+import libcst as cst
+
+from hylint.context import Kind, dotted_name, keyword_value, literal_int
+from hylint.diagnostic import Applicability
+from hylint.fixes import f_call, int_node, tuple_node
+from hylint.optable import NDARRAY_ONLY_ATTRS
+from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
+
+WHAT_HAPPENS = {
+    "T": "raises AttributeError ('Symbol' object has no attribute 'T')",
+}
+
+
+class NdarrayOnlyAttribute(LintRule):
+    CODE = "HY201"
+    NAME = "ndarray-only-attribute"
+    MESSAGE = "NDArray-only attribute on a tensor: a Symbol has no shape, size, ndim, dtype or context"
+    FIX_TITLE = "Rewrite without the static shape"
+    DOC = """
+## What it does
+Flags `.shape`, `.size`, `.ndim`, `.dtype`, `.context`, `.ctx`, `.T`, `.grad` and `.stype` on a
+tensor inside a hybrid context, and `len(tensor)`.
+
+## Why is this bad?
+After `hybridize()` the tensor is a `Symbol`, which has none of these attributes: the first call
+raises `AttributeError: 'Symbol' object has no attribute 'shape'`. `len(x)` is worse: a Symbol's
+length is its number of outputs (1), so `x / len(x)` silently computes something else.
+A Parameter's `self.weight.shape` is a Python tuple and is fine.
+
+## Example
+```python
+def hybrid_forward(self, F, x):
+    return x.reshape((x.shape[0], -1)) + F.zeros(x.shape)
+```
+
+## Use instead
+```python
+def hybrid_forward(self, F, x):
+    return x.reshape((0, -1)) + F.zeros_like(x)
+```
+
+## Fix safety
+Safe, for three exact forms: in `x.reshape((...))`, `x.shape[i]` at position `i` becomes the special
+code `0` (copy this axis); a trailing `x.shape[-1]` becomes `0` with `reverse=True` (copy from the right:
+`(-1, 0)` without `reverse` copies the wrong axis, measured); `F.zeros(x.shape)` / `F.ones(x.shape)`
+become `F.zeros_like(x)` / `F.ones_like(x)`. Every other use is reported without a fix: it needs a
+static value passed to the constructor or `F.shape_array`.
+"""
+    VALID = [
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, weight):\n"
+              "        return F.dot(x, weight) * self.weight.shape[0]\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        a = np.ones((2, 3))\n"
+              "        return x * a.shape[0]\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        t = (1, 2)\n        return x * len(t)\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n        return x * len(args)\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+              "        if F is nd:\n            print(x.shape)\n        return x\n"),
+        Valid("class N(Block):\n    def forward(self, x):\n        return x.reshape((x.shape[0], -1))\n"),
+    ]
+    INVALID = [
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.reshape((x.shape[0], -1))\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.reshape((0, -1))\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.reshape((-1, x.shape[-1]))\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.reshape((-1, 0), reverse=True)\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.zeros(x.shape)\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.zeros_like(x)\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.sum() / x.size\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x / len(x)\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.T\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, weight):\n        return F.dot(x, weight) * weight.shape[0]\n"),
+    ]
+
+    def visit_Attribute(self, node: cst.Attribute, ctx) -> None:
+        attr = node.attr.value
+        if attr not in NDARRAY_ONLY_ATTRS:
+            return
+        value = ctx.value(node.value)
+        if value.kind not in (Kind.TENSOR, Kind.CHILD):
+            return
+        name = ctx.code(node.value).strip()
+        what = WHAT_HAPPENS.get(attr, f"raises AttributeError ('Symbol' object has no attribute '{attr}')")
+        message = f"`{name}.{attr}` is NDArray-only: after hybridize() `{name}` is a Symbol and `.{attr}` {what}"
+        ctx.report(node, message, self._fix(node, ctx))
+
+    def visit_Call(self, node: cst.Call, ctx) -> None:
+        if dotted_name(node.func) != "len" or len(node.args) != 1:
+            return
+        value = ctx.value(node.args[0].value)
+        if value.kind is not Kind.TENSOR or not value.certain:
+            return
+        name = ctx.code(node.args[0].value).strip()
+        ctx.report(node, f"`len({name})` is the number of rows eagerly, but after hybridize() it is the Symbol's number "
+                         f"of outputs (1): the result is silently wrong")
+
+    # -- fixes --------------------------------------------------------------------------------
+    def _fix(self, attr_node: cst.Attribute, ctx) -> Optional[PendingFix]:
+        if attr_node.attr.value != "shape":
+            return None
+        parents = ctx.hybrid.parents if ctx.hybrid is not None else {}
+        parent = parents.get(attr_node)
+        # F.zeros(x.shape) / F.ones(x.shape)
+        if isinstance(parent, cst.Arg):
+            call = parents.get(parent)
+            if isinstance(call, cst.Call) and len(call.args) == 1 and \
+                    (parent.keyword is None or parent.keyword.value == "shape"):
+                callee = dotted_name(call.func) or ""
+                for op in ("zeros", "ones"):
+                    if callee == f"{ctx.f_name}.{op}":
+                        new = f_call(ctx.f_name, f"{op}_like", [attr_node.value])
+                        return PendingFix(Applicability.SAFE, f"Use `{ctx.f_name}.{op}_like`", [replace(call, new)])
+            return None
+        # x.reshape((... x.shape[i] ...))
+        if not isinstance(parent, cst.Subscript):
+            return None
+        tuple_node_ = parents.get(parents.get(parent))
+        if not isinstance(tuple_node_, cst.Tuple):
+            return None
+        arg = parents.get(tuple_node_)
+        call = parents.get(arg) if isinstance(arg, cst.Arg) else None
+        if not isinstance(call, cst.Call) or len(call.args) != 1 or call.args[0].keyword is not None:
+            return None
+        if not isinstance(call.func, cst.Attribute) or call.func.attr.value != "reshape":
+            return None
+        target = ctx.code(call.func.value).strip()
+        if target != ctx.code(attr_node.value).strip():
+            return None
+        values = [e.value for e in tuple_node_.elements]
+        n = len(values)
+        new_values = []
+        reverse = False
+        for position, value in enumerate(values):
+            index = _shape_index(value, target, ctx)
+            if index is None:
+                if _mentions_shape(value):
+                    return None
+                new_values.append(value)
+                continue
+            if index == position:
+                new_values.append(int_node(0))
+            elif index < 0 and index == position - n:
+                new_values.append(int_node(0))
+                reverse = True
+            else:
+                return None
+        if reverse and any(_shape_index(v, target, ctx) is not None and _shape_index(v, target, ctx) >= 0 for v in values):
+            return None
+        if reverse and any(literal_int(v) == 0 for v in values):
+            return None  # an existing 0 would change meaning under reverse=True
+        new_tuple = tuple_node(new_values).with_changes(lpar=tuple_node_.lpar, rpar=tuple_node_.rpar)
+        new_args = [call.args[0].with_changes(value=new_tuple)]
+        if reverse:
+            new_args = [new_args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                        cst.Arg(keyword=cst.Name("reverse"), value=cst.Name("True"),
+                                equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                      whitespace_after=cst.SimpleWhitespace("")))]
+        new_call = call.with_changes(args=new_args)
+        return PendingFix(Applicability.SAFE, "Use reshape's special code 0 (copy this axis)", [replace(call, new_call)])
+
+
+def _shape_index(value: cst.BaseExpression, target: str, ctx):
+    if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Attribute) and value.value.attr.value == "shape" \
+            and len(value.slice) == 1 and isinstance(value.slice[0].slice, cst.Index):
+        if ctx.code(value.value.value).strip() == target:
+            return literal_int(value.slice[0].slice.value)
+    return None
+
+
+def _mentions_shape(node: cst.CSTNode) -> bool:
+    found = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_Attribute(self, attr: cst.Attribute) -> None:
+            if attr.attr.value in NDARRAY_ONLY_ATTRS:
+                found.append(attr)
+
+    node.visit(_Find())
+    return bool(found)

@@ -1,0 +1,63 @@
+import libcst as cst
+
+from hylint.context import Kind
+from hylint.rule import Invalid, LintRule, Valid
+from hylint.rules._subscript import is_assignment_target, is_whole_slice, subscript_fix, what_happens
+
+
+class SubscriptOnUnprovenTensor(LintRule):
+    CODE = "HY302"
+    NAME = "subscript-on-unproven-tensor"
+    MESSAGE = "Subscript on a value that may be a tensor"
+    FIX_TITLE = "Use `F.slice_axis` / `F.slice` (and `F.squeeze` for an integer index)"
+    DEFAULT_ENABLED = False
+    DOC = """
+## What it does
+Off by default. Flags subscripts on values that may be tensors but that hylint cannot prove are:
+`hybrid_forward` arguments after the first that the body never uses as a tensor, and results of
+child blocks (`self.blk(x)[0]`), which may be tensors or tuples.
+
+## Why is this bad?
+If the value is a tensor, `[]` selects graph outputs after `hybridize()` (see HY301): `v[0]`
+silently returns all of `v`. If it is a Python list or tuple, the subscript is fine, which is why
+this rule is opt-in: about all of the `param[int]` sites in real Gluon code index lists of states.
+
+## Example
+```python
+def hybrid_forward(self, F, x, mask):
+    return x * mask[0]
+```
+
+## Use instead
+```python
+def hybrid_forward(self, F, x, mask):
+    return x * F.squeeze(F.slice_axis(mask, axis=0, begin=0, end=1), axis=0)
+```
+
+## Fix safety
+As HY301, but always unsafe: the value may be a Python sequence, for which the rewrite is wrong.
+"""
+    VALID = [
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n        return x + states[0]\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n        return x + args[0]\n"),
+    ]
+    INVALID = [
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, mask):\n        return x * mask[0]\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x, mask):\n"
+                "        return x * F.squeeze(F.slice_axis(mask, axis=0, begin=0, end=1), axis=0)\n", unsafe=True),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self.body(x)[0]\n"),
+    ]
+
+    def visit_Subscript(self, node: cst.Subscript, ctx) -> None:
+        value = ctx.value(node.value)
+        if not (value.kind is Kind.TENSOR and not value.certain or value.kind is Kind.CHILD):
+            return
+        if is_whole_slice(node) or is_assignment_target(node, ctx):
+            return
+        name = ctx.code(node.value).strip()
+        fix = subscript_fix(node, ctx)
+        if fix is not None:
+            from hylint.diagnostic import Applicability
+            fix.applicability = Applicability.UNSAFE
+        ctx.report(node, f"`{ctx.code(node).strip()}`: if `{name}` is a tensor, after hybridize() this "
+                         f"{what_happens(node, name)}", fix)

@@ -1,0 +1,84 @@
+import libcst as cst
+
+from hylint.context import Kind
+from hylint.rule import Invalid, LintRule, Valid
+from hylint.rules._subscript import is_assignment_target, is_whole_slice, subscript_fix, what_happens
+
+CLS = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return {}\n"
+
+
+class TensorSubscript(LintRule):
+    CODE = "HY301"
+    NAME = "tensor-subscript"
+    MESSAGE = "Subscript on a tensor: after hybridize() `[]` selects graph outputs, not rows"
+    FIX_TITLE = "Use `F.slice_axis` / `F.slice` (and `F.squeeze` for an integer index)"
+    DOC = """
+## What it does
+Flags subscripts on a tensor inside a hybrid context: `x[0]`, `x[-1]`, `x[1:3]`, `x[:, 0]`, `x[::2]`,
+`x[0, 1]`, `x[..., 0]`. A value counts as a tensor when it is the result of an `F.` operator or of
+arithmetic on tensors, or a `hybrid_forward` argument that the body uses as a tensor (or the first
+data argument, when nothing suggests it is a list). Arguments whose kind is unknown are left to the
+opt-in HY302. Not flagged: `x[:]`, output selection on multi-output results (`F.split(x, 2)[1]`),
+Python sequences (`args[0]`, `states[0]`).
+
+## Why is this bad?
+On a Symbol, `[]` selects graph outputs. `x[0]` on a one-output Symbol returns `x` itself: no error,
+and the result silently keeps the axis the eager code dropped. `x[::2]` silently returns `x`;
+`x[1]`, `x[1:3]` raise `IndexError`; `x[-1]` raises `MXNetError`; `x[:, 0]` raises `TypeError`.
+
+## Example
+```python
+def hybrid_forward(self, F, x):
+    return x[0] + x[:, 1:3].sum()
+```
+
+## Use instead
+```python
+def hybrid_forward(self, F, x):
+    return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0) + \\
+        F.slice_axis(x, axis=1, begin=1, end=3).sum()
+```
+
+## Fix safety
+An integer index (`x[0]`, `x[-1]`, `x[:, 2]`, `x[0, 1]`) is a safe fix: `F.squeeze(F.slice_axis(...))`
+is exact (legacy NDArray has no 0-d arrays, and `squeeze` never goes below shape `(1,)`), and it fails
+exactly where the index is out of range. A slice with an explicit end or a negative start is an
+unsafe fix: NDArray clamps `x[1:10]` to the axis, while `slice_axis` refuses an end beyond it. Plain
+steps (`x[::2]`) are safe. Ellipsis, `None`, and non-literal or tensor indices are reported without a fix.
+Never `F.slice_axis` alone for an integer index: it keeps the axis (measured wrong in mxnet-truth §1.4).
+"""
+    VALID = [
+        Valid(CLS.format("x[:]")),
+        Valid(CLS.format("F.split(x, 2)[1]")),
+        Valid(CLS.format("F.split(x, num_outputs=3)[1:]")),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n        return x + args[0]\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n        return x + states[0]\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, out_size=(2, 2)):\n"
+              "        return F.contrib.BilinearResize2D(x, height=out_size[0], width=out_size[1])\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        a = np.arange(4)\n        return x * a[0]\n"),
+        Valid("class N(Block):\n    def forward(self, x):\n        return x[0]\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        a, b = F.split(x, 2)\n        return a + b\n"),
+    ]
+    INVALID = [
+        Invalid(CLS.format("x[0]"), CLS.format("F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)")),
+        Invalid(CLS.format("x[-1]"), CLS.format("F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0)")),
+        Invalid(CLS.format("x[:, 0]"), CLS.format("F.squeeze(F.slice_axis(x, axis=1, begin=0, end=1), axis=1)")),
+        Invalid(CLS.format("x[1:3]"), CLS.format("F.slice_axis(x, axis=0, begin=1, end=3)"), unsafe=True),
+        Invalid(CLS.format("x[:, 1:3]"), CLS.format("F.slice_axis(x, axis=1, begin=1, end=3)"), unsafe=True),
+        Invalid(CLS.format("x[::2]"), CLS.format("F.slice(x, begin=(None,), end=(None,), step=(2,))")),
+        Invalid(CLS.format("x[0, 1]"), CLS.format("F.squeeze(F.slice(x, begin=(0, 1), end=(1, 2)), axis=(0, 1))")),
+        Invalid(CLS.format("x[..., 0]")),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        h = F.relu(x)\n        return h[0]\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        h = F.relu(x)\n"
+                "        return F.squeeze(F.slice_axis(h, axis=0, begin=0, end=1), axis=0)\n"),
+    ]
+
+    def visit_Subscript(self, node: cst.Subscript, ctx) -> None:
+        value = ctx.value(node.value)
+        if value.kind is not Kind.TENSOR or not value.certain:
+            return
+        if is_whole_slice(node) or is_assignment_target(node, ctx):
+            return
+        name = ctx.code(node.value).strip()
+        ctx.report(node, f"`{ctx.code(node).strip()}`: `{name}` is a tensor; after hybridize() this "
+                         f"{what_happens(node, name)}", subscript_fix(node, ctx))

@@ -1,0 +1,26 @@
+from hylint.rule import LintRule
+
+
+class UnreadableFile(LintRule):
+    CODE = "HY001"
+    NAME = "unreadable-file"
+    MESSAGE = "The file cannot be read or decoded"
+    HYBRID_ONLY = False
+    DOC = """
+## What it does
+Reports a Python file that cannot be read (permissions, a directory, a broken link) or decoded
+(not valid in the encoding its coding cookie or BOM declares, or a binary file named `.py`).
+
+## Why is this bad?
+A file hylint cannot read is a file nobody checked. The run goes on with the other files.
+
+## Example
+A binary file saved as `model.py`, or a Latin-1 file without a `# -*- coding: latin-1 -*-` cookie.
+
+## Use instead
+Save the file as UTF-8, or declare its encoding with a coding cookie; exclude generated files
+with `extend-exclude`.
+
+## Fix safety
+No fix.
+"""

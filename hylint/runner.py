@@ -1,0 +1,88 @@
+"""Check (or fix) one file: read, lint or fix, write back. The command line calls this per file."""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from hylint.diagnostic import Diagnostic
+from hylint.engine import FixLoopError, Linter
+from hylint.files import SourceError, SourceFile, WriteError, decode, read_source, write_atomic
+
+LINT, FIX, DIFF = "lint", "fix", "diff"
+
+
+@dataclass
+class FileOutcome:
+    filename: str
+    diagnostics: List[Diagnostic] = field(default_factory=list)
+    text: Optional[str] = None  # the source the diagnostics refer to
+    fixed_by_code: Dict[str, int] = field(default_factory=dict)
+    diff: str = ""  # unified diff (DIFF mode)
+    fixed_text: Optional[str] = None  # the fixed source, when it differs
+    messages: List[str] = field(default_factory=list)  # problems to tell the user (stderr)
+
+
+def unreadable(filename: str, reason: str) -> Diagnostic:
+    return Diagnostic("HY001", "unreadable-file", f"Cannot read the file: {reason}", filename, (1, 1), (1, 1))
+
+
+def process_source(source: SourceFile, filename: str, linter: Linter, mode: str, unsafe: bool,
+                   write: bool) -> FileOutcome:
+    outcome = FileOutcome(filename)
+    if mode == LINT:
+        result = linter.lint_source(source.text, filename)
+        outcome.diagnostics, outcome.text = result.diagnostics, source.text
+        return outcome
+    try:
+        result = linter.fix_source(source.text, filename, unsafe=unsafe)
+    except FixLoopError as error:
+        outcome.messages.append(f"hylint: error: {error}; the file was left as it was")
+        result = linter.lint_source(source.text, filename)
+        outcome.diagnostics, outcome.text = result.diagnostics, source.text
+        return outcome
+    outcome.messages.extend(result.messages)
+    outcome.diagnostics, outcome.text = result.diagnostics, result.source
+    if result.source != source.text:
+        outcome.fixed_text = result.source
+        outcome.fixed_by_code = result.fixed_by_code
+        if mode == DIFF:
+            outcome.diff = "".join(difflib.unified_diff(
+                source.text.splitlines(keepends=True), result.source.splitlines(keepends=True),
+                fromfile=f"a/{filename}", tofile=f"b/{filename}"))
+            # in diff mode nothing is fixed: report the original's diagnostics
+            original = linter.lint_source(source.text, filename)
+            outcome.diagnostics, outcome.text = original.diagnostics, source.text
+            outcome.fixed_by_code = {}
+        elif write:
+            try:
+                write_atomic(source, result.source)
+            except WriteError as error:
+                outcome.messages.append(f"hylint: error: {filename}: cannot write the fixes: {error}")
+                original = linter.lint_source(source.text, filename)
+                outcome.diagnostics, outcome.text = original.diagnostics, source.text
+                outcome.fixed_by_code, outcome.fixed_text = {}, None
+    return outcome
+
+
+def process_path(path: Path, linter: Linter, mode: str, unsafe: bool) -> FileOutcome:
+    filename = str(path)
+    try:
+        source = read_source(path)
+    except SourceError as error:
+        outcome = FileOutcome(filename)
+        if "HY001" in linter.codes:
+            outcome.diagnostics.append(unreadable(filename, str(error)))
+        return outcome
+    return process_source(source, filename, linter, mode, unsafe, write=(mode == FIX))
+
+
+def process_stdin(raw: bytes, filename: str, linter: Linter, mode: str, unsafe: bool) -> FileOutcome:
+    try:
+        source = decode(raw, filename)
+    except SourceError as error:
+        outcome = FileOutcome(filename)
+        outcome.diagnostics.append(unreadable(filename, str(error)))
+        return outcome
+    return process_source(source, filename, linter, mode, unsafe, write=False)

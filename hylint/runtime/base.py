@@ -1,0 +1,54 @@
+"""Exception classes and small helpers shared by the whole runtime (mirrors ``mxnet.base``)."""
+import numbers
+
+import numpy as np
+
+__all__ = ["MXNetError", "NotImplementedForSymbol", "numeric_types", "integer_types", "string_types",
+           "mx_real_t", "shape_str"]
+
+numeric_types = (float, int, np.generic)
+integer_types = (int, np.integer)
+string_types = (str,)
+mx_real_t = np.float32
+
+
+class MXNetError(RuntimeError):
+    """Everything MXNet raises from its C++ core (shape/dtype inference, parameter parsing, ...).
+
+    Errors raised while a graph is checked or run carry the failing node:
+    ``node_name`` (e.g. ``net0__plus0``) and ``node_origin`` (``(filename, lineno)`` of the user code
+    that created the node, or ``None``).
+    """
+
+    def __init__(self, msg="", node_name=None, node_origin=None):
+        super().__init__(msg)
+        self.node_name = node_name
+        self.node_origin = node_origin
+
+
+class NotImplementedForSymbol(MXNetError):
+    """A Symbol stub for an NDArray-only method (``asnumpy``, ``+=``, ``bool()``...)."""
+
+    def __init__(self, function, alias=None, *args):
+        super().__init__()
+        self.function = function.__name__ if callable(function) else str(function)
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self):
+        msg = "Function {}".format(self.function)
+        if self.alias:
+            msg += ' (namely operator "{}")'.format(self.alias)
+        if self.args:
+            msg += " with arguments ({})".format(", ".join(self.args))
+        msg += " is not implemented for Symbol and only available in NDArray."
+        return msg
+
+
+def shape_str(shape):
+    """MXNet prints shapes as ``[2,3]``."""
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def is_number(value):
+    return isinstance(value, numbers.Number)

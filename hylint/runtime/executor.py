@@ -1,0 +1,96 @@
+"""Shape/dtype inference and NumPy evaluation of a graph (``bind``/``eval``/CachedOp all use this)."""
+import numpy as np
+
+from . import ops as _ops
+from .base import MXNetError
+from .graph import topo_order
+
+
+def _node_error(node, message):
+    return MXNetError("Error in operator %s: %s" % (node.name, message), node_name=node.name, node_origin=node.origin)
+
+
+def infer(heads, var_shapes, var_types, partial=False):
+    """Infer every entry's shape and dtype.
+
+    ``var_shapes``/``var_types``: variable name -> known shape / dtype name (missing = unknown).
+    Returns ``(entry_shapes, entry_types, var_shapes, var_types)`` where entry dicts are keyed by
+    ``(id(node), index)``. Raises MXNetError (with ``node_name``/``node_origin``) on a failed check.
+    """
+    order = topo_order(heads)
+    vshape = {n.name: var_shapes.get(n.name) for n in order if n.is_variable}
+    vtype = {n.name: var_types.get(n.name) for n in order if n.is_variable}
+    for n in order:
+        if n.is_variable:
+            declared = n.var_attrs.get("__shape__")
+            if vshape[n.name] is None and declared:
+                shape = tuple(int(d) for d in declared.strip("()[] ").split(",") if d.strip())
+                if shape and all(d > 0 for d in shape):
+                    vshape[n.name] = shape
+            if vtype[n.name] is None and n.var_attrs.get("__dtype__"):
+                vtype[n.name] = n.var_attrs["__dtype__"]
+    shapes, types = {}, {}
+    for _ in range(3):  # a few sweeps let shapes flow back into variables (deferred parameters)
+        changed = False
+        for node in order:
+            if node.is_variable:
+                shapes[(id(node), 0)] = vshape[node.name]
+                types[(id(node), 0)] = vtype[node.name]
+                continue
+            in_shapes = [shapes.get((id(c), k)) for c, k in node.inputs]
+            in_types = [types.get((id(c), k)) for c, k in node.inputs]
+            attrs = dict(node.attrs, __eager__=False)
+            try:
+                new_in, out_shapes, new_types, out_types = _ops.run_infer(node.op, in_shapes, in_types, attrs)
+            except _ops.ShapeCheck as err:
+                raise _node_error(node, str(err).format(node=node.name))
+            except _ops.InferFailed:
+                raise _node_error(node, "Operator %s inferring shapes failed." % node.op.name)
+            for (child, k), s, t in zip(node.inputs, new_in, new_types):
+                if child.is_variable:
+                    if vshape[child.name] is None and s is not None:
+                        vshape[child.name] = tuple(s)
+                        changed = True
+                    if vtype[child.name] is None and t is not None:
+                        vtype[child.name] = t
+                        changed = True
+            for i in range(node.n_outputs):
+                shapes[(id(node), i)] = None if out_shapes[i] is None else tuple(out_shapes[i])
+                types[(id(node), i)] = out_types[i]
+        if not changed:
+            break
+    return shapes, types, vshape, vtype
+
+
+def check_complete(heads, shapes):
+    """Raise MXNet's error when some entry's shape is still unknown."""
+    for node in topo_order(heads):
+        if node.is_variable and shapes.get((id(node), 0)) is None:
+            raise MXNetError("Cannot decide shape for the following arguments (0s in shape means unknown "
+                             "dimensions). Consider providing them as input:\n\t%s: ()" % node.name,
+                             node_name=node.name)
+
+
+def evaluate(heads, values):
+    """Run the graph on numpy ``values`` (variable name -> array); returns the head arrays."""
+    order = topo_order(heads)
+    results = {}
+    for node in order:
+        if node.is_variable:
+            if node.name not in values:
+                raise MXNetError("Cannot find variable %s in the given arguments" % node.name, node_name=node.name)
+            results[(id(node), 0)] = values[node.name]
+            continue
+        inputs = [results[(id(c), k)] for c, k in node.inputs]
+        attrs = dict(node.attrs, __eager__=False)
+        try:
+            out = node.op.kernel(inputs, attrs)
+        except MXNetError as err:
+            raise MXNetError("Error in operator %s: %s" % (node.name, err), node_name=node.name,
+                             node_origin=node.origin)
+        if not isinstance(out, tuple):
+            out = (out,)
+        for i, arr in enumerate(out):
+            arr = np.asarray(arr)
+            results[(id(node), i)] = arr.reshape((1,)) if arr.ndim == 0 else arr
+    return [results[(id(n), k)] for n, k in heads]
