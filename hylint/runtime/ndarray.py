@@ -572,3 +572,5 @@ def make_fluent(namespace_module, name):
 
 for _name in FLUENT_METHODS:
     setattr(NDArray, _name, make_fluent(_THIS, _name))
+
+NDArray.__module__ = "mxnet.ndarray.ndarray"

@@ -471,3 +471,5 @@ from .ndarray import FLUENT_METHODS, make_fluent  # noqa: E402  (one list of flu
 
 for _name in FLUENT_METHODS:
     setattr(Symbol, _name, make_fluent(_THIS, _name))
+
+Symbol.__module__ = "mxnet.symbol.symbol"
