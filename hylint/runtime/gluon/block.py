@@ -270,6 +270,7 @@ class _CachedGraph:
         self.data_names = data_names          # graph input names, positional order
         self.param_inputs = param_inputs      # [(name, Parameter)]
         self._checked = {}                    # input signature -> None (ok) or the failure kind
+        self._shapes = {}                     # input signature -> inferred shapes
         order = topo_order(heads)
         self._has_inputs = any(n.is_variable for n in order)
         self._sort_without_axis = [n for n in order if not n.is_variable and n.op.name == "sort"
@@ -294,9 +295,9 @@ class _CachedGraph:
             attr, source = ("dtype", "InferType") if failed == "dtype" else ("shape", "InferShape")
             raise MXNetError("Graph attr dependency %s is required by pass MXPlanMemory but is not available  The "
                              "attribute is provided by pass %s" % (attr, source))
-        if signature not in self._checked:
+        if signature not in self._shapes:
             try:
-                _executor.infer(self.heads, {k: v.shape for k, v in values.items()},
+                self._shapes[signature] = _executor.infer(self.heads, {k: v.shape for k, v in values.items()},
                                 {k: v.dtype.name for k, v in values.items()})
             except MXNetError as err:
                 self._checked[signature] = "dtype" if ("expected float" in str(err) or "expected int" in str(err)) \
@@ -304,7 +305,7 @@ class _CachedGraph:
                 raise
             self._checked[signature] = None
         with autograd.pause(train_mode=autograd.is_training()):
-            arrays = _executor.evaluate(self.heads, values)
+            arrays = _executor.evaluate(self.heads, values, self._shapes[signature][0])
         return [_nd._wrap(a) for a in arrays]
 
 
