@@ -46,10 +46,15 @@ def _assign(shapes, i, target, node_kind="shape"):
     if target is None:
         return
     if len(cur) == len(target) and all(a == b or a == 0 or b == 0 for a, b in zip(cur, target)):
-        shapes[i] = tuple(b if a == 0 else a for a, b in zip(cur, target))
+        shapes[i] = _merge(cur, target)
         return
     raise ShapeCheck("Check failed: assign(&dattr, vec.at(i)): Incompatible attr in node {node} at %d-th input: "
                      "expected %s, got %s" % (i, shape_str(target), shape_str(cur)))
+
+
+def _merge(a, b):
+    """Two compatible shapes, ``0`` (unknown) dims filled from the other."""
+    return tuple(y if x == 0 else x for x, y in zip(a, b))
 
 
 def _known(shape):
@@ -298,7 +303,10 @@ def _shape_same(in_shapes, attrs):
         return shapes, [None]
     for i in range(len(shapes)):
         _assign(shapes, i, ref)
-    return shapes, [shapes[0]]
+        ref = _merge(ref, shapes[i]) if len(shapes[i]) == len(ref) else ref
+    for i in range(len(shapes)):
+        _assign(shapes, i, ref)
+    return shapes, [ref]
 
 
 def _broadcast_shapes(a, b):
