@@ -112,9 +112,21 @@ def exc_name(err):
     return cls.__name__ if cls.__module__ == "builtins" else "%s.%s" % (cls.__module__, cls.__name__)
 
 
+_NOISE = re.compile(r"\[\d\d:\d\d:\d\d\] |\S+\.(?:cc|h|cpp):\d+: ")
+
+
 def exc_head(err):
-    text = str(err).strip()
-    return text.splitlines()[0][:200] if text else ""
+    """The meaningful first line of an exception message (MXNet's C++ location/timestamp noise removed)."""
+    lines = [line.strip() for line in _NOISE.sub("", str(err)).splitlines() if line.strip()]
+    if not lines:
+        return ""
+    head = lines[0]
+    if head.startswith("Traceback"):
+        errors = [line for line in lines if re.match(r"^[\w.]*(Error|Exception): ", line)]
+        head = errors[-1] if errors else lines[-1]
+    if head.startswith("MXNetError: "):
+        head = head[len("MXNetError: "):]
+    return head[:200]
 
 
 def leaves_of(mx, out):

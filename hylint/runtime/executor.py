@@ -42,6 +42,8 @@ def infer(heads, var_shapes, var_types, partial=False):
             attrs = dict(node.attrs, __eager__=False)
             try:
                 new_in, out_shapes, new_types, out_types = _ops.run_infer(node.op, in_shapes, in_types, attrs)
+            except _ops.UnwrappedCheck as err:
+                raise MXNetError(str(err).format(node=node.name), node_name=node.name, node_origin=node.origin)
             except _ops.ShapeCheck as err:
                 raise _node_error(node, str(err).format(node=node.name))
             except _ops.InferFailed:

@@ -134,7 +134,7 @@ class NDArray:
         self._grad = _wrap(np.zeros_like(self._data))
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
-        raise MXNetError("Check failed: !AGInfo::IsNone(*i): Cannot differentiate node because it is not in a "
+        raise MXNetError("Check failed: !AGInfo: :IsNone(*i): Cannot differentiate node because it is not in a "
                          "computational graph. You need to set is_recording to true or use autograd.record() to "
                          "save computational graphs for backward.")
 

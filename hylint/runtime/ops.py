@@ -33,6 +33,11 @@ class ShapeCheck(Exception):
     """A failed MXNet ``CHECK``; the message may contain ``{node}`` (the node name, empty eagerly)."""
 
 
+class UnwrappedCheck(ShapeCheck):
+    """A CHECK MXNet raises outside its per-operator error wrapper (no "Error in operator" prefix, and the
+    cached graph is not left half-inferred: the next call fails the same way)."""
+
+
 class InferFailed(Exception):
     """MXNet's shape function returned false without a CHECK message."""
 
@@ -904,7 +909,7 @@ def _transpose_axes(s, attrs):
         return tuple(reversed(range(len(s))))
     if len(axes) != len(s):
         # MXNet walks the data dims and indexes ``axes`` out of range first
-        raise ShapeCheck("Check failed: i >= 0 && i < ndim(): index = %d must be in range [0, %d)"
+        raise UnwrappedCheck("Check failed: i >= 0 && i < ndim(): index = %d must be in range [0, %d)"
                          % (len(axes), len(axes)))
     for a in axes:
         if not 0 <= a < len(s):

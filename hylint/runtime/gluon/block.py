@@ -300,8 +300,9 @@ class _CachedGraph:
                 self._shapes[signature] = _executor.infer(self.heads, {k: v.shape for k, v in values.items()},
                                 {k: v.dtype.name for k, v in values.items()})
             except MXNetError as err:
-                self._checked[signature] = "dtype" if ("expected float" in str(err) or "expected int" in str(err)) \
-                    else "shape"
+                if str(err).startswith("Error in operator"):  # the failed pass leaves the graph half-inferred
+                    self._checked[signature] = "dtype" if re.search(r"expected (float|int|uint)", str(err)) \
+                        else "shape"
                 raise
             self._checked[signature] = None
         with autograd.pause(train_mode=autograd.is_training()):
