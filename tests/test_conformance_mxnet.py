@@ -38,10 +38,6 @@ if not OLD_NUMPY:
 KNOWN_DISAGREEMENTS = {
     "cf_where_bcast": "MXNet's hybridized `where` reads a (1,3) condition out of bounds and returns garbage "
                       "values; the runtime accepts the shape like MXNet but broadcasts the condition",
-    "cf_while.rw1": "symbolic contrib.while_loop is not implemented (eager while_loop is)",
-    "cf_for_rows.rw2": "symbolic contrib.foreach is not implemented (eager foreach is)",
-    "cf_loop_shape.rw1": "symbolic contrib.foreach is not implemented (eager foreach is)",
-    "cf_asscalar_range.rw1": "symbolic contrib.while_loop is not implemented (eager while_loop is)",
 }
 
 

@@ -10,10 +10,11 @@ def _node_error(node, message):
     return MXNetError("Error in operator %s: %s" % (node.name, message), node_name=node.name, node_origin=node.origin)
 
 
-def infer(heads, var_shapes, var_types, partial=False):
+def infer(heads, var_shapes, var_types, partial=False, given_shapes=None, given_types=None):
     """Infer every entry's shape and dtype.
 
-    ``var_shapes``/``var_types``: variable name -> known shape / dtype name (missing = unknown).
+    ``var_shapes``/``var_types``: variable name -> known shape / dtype name (missing = unknown);
+    ``given_shapes``/``given_types``: ``(id(node), index)`` -> known entry (subgraph inputs from outside).
     Returns ``(entry_shapes, entry_types, var_shapes, var_types)`` where entry dicts are keyed by
     ``(id(node), index)``. Raises MXNetError (with ``node_name``/``node_origin``) on a failed check.
     """
@@ -30,9 +31,15 @@ def infer(heads, var_shapes, var_types, partial=False):
             if vtype[n.name] is None and n.var_attrs.get("__dtype__"):
                 vtype[n.name] = n.var_attrs["__dtype__"]
     shapes, types, child_fill = {}, {}, {}
+    given_shapes, given_types = given_shapes or {}, given_types or {}
     for _ in range(3):  # a few sweeps let shapes flow back into variables (deferred parameters)
         changed = False
         for node in order:
+            if (id(node), 0) in given_shapes:
+                for i in range(node.n_outputs):
+                    shapes[(id(node), i)] = given_shapes.get((id(node), i))
+                    types[(id(node), i)] = given_types.get((id(node), i))
+                continue
             if node.is_variable:
                 shapes[(id(node), 0)] = vshape[node.name]
                 types[(id(node), 0)] = vtype[node.name]
@@ -85,13 +92,16 @@ def check_complete(heads, shapes):
                              node_name=node.name)
 
 
-def evaluate(heads, values, shapes=None):
+def evaluate(heads, values, shapes=None, given=None):
     """Run the graph on numpy ``values`` (variable name -> array); returns the head arrays.
 
-    ``shapes`` (from :func:`infer`) gives creation ops their inferred shapes (``0`` = unknown dims)."""
+    ``shapes`` (from :func:`infer`) gives creation ops their inferred shapes (``0`` = unknown dims);
+    ``given`` maps ``(id(node), index)`` to arrays computed outside (a subgraph's free inputs)."""
     order = topo_order(heads)
-    results = {}
+    results = dict(given or {})
     for node in order:
+        if (id(node), 0) in results:
+            continue
         if node.is_variable:
             if node.name not in values:
                 raise MXNetError("Cannot find variable %s in the given arguments" % node.name, node_name=node.name)
