@@ -158,6 +158,6 @@ def _edit(directive: CommentDirective, line: str, keep: List[str]) -> Tuple[int,
     if after.lstrip().startswith("#"):
         # another comment follows: it becomes the line's comment
         return directive.start, directive.end + len(after) - len(after.lstrip()), ""
-    # prose follows the directive (`# noqa: HY301 because ...`): keep it as a comment
+    # prose follows the directive (a directive followed by "because ..."): keep it as a comment
     return directive.start, directive.end + len(after) - len(after.lstrip()), "# "
 
