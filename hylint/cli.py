@@ -45,21 +45,23 @@ def main() -> None:
 @click.option("--select", multiple=True, help="Rule codes or prefixes to enable (HY1, ALL); replaces the default set.")
 @click.option("--extend-select", multiple=True, help="Rule codes or prefixes to enable in addition.")
 @click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable.")
-@click.option("--output-format", type=str, default=None, help="full, concise, json, ...")
+@click.option("--output-format", type=str, default=None,
+              help="full, concise, grouped, json, json-lines, github, sarif, gitlab, junit, pylint.")
 @click.option("--statistics", is_flag=True, help="Show the number of diagnostics per code.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are diagnostics.")
 @click.option("--stdin-filename", type=str, default=None, help="The file name to report for `-` (stdin).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Use this pyproject.toml (or hylint.toml) instead of the nearest one.")
 @click.option("--force-exclude", is_flag=True, default=None, help="Apply excludes to paths given explicitly too.")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every line with a diagnostic; report nothing.")
 def check(paths: Tuple[str, ...], fix: Optional[bool], unsafe_fixes: Optional[bool], diff: bool, show_fixes: bool,
           exit_non_zero_on_fix: bool, select: Tuple[str, ...], extend_select: Tuple[str, ...], ignore: Tuple[str, ...],
           output_format: Optional[str], statistics: bool, exit_zero: bool, stdin_filename: Optional[str],
-          config_path: Optional[str], force_exclude: Optional[bool]) -> None:
+          config_path: Optional[str], force_exclude: Optional[bool], add_noqa: bool) -> None:
     """Check PATHS (default: the current folder; `-` reads stdin)."""
     try:
         code = _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, select, extend_select, ignore,
-                      output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude)
+                      output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude, add_noqa)
     except UsageError as error:
         click.echo(f"hylint: error: {error}", err=True)
         code = EXIT_ERROR
@@ -76,11 +78,11 @@ def check(paths: Tuple[str, ...], fix: Optional[bool], unsafe_fixes: Optional[bo
 
 
 def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, select, extend_select, ignore,
-           output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude) -> int:
+           output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude, add_noqa=False) -> int:
     from hylint.config import ConfigError, load_config
     from hylint.discovery import DEFAULT_EXCLUDE, PathError, discover, matches_any
     from hylint.registry import UnknownRuleError, expand, select_rules
-    from hylint.report import FORMATS, Report, render
+    from hylint.report import FORMATS, HYPERLINK_FORMATS, Report, render
 
     try:
         config = load_config(Path(config_path) if config_path else None)
@@ -104,22 +106,51 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
     from hylint.runner import DIFF, FIX, LINT, process_path, process_stdin
 
     linter = Linter(rules)
+    linters = {frozenset(): linter}
+
+    def linter_for(filename: str) -> Linter:
+        # per-file-ignores deselect rules for the file, so ignored diagnostics are neither reported nor fixed
+        ignored = frozenset(code for pattern, codes in per_file_ignores
+                            if matches_any(Path(filename), [pattern], config.root) for code in codes)
+        if ignored not in linters:
+            linters[ignored] = Linter([rule for rule in rules if rule.CODE not in ignored])
+        return linters[ignored]
+
     mode = DIFF if diff else FIX if fix_mode else LINT
+    if add_noqa and (diff or fix_mode):
+        raise UsageError("--add-noqa cannot be combined with --fix or --diff")
     outcomes = []
     paths = paths or (".",)
     if "-" in paths:
         if len(paths) > 1:
             raise UsageError("`-` (stdin) cannot be combined with other paths")
+        if add_noqa:
+            raise UsageError("--add-noqa writes files; it cannot read stdin")
         filename = stdin_filename or "-"
-        outcomes.append(process_stdin(sys.stdin.buffer.read(), filename, linter, mode, unsafe))
+        outcomes.append(process_stdin(sys.stdin.buffer.read(), filename, linter_for(filename), mode, unsafe))
     else:
         excludes = tuple(config.exclude or DEFAULT_EXCLUDE) + config.extend_exclude
         try:
             files = discover(paths, excludes, config.root, force_exclude=bool(force_exclude or config.force_exclude))
         except PathError as error:
             raise UsageError(str(error)) from None
-        for path in files:
-            outcomes.append(process_path(path, linter, mode, unsafe))
+        if add_noqa:
+            from hylint.add_noqa import add_noqa_path
+
+            added = 0
+            for path in files:
+                result = add_noqa_path(path, linter_for(str(path)))
+                added += result.added
+                for message in result.messages:
+                    click.echo(message, err=True)
+            click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
+            return EXIT_OK
+        from hylint.progress import progress
+
+        with progress(len(files)) as advance:
+            for path in files:
+                outcomes.append(process_path(path, linter_for(str(path)), mode, unsafe))
+                advance()
 
     diagnostics = []
     fixed_by_code: Counter = Counter()
@@ -157,6 +188,7 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
 
     color = fmt == "full" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     report = Report(diagnostics, sources, color, dict(fixed_by_code), show_fixes, unsafe, mode == FIX, len(outcomes))
+    report.hyperlinks = fmt in HYPERLINK_FORMATS and sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
     out = sys.stderr if stdin_fix else sys.stdout
     if statistics:
         counts = Counter(d.code for d in diagnostics)

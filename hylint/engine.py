@@ -236,11 +236,13 @@ class Linter:
         self.rule_types = list(rules)
         self.rules = [rule() for rule in rules]
         self.codes = {rule.CODE for rule in rules}
+        # rules that judge the noqa directives once suppression is done (unused-noqa)
+        self.noqa_rules = [rule for rule in self.rules if hasattr(rule, "check_noqa")]
 
     # -- linting ---------------------------------------------------------------------------
     def lint_source(self, source: str, filename: str = "<stdin>") -> LintResult:
         if not might_hold_hybrid_code(source):
-            return LintResult([], source)
+            return LintResult(self._check_noqa(source, filename, set()), source)
         try:
             module = cst.parse_module(source)
         except cst.ParserSyntaxError as error:
@@ -256,12 +258,13 @@ class Linter:
         file_linter = _FileLinter(module, module_info)
         file_linter.run(self.rules)
         if not file_linter.reports:
-            return []
+            return self._check_noqa(source, filename, set())
         positions = Positions(module)
         text = SourceText(source)
         noqa = parse_noqa(text.lines)
         diagnostics = []
         seen = set()
+        used = set()  # (row, code) of the noqa directives that suppressed something
         for report in file_linter.reports:
             start, end = positions.span(report.node, report.statement)
             key = (report.rule.CODE, start, end)
@@ -270,13 +273,20 @@ class Linter:
             seen.add(key)
             directive = noqa.get(start[0])
             if directive is not None and directive.suppresses(report.rule.CODE):
+                used.add((start[0], report.rule.CODE))
                 continue
             fix = self._resolve_fix(report, positions, text, module) if report.fix is not None else None
             diagnostics.append(Diagnostic(
                 report.rule.CODE, report.rule.NAME, report.message, filename,
                 (start[0], start[1] + 1), (end[0], end[1] + 1), fix, noqa_row=start[0]))
+        diagnostics.extend(self._check_noqa(source, filename, used))
         diagnostics.sort(key=Diagnostic.sort_key)
         return diagnostics
+
+    def _check_noqa(self, source: str, filename: str, used: set) -> List[Diagnostic]:
+        if not self.noqa_rules or "noqa" not in source.lower():
+            return []
+        return [d for rule in self.noqa_rules for d in rule.check_noqa(source, filename, used, self.codes)]
 
     def _resolve_fix(self, report: _Report, positions: Positions, text: SourceText, module: cst.Module) -> Fix:
         edits = []
