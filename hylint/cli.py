@@ -68,6 +68,11 @@ def check(paths: Tuple[str, ...], fix: Optional[bool], unsafe_fixes: Optional[bo
     except KeyboardInterrupt:
         click.echo("hylint: interrupted", err=True)
         code = 130
+    except BrokenPipeError:
+        # the reader went away (`hylint check | head`): stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = EXIT_DIAGNOSTICS
     except Exception as error:  # never a traceback for users; HYLINT_DEBUG=1 shows it
         if os.environ.get("HYLINT_DEBUG"):
             raise
