@@ -554,6 +554,27 @@ def test_save_and_load_parameters_into_a_fresh_instance(tmp_path):
     np.testing.assert_allclose(second(x).asnumpy(), expected, atol=1e-6)
 
 
+def test_copy_parameters_between_fresh_instances():
+    from hylint.runtime import copy_parameters
+
+    def make():
+        net = nn.HybridSequential()
+        net.add(nn.Dense(5, activation="relu"), nn.Dense(2))
+        return net
+
+    first = make()
+    first.initialize(mx.init.Uniform(1.0))
+    x = nd.array(np.random.RandomState(3).normal(size=(4, 3)))
+    expected = first(x).asnumpy()
+    second = make()  # other prefixes, shapes still deferred
+    assert set(first.collect_params()) != set(second.collect_params())
+    copy_parameters(first, second)
+    second.hybridize()
+    np.testing.assert_allclose(second(x).asnumpy(), expected, atol=1e-6)
+    with pytest.raises(ValueError, match="blocks differ in structure"):
+        copy_parameters(first, nn.Dense(2))
+
+
 def test_seed_makes_initialisation_reproducible():
     values = []
     for _ in range(2):

@@ -16,7 +16,7 @@ import sys
 
 from .base import MXNetError, NotImplementedForSymbol
 
-__all__ = ["activate", "runtime_modules", "MXNetError", "NotImplementedForSymbol", "node_origin"]
+__all__ = ["activate", "runtime_modules", "MXNetError", "NotImplementedForSymbol", "node_origin", "copy_parameters"]
 
 
 def runtime_modules():
@@ -61,3 +61,16 @@ def activate():
 def node_origin(error):
     """``(filename, lineno)`` of the user code that created the graph node an MXNetError is about, or None."""
     return getattr(error, "node_origin", None)
+
+
+def copy_parameters(source, target):
+    """Give ``target`` (a freshly built Block of the same structure) the parameter values of ``source``.
+
+    Parameters are matched by their structural names (``fc1.weight``), so the two instances may have
+    different prefixes (``net0_`` / ``net1_``). Works before ``target``'s deferred shapes are known."""
+    src = source._collect_params_with_prefix()
+    dst = target._collect_params_with_prefix()
+    if sorted(src) != sorted(dst):
+        raise ValueError("blocks differ in structure: %s vs %s" % (sorted(src), sorted(dst)))
+    for name, param in dst.items():
+        param.set_data(src[name].data().copy())
