@@ -222,9 +222,23 @@ class _InitScanner(cst.CSTVisitor):
         last = callee.rsplit(".", 1)[-1]
         if last in PARAM_FACTORIES and ".params." in f".{callee}" or callee.endswith("Parameter") or callee.endswith("Constant"):
             shape = literal_shape(keyword_value(value, "shape"))
+            if shape is None and last == "get_constant":
+                shape = _constant_shape(value)
             self.info.params[attr] = shape
         elif last and last[0].isupper():
             self.info.children[attr] = callee
+
+
+def _constant_shape(call: cst.Call) -> Optional[Tuple[Optional[int], ...]]:
+    """Shape of ``get_constant(name, value)``'s literal value (a nested list or ``nd.array(list)``)."""
+    arg = call_arg(call, 1, "value")
+    if arg is None:
+        return None
+    value = arg.value
+    if isinstance(value, cst.Call) and (dotted_name(value.func) or "").rsplit(".", 1)[-1] == "array" and value.args:
+        value = value.args[0].value
+    dims = nested_literal_shape(value)
+    return dims if dims else None
 
 
 @dataclass
