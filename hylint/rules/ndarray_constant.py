@@ -81,7 +81,7 @@ Blocks without `__init__`, helpers called with F, and `F.array(..., dtype=...)` 
                 "    def hybrid_forward(self, F, x):\n        return x * nd.array([[1, 2, 3]])\n",
                 "class N(HybridBlock):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
                 "        self.c = self.params.get_constant('c', nd.array([[1, 2, 3]]))\n\n"
-                "    def hybrid_forward(self, F, x, c):\n        return x * c\n", unsafe=True),
+                "    def hybrid_forward(self, F, x, c):\n        return F.broadcast_mul(x, c)\n", unsafe=True),
         Invalid("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.dense = nn.Dense(3)\n\n"
                 "    def hybrid_forward(self, F, x, mask=None):\n        return self.dense(x) + F.array([1, 2, 3])\n",
                 "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
