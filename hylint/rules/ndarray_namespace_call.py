@@ -104,8 +104,9 @@ replacements such as `F.broadcast_add` for `nd.add`).
         if (namespace, op) in NOT_FLAGGED or op in NOT_OPERATORS or op.startswith("_"):
             return
         nd_only = op in mxnet_api.ND_ONLY.get(namespace, [])
-        where = f"`{callee}` exists only in mx.nd (no `mx.sym.{op}`)" if nd_only else \
-            f"`{callee}` takes NDArrays, so it fails on the Symbols hybridize() passes (use `{ctx.f_name}.{op}`)"
+        f_op = ".".join([ctx.f_name] + ([] if namespace == "top" else [namespace]) + [op])
+        where = f"`{callee}` exists only in mx.nd (no `{f_op}` in mx.sym)" if nd_only else \
+            f"`{callee}` takes NDArrays, so it fails on the Symbols hybridize() passes (use `{f_op}`)"
         ctx.report(node, f"`{callee}(...)` inside a hybrid context: {where}", None if nd_only else self._fix(node, ctx))
 
     def _fix(self, node: cst.Call, ctx) -> Optional[PendingFix]:
