@@ -4,9 +4,10 @@ A module names its blocks and their example inputs in a module-level ``EXAMPLES`
 
     EXAMPLES = {"Net": [(2, 3)], "Attention": [(2, 5, 8), {"shape": (2, 5), "dtype": "int32", "high": 5}]}
 
-one entry per positional input: a shape (float32, seeded standard normal) or a dict with ``shape`` and
-optionally ``dtype``, ``low`` and ``high`` (seeded uniform integers in [low, high) for integer dtypes,
-uniform floats otherwise). Every block is constructed without arguments.
+one entry per positional input: a shape tuple (float32, seeded standard normal), a dict with ``shape``
+and optionally ``dtype``, ``low`` and ``high`` (seeded uniform integers in [low, high) for integer
+dtypes, uniform floats otherwise), or a list of entries (a nested list input, e.g. RNN states).
+Every block is constructed without arguments; every call gets freshly made inputs.
 
 For each block: build it, initialise its parameters deterministically (every non-constant parameter
 gets values seeded from its name without the block's own prefix, so two instances of the same block,
@@ -129,18 +130,24 @@ def examples(module: ModuleType) -> Dict[str, List[Any]]:
 
 
 def make_inputs(mx: Any, specs: Sequence[Any], seed: int = 0) -> List[Any]:
+    """Fresh, seeded arrays (a new set for every call, so a block that writes into its input cannot
+    change what the next call sees); a list in ``specs`` is a nested list input of arrays."""
     rng = np.random.RandomState(seed)
-    arrays = []
-    for spec in specs:
+
+    def one(spec: Any) -> Any:
+        if isinstance(spec, list):
+            return [one(item) for item in spec]
         if isinstance(spec, dict):
             shape, dtype = tuple(spec["shape"]), np.dtype(spec.get("dtype", "float32"))
-            low, high = spec.get("low", 0 if dtype.kind in "iu" else -1.0), spec.get("high", 2 if dtype.kind in "iu" else 1.0)
-            values = rng.randint(low, high, size=shape) if dtype.kind in "iu" else rng.uniform(low, high, size=shape)
+            integer = dtype.kind in "iu"
+            low, high = spec.get("low", 0 if integer else -1.0), spec.get("high", 2 if integer else 1.0)
+            values = rng.randint(low, high, size=shape) if integer else rng.uniform(low, high, size=shape)
         else:
             shape, dtype = tuple(spec), np.dtype("float32")
             values = rng.standard_normal(shape)
-        arrays.append(mx.nd.array(values.astype(dtype), dtype=dtype))
-    return arrays
+        return mx.nd.array(values.astype(dtype), dtype=dtype)
+
+    return [one(spec) for spec in specs]
 
 
 def set_parameters(mx: Any, block: Any, seed: int = 0) -> None:
@@ -182,20 +189,21 @@ def difference(expected: Sequence[np.ndarray], got: Sequence[np.ndarray]) -> Opt
 
 
 def first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    # MXNet's C++ messages start with a traceback banner; the check that failed is on a later line
+    """The line of an exception's message that says what failed (MXNet's start with a traceback banner)."""
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
     for line in lines:
         if "Check failed" in line or "Error in operator" in line:
             return line[:300]
-    return (lines[0] if lines else "")[:300]
+    noise = ("Traceback", "File ", "[bt]", "Stack trace")
+    useful = [line for line in lines if not line.startswith(noise)]
+    return (useful[-1] if useful else lines[0] if lines else "")[:300]
 
 
-def _call(mx: Any, block: Any, inputs: Sequence[Any]) -> Outcome:
+def _call(mx: Any, block: Any, specs: Sequence[Any], seed: int) -> Outcome:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            outputs = flatten_outputs(block(*inputs))
+            outputs = flatten_outputs(block(*make_inputs(mx, specs, seed)))
     except Exception as error:
         return Outcome(ERROR, type(error).__name__, first_line(error))
     return Outcome(OK, outputs=outputs)
@@ -205,7 +213,7 @@ def _call(mx: Any, block: Any, inputs: Sequence[Any]) -> Outcome:
 # running blocks
 
 
-def build(mx: Any, module: ModuleType, name: str, inputs: Sequence[Any], seed: int = 0) -> Tuple[Any, Outcome]:
+def build(mx: Any, module: ModuleType, name: str, specs: Sequence[Any], seed: int = 0) -> Tuple[Any, Outcome]:
     """Construct, initialise (running once eagerly for deferred shapes) and set the parameters."""
     cls = getattr(module, name, None)
     if cls is None:
@@ -217,7 +225,7 @@ def build(mx: Any, module: ModuleType, name: str, inputs: Sequence[Any], seed: i
             block.initialize()
     except Exception as error:
         return None, Outcome(ERROR, type(error).__name__, "constructing: " + first_line(error))
-    first = _call(mx, block, inputs)  # completes deferred initialisation
+    first = _call(mx, block, specs, seed)  # completes deferred initialisation
     if first.status != OK:
         return block, first
     set_parameters(mx, block, seed)
@@ -227,11 +235,10 @@ def build(mx: Any, module: ModuleType, name: str, inputs: Sequence[Any], seed: i
 def run_block(mx: Any, module: ModuleType, name: str, specs: Sequence[Any], seed: int = 0,
               reference: Optional[Sequence[np.ndarray]] = None) -> BlockResult:
     """Eager run, then two hybridized runs compared with ``reference`` (default: this block's eager output)."""
-    inputs = make_inputs(mx, specs, seed)
-    block, built = build(mx, module, name, inputs, seed)
+    block, built = build(mx, module, name, specs, seed)
     if built.status != OK:
         return BlockResult(name, built, [])
-    eager = _call(mx, block, inputs)
+    eager = _call(mx, block, specs, seed)
     if eager.status != OK:
         return BlockResult(name, eager, [])
     expected = list(reference) if reference is not None else eager.outputs
@@ -245,7 +252,7 @@ def run_block(mx: Any, module: ModuleType, name: str, specs: Sequence[Any], seed
     except Exception as error:
         return BlockResult(name, eager, [Outcome(ERROR, type(error).__name__, "hybridize(): " + first_line(error))])
     for _ in range(2):
-        outcome = _call(mx, block, inputs)
+        outcome = _call(mx, block, specs, seed)
         if outcome.status == OK:
             gap = difference(expected, outcome.outputs)
             if gap is not None:

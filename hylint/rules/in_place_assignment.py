@@ -82,8 +82,8 @@ write mutates the caller's array, and `z = x`, `outs.append(x)`, `x[0]`, `x.resh
                            "        return out\n"),
                 CLS.format("        y = F.relu(x)\n        for _ in range(2):\n            out = y\n            y = y + 1\n"
                            "        return out\n"), unsafe=True),
-        Invalid(CLS.format("        y = x.sum(axis=1) + F.relu(x).mean()\n        y /= 2\n        s = y.sum()\n        return y - s\n"),
-                CLS.format("        y = x.sum(axis=1) + F.relu(x).mean()\n        y = y / 2\n        s = y.sum()\n        return y - s\n")),
+        Invalid(CLS.format("        y = x * 2 + F.relu(x)\n        y /= 2\n        s = y.sum(axis=0)\n        return y - s\n"),
+                CLS.format("        y = x * 2 + F.relu(x)\n        y = y / 2\n        s = y.sum(axis=0)\n        return y - s\n")),
         Invalid(CLS.format("        x[0] = 1\n        return x\n")),
         Invalid(CLS.format("        x[:, 0] += 1\n        return x\n")),
     ]
