@@ -304,7 +304,7 @@ class Linter:
         for passes in range(MAX_FIX_PASSES + 1):
             result = self.lint_source(current, filename)
             fixable = [d for d in result.diagnostics if d.fix is not None and d.fix.applicability in allowed
-                       and _fix_key(d) not in discarded]
+                       and _fix_key(d, current) not in discarded]
             if not fixable:
                 break
             if passes == MAX_FIX_PASSES:
@@ -312,6 +312,7 @@ class Linter:
                 raise FixLoopError(f"{filename}: fixes did not converge after {MAX_FIX_PASSES} passes "
                                    f"(still fixable: {codes})")
             candidate, applied = apply_fixes(current, fixable)
+            dropped = False
             if _parse_error(candidate) is not None:
                 # keep the fixes that still parse together, drop (and name) the others
                 kept: List[Diagnostic] = []
@@ -319,11 +320,16 @@ class Linter:
                     if _parse_error(apply_fixes(current, kept + [diagnostic])[0]) is None:
                         kept.append(diagnostic)
                     else:
-                        discarded.add(_fix_key(diagnostic))
-                        messages.append(f"{filename}:{diagnostic.start[0]}:{diagnostic.start[1]}: fix for "
-                                        f"{diagnostic.code} ({diagnostic.name}) was discarded: the result did not parse")
+                        discarded.add(_fix_key(diagnostic, current))
+                        dropped = True
+                        message = (f"{filename}:{diagnostic.start[0]}:{diagnostic.start[1]}: fix for {diagnostic.code} "
+                                   f"({diagnostic.name}) was discarded: the result did not parse")
+                        if message not in messages:
+                            messages.append(message)
                 candidate, applied = apply_fixes(current, kept)
             if not applied or candidate == current:
+                if dropped:
+                    continue  # the fixes that overlapped the discarded ones get their turn
                 break
             for diagnostic in applied:
                 fixed_by_code[diagnostic.code] += 1
@@ -335,9 +341,10 @@ class Linter:
         return final
 
 
-def _fix_key(diagnostic: Diagnostic) -> Tuple:
-    """A fix's identity across passes (positions shift as other fixes apply)."""
-    return (diagnostic.code, diagnostic.fix.message, tuple(edit.content for edit in diagnostic.fix.edits))
+def _fix_key(diagnostic: Diagnostic, source: str) -> Tuple:
+    """A fix's identity across passes (positions shift as other fixes apply): what it replaces, by what."""
+    return (diagnostic.code, diagnostic.fix.message,
+            tuple((edit.content, source[edit.start_offset:edit.end_offset]) for edit in diagnostic.fix.edits))
 
 
 def _parse_error(source: str) -> Optional[Exception]:
