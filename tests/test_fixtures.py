@@ -153,7 +153,7 @@ def test_check_fix_on_a_copy_leaves_only_diagnostics_without_fix(tmp_path):
         copy = tmp_path / f"fixtures-{unsafe}"
         shutil.copytree(FIXTURES, copy)
         args = ["check", str(copy), "--fix", "--output-format", "json"] + (["--unsafe-fixes"] if unsafe else [])
-        result = CliRunner().invoke(main, args)
+        result = CliRunner().invoke(main, args)  # stdout: the JSON report
         assert result.exit_code in (0, 1), result.output
         remaining = json.loads(result.stdout)
         allowed = {"safe", "unsafe"} if unsafe else {"safe"}
