@@ -33,6 +33,11 @@ class ShapeCheck(Exception):
     """A failed MXNet ``CHECK``; the message may contain ``{node}`` (the node name, empty eagerly)."""
 
 
+class UnwrappedCheck(ShapeCheck):
+    """A CHECK MXNet raises outside its per-operator error wrapper (no "Error in operator" prefix, and the
+    cached graph is not left half-inferred: the next call fails the same way)."""
+
+
 class InferFailed(Exception):
     """MXNet's shape function returned false without a CHECK message."""
 
@@ -46,10 +51,15 @@ def _assign(shapes, i, target, node_kind="shape"):
     if target is None:
         return
     if len(cur) == len(target) and all(a == b or a == 0 or b == 0 for a, b in zip(cur, target)):
-        shapes[i] = tuple(b if a == 0 else a for a, b in zip(cur, target))
+        shapes[i] = _merge(cur, target)
         return
     raise ShapeCheck("Check failed: assign(&dattr, vec.at(i)): Incompatible attr in node {node} at %d-th input: "
                      "expected %s, got %s" % (i, shape_str(target), shape_str(cur)))
+
+
+def _merge(a, b):
+    """Two compatible shapes, ``0`` (unknown) dims filled from the other."""
+    return tuple(y if x == 0 else x for x, y in zip(a, b))
 
 
 def _known(shape):
@@ -298,7 +308,10 @@ def _shape_same(in_shapes, attrs):
         return shapes, [None]
     for i in range(len(shapes)):
         _assign(shapes, i, ref)
-    return shapes, [shapes[0]]
+        ref = _merge(ref, shapes[i]) if len(shapes[i]) == len(ref) else ref
+    for i in range(len(shapes)):
+        _assign(shapes, i, ref)
+    return shapes, [ref]
 
 
 def _broadcast_shapes(a, b):
@@ -896,7 +909,7 @@ def _transpose_axes(s, attrs):
         return tuple(reversed(range(len(s))))
     if len(axes) != len(s):
         # MXNet walks the data dims and indexes ``axes`` out of range first
-        raise ShapeCheck("Check failed: i >= 0 && i < ndim(): index = %d must be in range [0, %d)"
+        raise UnwrappedCheck("Check failed: i >= 0 && i < ndim(): index = %d must be in range [0, %d)"
                          % (len(axes), len(axes)))
     for a in axes:
         if not 0 <= a < len(s):
@@ -1335,6 +1348,50 @@ register(Op("diag", _diag_kernel, _unary_shape_fn(_diag_shape),
             params=(P("k", "int", 0), P("axis1", "int", 0), P("axis2", "int", 1))))
 
 
+def _depth_space_shape(to_space):
+    def rule(in_shapes, attrs):
+        s = in_shapes[0]
+        if s is None:
+            return list(in_shapes), [None]
+        name = "Depth To Space" if to_space else "Space To Depth"
+        if len(s) != 4:
+            raise ShapeCheck("Check failed: in_attrs->at(0).ndim() == 4 (%d vs. 4) : Operation %s requires exactly "
+                             "4D tensor" % (len(s), name))
+        b = attrs["block_size"]
+        n, c, h, w = s
+        if to_space:
+            if c % (b * b):
+                raise ShapeCheck("Check failed: in_shape[1] % (block * block) == 0 : Cannot perform Depth To Space "
+                                 "operation on the specified tensor. Dimension:1(depth dimension) should be a "
+                                 "multiple of 'block^2'")
+            return list(in_shapes), [(n, c // (b * b), h * b, w * b)]
+        if h % b or w % b:
+            raise ShapeCheck("Check failed: in_shape[2] % block == 0 : Cannot perform Space To Depth operation on "
+                             "the specified tensor.")
+        return list(in_shapes), [(n, c * b * b, h // b, w // b)]
+    return rule
+
+
+def _depth_to_space_kernel(inputs, attrs):
+    x = inputs[0]
+    b = attrs["block_size"]
+    n, c, h, w = x.shape
+    y = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    return np.ascontiguousarray(y.reshape(n, c // (b * b), h * b, w * b))
+
+
+def _space_to_depth_kernel(inputs, attrs):
+    x = inputs[0]
+    b = attrs["block_size"]
+    n, c, h, w = x.shape
+    y = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return np.ascontiguousarray(y.reshape(n, c * b * b, h // b, w // b))
+
+
+register(Op("depth_to_space", _depth_to_space_kernel, _depth_space_shape(True), params=(P("block_size", "int"),)))
+register(Op("space_to_depth", _space_to_depth_kernel, _depth_space_shape(False), params=(P("block_size", "int"),)))
+
+
 def _one_hot_kernel(inputs, attrs):
     idx = inputs[0].astype(np.int64)
     depth = attrs["depth"]
@@ -1405,9 +1462,15 @@ def _creation_shape(in_shapes, attrs):
     return list(in_shapes), [tuple(shape)]
 
 
+def _target_shape(attrs):
+    """The creation shape; inside a graph, ``0`` dims come from shape inference (``__out_shapes__``)."""
+    inferred = attrs.get("__out_shapes__")
+    return tuple(inferred[0]) if inferred and inferred[0] is not None else tuple(attrs["shape"])
+
+
 def _fill_kernel(value_of):
     def kernel(inputs, attrs):
-        return np.full(attrs["shape"], value_of(attrs), dtype=attrs["dtype"] or "float32")
+        return np.full(_target_shape(attrs), value_of(attrs), dtype=attrs["dtype"] or "float32")
     return kernel
 
 
@@ -1450,7 +1513,7 @@ register(Op("_eye", _eye_kernel, lambda ins, at: (list(ins), [(at["N"], at["M"] 
 # ----------------------------------------------------------------------------------------------
 def _rand_kernel(draw):
     def kernel(inputs, attrs):
-        return draw(rng.generator(), attrs, attrs["shape"]).astype(attrs["dtype"] or "float32")
+        return draw(rng.generator(), attrs, _target_shape(attrs)).astype(attrs["dtype"] or "float32")
     return kernel
 
 

@@ -307,6 +307,12 @@ class Symbol:
     def broadcast_like(self, *args, **kwargs):
         return _invoke("broadcast_like", (self,) + args, kwargs)
 
+    def as_nd_ndarray(self):
+        return self
+
+    def as_np_ndarray(self):
+        raise NotImplementedError("hylint.runtime mirrors only the legacy (non-numpy) MXNet API")
+
 
 class Executor:
     """Result of ``Symbol.bind``: runs the graph with the bound arrays."""
@@ -324,9 +330,9 @@ class Executor:
         heads = self._symbol._outputs
         shapes = {k: v.shape for k, v in values.items()}
         dtypes = {k: v.dtype.name for k, v in values.items()}
-        _executor.infer(heads, shapes, dtypes)
+        inferred = _executor.infer(heads, shapes, dtypes)[0]
         with (autograd.train_mode() if is_train else autograd.predict_mode()):
-            arrays = _executor.evaluate(heads, values)
+            arrays = _executor.evaluate(heads, values, inferred)
         self.outputs = [_wrap(a) for a in arrays]
         return self.outputs
 
@@ -471,3 +477,5 @@ from .ndarray import FLUENT_METHODS, make_fluent  # noqa: E402  (one list of flu
 
 for _name in FLUENT_METHODS:
     setattr(Symbol, _name, make_fluent(_THIS, _name))
+
+Symbol.__module__ = "mxnet.symbol.symbol"
