@@ -185,6 +185,8 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
                 sys.stdout.write(outcome.diff)
         count = sum(1 for o in outcomes if o.diff)
         click.echo(f"Would fix {count} file{'s' if count != 1 else ''}." if count else "No fixes available.", err=True)
+        if any(outcome.failed for outcome in outcomes):
+            return EXIT_ERROR
         return EXIT_DIAGNOSTICS if changed else EXIT_OK
     if stdin_fix:
         outcome = outcomes[0]
@@ -203,6 +205,8 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
     else:
         render(fmt, report, out)
     out.flush()
+    if any(outcome.failed for outcome in outcomes):
+        return EXIT_ERROR
     if exit_zero:
         return EXIT_OK
     if exit_non_zero_on_fix and fixed_by_code:

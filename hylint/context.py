@@ -222,9 +222,23 @@ class _InitScanner(cst.CSTVisitor):
         last = callee.rsplit(".", 1)[-1]
         if last in PARAM_FACTORIES and ".params." in f".{callee}" or callee.endswith("Parameter") or callee.endswith("Constant"):
             shape = literal_shape(keyword_value(value, "shape"))
+            if shape is None and last == "get_constant":
+                shape = _constant_shape(value)
             self.info.params[attr] = shape
         elif last and last[0].isupper():
             self.info.children[attr] = callee
+
+
+def _constant_shape(call: cst.Call) -> Optional[Tuple[Optional[int], ...]]:
+    """Shape of ``get_constant(name, value)``'s literal value (a nested list or ``nd.array(list)``)."""
+    arg = call_arg(call, 1, "value")
+    if arg is None:
+        return None
+    value = arg.value
+    if isinstance(value, cst.Call) and (dotted_name(value.func) or "").rsplit(".", 1)[-1] == "array" and value.args:
+        value = value.args[0].value
+    dims = nested_literal_shape(value)
+    return dims if dims else None
 
 
 @dataclass
@@ -1085,6 +1099,8 @@ class HybridContext:
             if keepdims:
                 return tensor(Shape(rank=base.rank, unit_axis=True, static=base.static,
                                     why=f"`{self.f_name}.{op}(..., keepdims=True)` keeps a size-1 axis"))
+            if _full_reduction(node, 1):
+                return tensor(_full_reduction_shape(f"`{self.f_name}.{op}(x)` over all axes has shape (1,)"))
             return tensor(Shape(static=base.static))
         if short == "expand_dims":
             base = data.shape if data is not None else UNKNOWN_SHAPE
@@ -1111,6 +1127,9 @@ class HybridContext:
             if is_true(keyword_value(node, "keepdims")):
                 return tensor(Shape(rank=base.shape.rank, unit_axis=True, static=base.shape.static,
                                     why=f"`.{method}(..., keepdims=True)` keeps a size-1 axis"), certain=base.certain)
+            if _full_reduction(node, 0):
+                return tensor(_full_reduction_shape(f"`.{method}()` over all axes has shape (1,)"),
+                              certain=base.certain)
             return tensor(Shape(static=base.shape.static), certain=base.certain)
         if method == "expand_dims":
             rank = None if base.shape.rank is None else base.shape.rank + 1
@@ -1140,6 +1159,21 @@ class HybridContext:
         unit = 1 in dims
         why = f"`{self.f_name}.{op}({format_dims(dims)})` has a size-1 axis" if unit else ""
         return Shape(rank=len(dims), dims=dims, unit_axis=unit, static=True, why=why)
+
+
+def _full_reduction_shape(why: str) -> Shape:
+    """Legacy NDArray has no 0-d arrays: a reduction over all axes has shape (1,) (mxnet-truth §4.x)."""
+    return Shape(rank=1, dims=(1,), unit_axis=True, why=why)
+
+
+def _full_reduction(node: cst.Call, positional_data: int) -> bool:
+    """No axis given: ``x.sum()``, ``F.sum(x)`` (``positional_data`` data arguments come first)."""
+    positional = [a for a in node.args if a.keyword is None]
+    if any(a.star for a in node.args):
+        return False
+    if len(positional) > positional_data:
+        return False
+    return all(a.keyword.value not in ("axis", "exclude", "ord") for a in node.args if a.keyword is not None)
 
 
 def parent_map(root: cst.CSTNode) -> Dict[cst.CSTNode, cst.CSTNode]:

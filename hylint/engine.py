@@ -309,39 +309,52 @@ class Linter:
         allowed = {Applicability.SAFE} | ({Applicability.UNSAFE} if unsafe else set())
         fixed_by_code: Dict[str, int] = defaultdict(int)
         messages: List[str] = []
+        discarded = set()  # fixes whose result did not parse: never retried
         current = source
-        for _ in range(MAX_FIX_PASSES):
+        for passes in range(MAX_FIX_PASSES + 1):
             result = self.lint_source(current, filename)
-            fixable = [d for d in result.diagnostics if d.fix is not None and d.fix.applicability in allowed]
+            fixable = [d for d in result.diagnostics if d.fix is not None and d.fix.applicability in allowed
+                       and _fix_key(d, current) not in discarded]
             if not fixable:
                 break
+            if passes == MAX_FIX_PASSES:
+                codes = ", ".join(sorted({d.code for d in fixable}))
+                raise FixLoopError(f"{filename}: fixes did not converge after {MAX_FIX_PASSES} passes "
+                                   f"(still fixable: {codes})")
             candidate, applied = apply_fixes(current, fixable)
-            broken = _parse_error(candidate)
-            if broken is not None:
-                # find the fixes that break the syntax, drop them, and keep the others
-                good = [d for d in applied if _parse_error(apply_fixes(current, [d])[0]) is None]
-                for bad in applied:
-                    if bad not in good:
-                        messages.append(f"{filename}:{bad.start[0]}:{bad.start[1]}: fix for {bad.code} "
-                                        f"({bad.name}) was discarded: the result did not parse")
-                candidate, applied = apply_fixes(current, good)
-                if not applied or _parse_error(candidate) is not None:
-                    break
-            if candidate == current:
+            dropped = False
+            if _parse_error(candidate) is not None:
+                # keep the fixes that still parse together, drop (and name) the others
+                kept: List[Diagnostic] = []
+                for diagnostic in applied:
+                    if _parse_error(apply_fixes(current, kept + [diagnostic])[0]) is None:
+                        kept.append(diagnostic)
+                    else:
+                        discarded.add(_fix_key(diagnostic, current))
+                        dropped = True
+                        message = (f"{filename}:{diagnostic.start[0]}:{diagnostic.start[1]}: fix for {diagnostic.code} "
+                                   f"({diagnostic.name}) was discarded: the result did not parse")
+                        if message not in messages:
+                            messages.append(message)
+                candidate, applied = apply_fixes(current, kept)
+            if not applied or candidate == current:
+                if dropped:
+                    continue  # the fixes that overlapped the discarded ones get their turn
                 break
             for diagnostic in applied:
                 fixed_by_code[diagnostic.code] += 1
             current = candidate
-            if any("was discarded" in m for m in messages):
-                # do not retry the discarded fixes forever
-                pass
-        else:
-            raise FixLoopError(f"{filename}: fixes did not converge after {MAX_FIX_PASSES} passes")
         final = self.lint_source(current, filename)
         final.fixed = sum(fixed_by_code.values())
         final.fixed_by_code = dict(fixed_by_code)
         final.messages = messages
         return final
+
+
+def _fix_key(diagnostic: Diagnostic, source: str) -> Tuple:
+    """A fix's identity across passes (positions shift as other fixes apply): what it replaces, by what."""
+    return (diagnostic.code, diagnostic.fix.message,
+            tuple((edit.content, source[edit.start_offset:edit.end_offset]) for edit in diagnostic.fix.edits))
 
 
 def _parse_error(source: str) -> Optional[Exception]:
