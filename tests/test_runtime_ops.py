@@ -623,6 +623,49 @@ CASES["log_softmax"] = Case(CASES["softmax"].draw, f64(lambda a, axis: np.log(re
 CASES["softmin"] = Case(CASES["softmax"].draw, f64(lambda a, axis: ref_softmax(-a, axis)), rtol=1e-5, atol=1e-6)
 CASES["SoftmaxActivation"] = Case(lambda data: ([data.draw(floats(data.draw(shapes(min_dims=2, max_dims=2))))], {}),
                                   f64(lambda a: ref_softmax(a, -1)), rtol=1e-5, atol=1e-6)
+def ref_rnn(x, params, h0, *cell, state_size, num_layers, mode, state_outputs):
+    """One layer, one direction, written from the textbook equations (gates i, f, g, o / r, z, n)."""
+    hsz, csz = state_size, x.shape[2]
+    gates = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}[mode]
+    n_w = gates * hsz * csz
+    w_x = params[:n_w].reshape(gates * hsz, csz)
+    w_h = params[n_w:n_w + gates * hsz * hsz].reshape(gates * hsz, hsz)
+    b_x = params[n_w + gates * hsz * hsz:n_w + gates * hsz * hsz + gates * hsz]
+    b_h = params[n_w + gates * hsz * hsz + gates * hsz:]
+    sigmoid = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    h, c, outs = h0[0], (cell[0][0] if cell else None), []
+    for t in range(x.shape[0]):
+        a, b = w_x @ x[t].T, w_h @ h.T
+        a, b = a.T + b_x, b.T + b_h
+        if mode == "lstm":
+            i, f, g, o = (sigmoid(a[:, :hsz] + b[:, :hsz]), sigmoid(a[:, hsz:2 * hsz] + b[:, hsz:2 * hsz]),
+                          np.tanh(a[:, 2 * hsz:3 * hsz] + b[:, 2 * hsz:3 * hsz]), sigmoid(a[:, 3 * hsz:] + b[:, 3 * hsz:]))
+            c = f * c + i * g
+            h = o * np.tanh(c)
+        elif mode == "gru":
+            r = sigmoid(a[:, :hsz] + b[:, :hsz])
+            z = sigmoid(a[:, hsz:2 * hsz] + b[:, hsz:2 * hsz])
+            n = np.tanh(a[:, 2 * hsz:] + r * b[:, 2 * hsz:])
+            h = (1 - z) * n + z * h
+        else:
+            h = np.tanh(a + b) if mode == "rnn_tanh" else np.maximum(a + b, 0)
+        outs.append(h)
+    result = [np.stack(outs), h[None]]
+    return result + [c[None]] if mode == "lstm" else result
+
+
+@case("RNN", ref=f64(ref_rnn), rtol=1e-4, atol=1e-5)
+def _rnn(data):
+    mode = data.draw(st.sampled_from(["lstm", "gru", "rnn_tanh", "rnn_relu"]))
+    t, n, c, h = (data.draw(st.integers(1, 3)) for _ in range(4))
+    gates = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}[mode]
+    size = gates * h * (c + h + 2)
+    arrays = [data.draw(floats((t, n, c))), data.draw(floats((size,), -0.5, 0.5)), data.draw(floats((1, n, h)))]
+    if mode == "lstm":
+        arrays.append(data.draw(floats((1, n, h))))
+    return arrays, {"state_size": h, "num_layers": 1, "mode": mode, "state_outputs": True}
+
+
 CASES["_cond_select"] = Case(
     lambda data: (lambda shape: ([np.array([data.draw(st.sampled_from([0.0, 1.0]))], dtype=F32),
                                   data.draw(floats(shape)), data.draw(floats(shape))], {"num_outputs": 1}))(

@@ -620,16 +620,16 @@ def test_activate_resolves_mxnet_and_restores_sys_modules():
 
 def test_activate_hides_and_restores_a_real_mxnet():
     fake_real = type(sys)("mxnet")
-    fake_sub = type(sys)("mxnet.gluon.rnn")
+    fake_sub = type(sys)("mxnet.contrib.onnx")
     saved = {k: sys.modules.pop(k) for k in list(sys.modules) if k == "mxnet" or k.startswith("mxnet.")}
     try:
         sys.modules["mxnet"] = fake_real
-        sys.modules["mxnet.gluon.rnn"] = fake_sub
+        sys.modules["mxnet.contrib.onnx"] = fake_sub
         with activate():
             import mxnet
-            assert mxnet is not fake_real and "mxnet.gluon.rnn" not in sys.modules
-        assert sys.modules["mxnet"] is fake_real and sys.modules["mxnet.gluon.rnn"] is fake_sub
-        assert not any(k.startswith("mxnet.") and k != "mxnet.gluon.rnn" for k in sys.modules)
+            assert mxnet is not fake_real and "mxnet.contrib.onnx" not in sys.modules
+        assert sys.modules["mxnet"] is fake_real and sys.modules["mxnet.contrib.onnx"] is fake_sub
+        assert not any(k.startswith("mxnet.") and k != "mxnet.contrib.onnx" for k in sys.modules)
     finally:
         for k in [k for k in sys.modules if k == "mxnet" or k.startswith("mxnet.")]:
             del sys.modules[k]

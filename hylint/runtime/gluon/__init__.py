@@ -2,3 +2,4 @@
 from .block import Block, HybridBlock, SymbolBlock  # noqa: F401
 from .parameter import Constant, DeferredInitializationError, Parameter, ParameterDict  # noqa: F401
 from . import nn  # noqa: F401
+from . import rnn  # noqa: F401
