@@ -33,6 +33,11 @@ class ShapeCheck(Exception):
     """A failed MXNet ``CHECK``; the message may contain ``{node}`` (the node name, empty eagerly)."""
 
 
+class UnwrappedCheck(ShapeCheck):
+    """A CHECK MXNet raises outside its per-operator error wrapper (no "Error in operator" prefix, and the
+    cached graph is not left half-inferred: the next call fails the same way)."""
+
+
 class InferFailed(Exception):
     """MXNet's shape function returned false without a CHECK message."""
 
@@ -46,10 +51,15 @@ def _assign(shapes, i, target, node_kind="shape"):
     if target is None:
         return
     if len(cur) == len(target) and all(a == b or a == 0 or b == 0 for a, b in zip(cur, target)):
-        shapes[i] = tuple(b if a == 0 else a for a, b in zip(cur, target))
+        shapes[i] = _merge(cur, target)
         return
     raise ShapeCheck("Check failed: assign(&dattr, vec.at(i)): Incompatible attr in node {node} at %d-th input: "
                      "expected %s, got %s" % (i, shape_str(target), shape_str(cur)))
+
+
+def _merge(a, b):
+    """Two compatible shapes, ``0`` (unknown) dims filled from the other."""
+    return tuple(y if x == 0 else x for x, y in zip(a, b))
 
 
 def _known(shape):
@@ -298,7 +308,10 @@ def _shape_same(in_shapes, attrs):
         return shapes, [None]
     for i in range(len(shapes)):
         _assign(shapes, i, ref)
-    return shapes, [shapes[0]]
+        ref = _merge(ref, shapes[i]) if len(shapes[i]) == len(ref) else ref
+    for i in range(len(shapes)):
+        _assign(shapes, i, ref)
+    return shapes, [ref]
 
 
 def _broadcast_shapes(a, b):
@@ -896,7 +909,7 @@ def _transpose_axes(s, attrs):
         return tuple(reversed(range(len(s))))
     if len(axes) != len(s):
         # MXNet walks the data dims and indexes ``axes`` out of range first
-        raise ShapeCheck("Check failed: i >= 0 && i < ndim(): index = %d must be in range [0, %d)"
+        raise UnwrappedCheck("Check failed: i >= 0 && i < ndim(): index = %d must be in range [0, %d)"
                          % (len(axes), len(axes)))
     for a in axes:
         if not 0 <= a < len(s):
@@ -1335,6 +1348,50 @@ register(Op("diag", _diag_kernel, _unary_shape_fn(_diag_shape),
             params=(P("k", "int", 0), P("axis1", "int", 0), P("axis2", "int", 1))))
 
 
+def _depth_space_shape(to_space):
+    def rule(in_shapes, attrs):
+        s = in_shapes[0]
+        if s is None:
+            return list(in_shapes), [None]
+        name = "Depth To Space" if to_space else "Space To Depth"
+        if len(s) != 4:
+            raise ShapeCheck("Check failed: in_attrs->at(0).ndim() == 4 (%d vs. 4) : Operation %s requires exactly "
+                             "4D tensor" % (len(s), name))
+        b = attrs["block_size"]
+        n, c, h, w = s
+        if to_space:
+            if c % (b * b):
+                raise ShapeCheck("Check failed: in_shape[1] % (block * block) == 0 : Cannot perform Depth To Space "
+                                 "operation on the specified tensor. Dimension:1(depth dimension) should be a "
+                                 "multiple of 'block^2'")
+            return list(in_shapes), [(n, c // (b * b), h * b, w * b)]
+        if h % b or w % b:
+            raise ShapeCheck("Check failed: in_shape[2] % block == 0 : Cannot perform Space To Depth operation on "
+                             "the specified tensor.")
+        return list(in_shapes), [(n, c * b * b, h // b, w // b)]
+    return rule
+
+
+def _depth_to_space_kernel(inputs, attrs):
+    x = inputs[0]
+    b = attrs["block_size"]
+    n, c, h, w = x.shape
+    y = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    return np.ascontiguousarray(y.reshape(n, c // (b * b), h * b, w * b))
+
+
+def _space_to_depth_kernel(inputs, attrs):
+    x = inputs[0]
+    b = attrs["block_size"]
+    n, c, h, w = x.shape
+    y = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return np.ascontiguousarray(y.reshape(n, c * b * b, h // b, w // b))
+
+
+register(Op("depth_to_space", _depth_to_space_kernel, _depth_space_shape(True), params=(P("block_size", "int"),)))
+register(Op("space_to_depth", _space_to_depth_kernel, _depth_space_shape(False), params=(P("block_size", "int"),)))
+
+
 def _one_hot_kernel(inputs, attrs):
     idx = inputs[0].astype(np.int64)
     depth = attrs["depth"]
@@ -1405,9 +1462,15 @@ def _creation_shape(in_shapes, attrs):
     return list(in_shapes), [tuple(shape)]
 
 
+def _target_shape(attrs):
+    """The creation shape; inside a graph, ``0`` dims come from shape inference (``__out_shapes__``)."""
+    inferred = attrs.get("__out_shapes__")
+    return tuple(inferred[0]) if inferred and inferred[0] is not None else tuple(attrs["shape"])
+
+
 def _fill_kernel(value_of):
     def kernel(inputs, attrs):
-        return np.full(attrs["shape"], value_of(attrs), dtype=attrs["dtype"] or "float32")
+        return np.full(_target_shape(attrs), value_of(attrs), dtype=attrs["dtype"] or "float32")
     return kernel
 
 
@@ -1450,7 +1513,7 @@ register(Op("_eye", _eye_kernel, lambda ins, at: (list(ins), [(at["N"], at["M"] 
 # ----------------------------------------------------------------------------------------------
 def _rand_kernel(draw):
     def kernel(inputs, attrs):
-        return draw(rng.generator(), attrs, attrs["shape"]).astype(attrs["dtype"] or "float32")
+        return draw(rng.generator(), attrs, _target_shape(attrs)).astype(attrs["dtype"] or "float32")
     return kernel
 
 
@@ -1920,6 +1983,117 @@ register(Op("_cond_select", _select_kernel, _select_shape, variadic=True, infer_
 
 
 # ----------------------------------------------------------------------------------------------
+# control flow with subgraphs (symbolic contrib.foreach / contrib.while_loop). The node attribute
+# ``__subgraph__`` holds the traced body: its heads, its placeholder variable names and the "boundary"
+# entries (values from the enclosing graph), which are appended to the node's inputs.
+# ----------------------------------------------------------------------------------------------
+def _subgraph_values(g, inputs, n_loop):
+    loop, bound = list(inputs[:n_loop]), inputs[n_loop:]
+    given = {(id(n), k): v for (n, k), v in zip(g["boundary"], bound)}
+    return loop, given
+
+
+def _run_subgraph(heads, names, values, given):
+    from . import executor  # the evaluator depends on this table, not the other way round
+    return executor.evaluate(heads, dict(zip(names, values)), given=given)
+
+
+def _infer_subgraph(heads, names, in_shapes, in_types, g, n_loop):
+    from . import executor
+    given_shapes = {(id(n), k): s for (n, k), s in zip(g["boundary"], in_shapes[n_loop:])}
+    given_types = {(id(n), k): t for (n, k), t in zip(g["boundary"], in_types[n_loop:])}
+    shapes, types, _, _ = executor.infer(heads, dict(zip(names, in_shapes[:n_loop])),
+                                         dict(zip(names, in_types[:n_loop])), given_shapes=given_shapes,
+                                         given_types=given_types)
+    return [shapes.get((id(n), k)) for n, k in heads], [types.get((id(n), k)) for n, k in heads]
+
+
+def _step_shape(shape):
+    return tuple(shape[1:]) or (1,)
+
+
+def _foreach_kernel(inputs, attrs):
+    g = attrs["__subgraph__"]
+    n_data, n_state = g["n_data"], g["n_state"]
+    loop, given = _subgraph_values(g, inputs, n_data + n_state)
+    data, states = loop[:n_data], loop[n_data:]
+    steps = []
+    for t in range(data[0].shape[0]):
+        slices = [_at_least_1d(d[t]) for d in data]
+        res = _run_subgraph(g["heads"], g["names"], slices + states, given)
+        steps.append(res[:g["n_out"]])
+        states = res[g["n_out"]:]
+    outs = [np.stack([step[i] for step in steps]) for i in range(g["n_out"])]
+    return tuple(outs + list(states))
+
+
+def _foreach_infer(in_shapes, in_types, attrs):
+    g = attrs["__subgraph__"]
+    n_data, n_state = g["n_data"], g["n_state"]
+    if any(s is None for s in in_shapes):
+        return None, None
+    step_in = [_step_shape(s) for s in in_shapes[:n_data]] + list(in_shapes[n_data:])
+    shapes, types = _infer_subgraph(g["heads"], g["names"], step_in, list(in_types), g, n_data + n_state)
+    length = in_shapes[0][0]
+    out_shapes = [None if s is None else (length,) + tuple(s) for s in shapes[:g["n_out"]]] + shapes[g["n_out"]:]
+    return out_shapes, types
+
+
+def _while_loop_kernel(inputs, attrs):
+    g = attrs["__subgraph__"]
+    loop, given = _subgraph_values(g, inputs, g["n_vars"])
+    steps = []
+    for _ in range(g["max_iterations"]):
+        if not float(np.asarray(_run_subgraph(g["cond"], g["names"], loop, given)[0]).reshape(-1)[0]):
+            break
+        res = _run_subgraph(g["heads"], g["names"], loop, given)
+        steps.append(res[:g["n_out"]])
+        loop = res[g["n_out"]:]
+    outs = []
+    for i, shape in enumerate(g.get("step_shapes") or []):
+        rows = [step[i] for step in steps]
+        template = rows[0] if rows else np.zeros(shape, dtype=np.float32)
+        pad = [np.zeros_like(template)] * (g["max_iterations"] - len(rows))  # MXNet leaves these uninitialised
+        outs.append(np.stack(rows + pad))
+    return tuple(outs + list(loop))
+
+
+def _while_loop_infer(in_shapes, in_types, attrs):
+    g = attrs["__subgraph__"]
+    if any(s is None for s in in_shapes):
+        return None, None
+    shapes, types = _infer_subgraph(g["heads"], g["names"], list(in_shapes), list(in_types), g, g["n_vars"])
+    g["step_shapes"] = shapes[:g["n_out"]]
+    out = [None if s is None else (g["max_iterations"],) + tuple(s) for s in shapes[:g["n_out"]]]
+    return out + list(in_shapes[:g["n_vars"]]), types[:g["n_out"]] + list(in_types[:g["n_vars"]])
+
+
+def _subgraph_shape(infer):
+    def rule(in_shapes, attrs):
+        out, _ = infer(in_shapes, [None] * len(in_shapes), attrs)
+        return list(in_shapes), out if out is not None else [None] * attrs["num_outputs"]
+    return rule
+
+
+def _subgraph_type(infer):
+    def rule(in_types, attrs):
+        shapes = attrs.get("__in_shapes__")
+        if shapes is None:
+            return in_types, [in_types[0]] * attrs["num_outputs"]
+        _, types = infer(shapes, in_types, attrs)
+        return in_types, types
+    return rule
+
+
+for _name, _kernel, _infer in [("_foreach", _foreach_kernel, _foreach_infer),
+                               ("_while_loop", _while_loop_kernel, _while_loop_infer)]:
+    register(Op(_name, _kernel, _subgraph_shape(_infer), variadic=True, infer_type=_subgraph_type(_infer), hint=_name,
+                num_outputs=lambda at: at["num_outputs"], params=(P("num_outputs", "int", 1), P("num_args", "int", 0)),
+                namespaces=()))
+SUBGRAPH_OPS = ("_foreach", "_while_loop")
+
+
+# ----------------------------------------------------------------------------------------------
 # namespace layout: which public names each namespace exposes
 # ----------------------------------------------------------------------------------------------
 #: names hidden from both namespaces (internal ops reached through operators / wrappers)
@@ -2116,6 +2290,8 @@ def present_inputs(bound, attrs):
 def run_infer(op, in_shapes, in_types, attrs):
     """Shape and dtype inference for one node; raises ShapeCheck / InferFailed."""
     shapes, out_shapes = op.infer_shape(list(in_shapes), attrs)
+    if op.name in SUBGRAPH_OPS:
+        attrs = dict(attrs, __in_shapes__=list(shapes))
     types, out_types = op.infer_type(list(in_types), attrs)
     n = op.num_outputs(attrs)
     if not isinstance(out_types, (list, tuple)):

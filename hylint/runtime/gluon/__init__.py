@@ -1,0 +1,4 @@
+"""``mxnet.gluon``."""
+from .block import Block, HybridBlock, SymbolBlock  # noqa: F401
+from .parameter import Constant, DeferredInitializationError, Parameter, ParameterDict  # noqa: F401
+from . import nn  # noqa: F401
