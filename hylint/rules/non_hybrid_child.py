@@ -7,7 +7,7 @@ from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._hazards import block_constructor, self_attr
 
-INIT = "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n{}\n    def hybrid_forward(self, F, x):\n        return x\n"
+INIT = "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n{}\n    def hybrid_forward(self, F, x):\n        return x * 2\n"
 HYBRID_NAME = {"Sequential": "HybridSequential", "Lambda": "HybridLambda", "Concurrent": "HybridConcurrent"}
 
 

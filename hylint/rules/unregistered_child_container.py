@@ -4,7 +4,7 @@ from hylint.context import dotted_name
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._hazards import block_constructor, is_block_class, self_attr
 
-INIT = "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n{}\n    def hybrid_forward(self, F, x):\n        return x\n"
+INIT = "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n{}\n    def hybrid_forward(self, F, x):\n        return x * 2\n"
 
 
 def _builds_block(node: cst.CSTNode, classes) -> bool:
