@@ -150,14 +150,24 @@ def make_inputs(mx: Any, specs: Sequence[Any], seed: int = 0) -> List[Any]:
     return [one(spec) for spec in specs]
 
 
-def set_parameters(mx: Any, block: Any, seed: int = 0) -> None:
-    """Deterministic values for every non-constant parameter, keyed by its name under the block."""
+def structural_parameters(block: Any) -> Dict[str, Any]:
+    """``attribute.path.name -> Parameter`` (gluon's ``_collect_params_with_prefix``); where a block lacks it,
+    the global names with the block's prefix removed."""
+    collect = getattr(block, "_collect_params_with_prefix", None)
+    if collect is not None:
+        return dict(collect())
     prefix = getattr(block, "prefix", "") or ""
+    return {name[len(prefix):] if name.startswith(prefix) else name: param
+            for name, param in block.collect_params().items()}
+
+
+def set_parameters(mx: Any, block: Any, seed: int = 0) -> None:
+    """Deterministic values for every non-constant parameter, keyed by its structural name under the block
+    (``body.0.weight``: the same in every instance, unlike ``hybridsequential3_dense0_weight``)."""
     constant = getattr(getattr(mx.gluon, "parameter", None), "Constant", None)
-    for name, param in sorted(block.collect_params().items()):
+    for key, param in sorted(structural_parameters(block).items()):
         if constant is not None and isinstance(param, constant):
             continue
-        key = name[len(prefix):] if name.startswith(prefix) else name
         rng = np.random.RandomState((seed + zlib.crc32(key.encode())) % (2 ** 32))
         shape = tuple(param.shape)
         if key.endswith(("var", "gamma")):

@@ -333,9 +333,10 @@ def test_fixture_matches_mxnet(rt, path):
     mx = harness.real_mx()
     if mx is None:
         pytest.skip("MXNet does not import here")
-    ours = fixture_outcomes(load_module(path, runtime=True), rt)
+    module = load_module(path, runtime=True)
+    ours = fixture_outcomes(module, rt)
     theirs = fixture_outcomes(load_module(path, runtime=False), mx)
     assert ours.keys() == theirs.keys()
-    for block in ours:
-        diffs = harness.differences(ours[block], theirs[block])
+    for block in ours:  # RANDOM blocks (random ops, docs/architecture.md): shapes only
+        diffs = harness.differences(ours[block], theirs[block], "shape" if block in getattr(module, "RANDOM", ()) else "allclose")
         assert not diffs, "%s: %s" % (block, "\n".join(diffs))
