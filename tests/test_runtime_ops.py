@@ -149,6 +149,9 @@ SCALAR_REFS = {
     "_equal_scalar": lambda a, s: (a == s) * 1.0, "_not_equal_scalar": lambda a, s: (a != s) * 1.0,
     "_greater_scalar": lambda a, s: (a > s) * 1.0, "_greater_equal_scalar": lambda a, s: (a >= s) * 1.0,
     "_lesser_scalar": lambda a, s: (a < s) * 1.0, "_lesser_equal_scalar": lambda a, s: (a <= s) * 1.0,
+    "_logical_and_scalar": lambda a, s: ((a != 0) & (s != 0)) * 1.0,
+    "_logical_or_scalar": lambda a, s: ((a != 0) | (s != 0)) * 1.0,
+    "_logical_xor_scalar": lambda a, s: ((a != 0) ^ (s != 0)) * 1.0,
 }
 SCALAR_DOMAINS = {"_div_scalar": (-3, 3, 0.5, 3), "_rdiv_scalar": (0.5, 3, -3, 3), "_mod_scalar": (-3, 3, 0.5, 3),
                   "_rmod_scalar": (0.5, 3, -3, 3), "_power_scalar": (0.1, 3, -2, 2), "_rpower_scalar": (-2, 2, 0.5, 3)}

@@ -483,7 +483,10 @@ _SCALAR = [("_plus_scalar", "_plusscalar", np.add, False), ("_minus_scalar", "_m
            ("_greater_scalar", "_greater_scalar", np.greater, False),
            ("_greater_equal_scalar", "_greater_equal_scalar", np.greater_equal, False),
            ("_lesser_scalar", "_lesser_scalar", np.less, False),
-           ("_lesser_equal_scalar", "_lesser_equal_scalar", np.less_equal, False)]
+           ("_lesser_equal_scalar", "_lesser_equal_scalar", np.less_equal, False),
+           ("_logical_and_scalar", "_logical_and_scalar", np.logical_and, False),
+           ("_logical_or_scalar", "_logical_or_scalar", np.logical_or, False),
+           ("_logical_xor_scalar", "_logical_xor_scalar", np.logical_xor, False)]
 for _name, _hint, _fn, _rev in _SCALAR:
     register(Op(_name, _scalar_kernel(_fn, _rev), _shape_unary, params=(P("scalar", "float"),), hint=_hint,
                 infer_type=_first_type))
@@ -2241,19 +2244,50 @@ def public_names():
 # by the namespace's invoke function). ``ns`` gives: ns.kind ('nd'|'sym'), ns.invoke(op_name, args,
 # kwargs, hint=None), ns.is_tensor(x).
 # ----------------------------------------------------------------------------------------------
-def _tensor_or_scalar(ns, name, elementwise_op, scalar_op, broadcast_op, rscalar_op=None, pyfn=None):
-    def wrapper(lhs, rhs, **kwargs):
-        lt, rt = ns.is_tensor(lhs), ns.is_tensor(rhs)
-        if lt and rt:
-            # nd's Python wrapper broadcasts; sym's uses the elementwise (same-shape) operator
-            return ns.invoke(broadcast_op if ns.kind == "nd" else elementwise_op, (lhs, rhs), kwargs)
-        if lt:
-            return ns.invoke(scalar_op, (lhs,), dict(kwargs, scalar=rhs))
-        if rt:
-            return ns.invoke(rscalar_op or scalar_op, (rhs,), dict(kwargs, scalar=lhs))
-        return pyfn(lhs, rhs)
+_NUMERIC = (float, int, np.generic)
+
+
+def _nd_binary(ns, name, broadcast_op, scalar_op, rscalar_op, pyfn):
+    """MXNet's eager wrappers (``nd.maximum``, ``nd.add``, ...): numbers become scalar ops, two tensors broadcast,
+    anything else on the right is a TypeError (a Symbol on the left reaches the op's type assertion)."""
+    def wrapper(lhs, rhs):
+        if isinstance(lhs, _NUMERIC):
+            if isinstance(rhs, _NUMERIC):
+                return pyfn(lhs, rhs)
+            return ns.invoke(rscalar_op or scalar_op, (rhs,), {"scalar": float(lhs)})
+        if isinstance(rhs, _NUMERIC):
+            return ns.invoke(scalar_op, (lhs,), {"scalar": float(rhs)})
+        if ns.is_tensor(rhs):
+            return ns.invoke(broadcast_op, (lhs, rhs), {})
+        raise TypeError("type %s not supported" % str(type(rhs)))
     wrapper.__name__ = name
     return wrapper
+
+
+def _sym_binary(ns, name, elementwise_op, scalar_op, rscalar_op, pyfn):
+    """MXNet's graph wrappers (``sym.maximum``, ``sym.power``, ...): two Symbols use the elementwise (same-shape)
+    operator, a Symbol and a number the scalar operator."""
+    import numbers
+
+    def wrapper(left, right):
+        lt, rt = ns.is_tensor(left), ns.is_tensor(right)
+        if lt and rt:
+            return ns.invoke(elementwise_op, (left, right), {})
+        if lt and isinstance(right, numbers.Number):
+            return ns.invoke(scalar_op, (left,), {"scalar": right})
+        if rt and isinstance(left, numbers.Number):
+            return ns.invoke(rscalar_op or scalar_op, (right,), {"scalar": left})
+        if isinstance(left, numbers.Number) and isinstance(right, numbers.Number):
+            return pyfn(left, right)
+        raise TypeError("types (%s, %s) not supported" % (str(type(left)), str(type(right))))
+    wrapper.__name__ = name
+    return wrapper
+
+
+def _tensor_or_scalar(ns, name, elementwise_op, scalar_op, broadcast_op, rscalar_op=None, pyfn=None):
+    if ns.kind == "nd":
+        return _nd_binary(ns, name, broadcast_op, scalar_op, rscalar_op, pyfn)
+    return _sym_binary(ns, name, elementwise_op, scalar_op, rscalar_op, pyfn)
 
 
 def _creation(ns, op_name, positional):
@@ -2268,20 +2302,6 @@ def _creation(ns, op_name, positional):
         del ctx  # single CPU context
         return ns.invoke(op_name, (), kwargs)
     wrapper.__name__ = op_name.strip("_")
-    return wrapper
-
-
-def _nd_binary_wrapper(ns, name, op_key, scalar_op=None, rscalar_op=None):
-    def wrapper(lhs, rhs):
-        lt, rt = ns.is_tensor(lhs), ns.is_tensor(rhs)
-        if lt and rt:
-            return ns.invoke("broadcast_" + op_key, (lhs, rhs), {})
-        if lt and scalar_op:
-            return ns.invoke(scalar_op, (lhs,), {"scalar": lhs.__class__._scalar_value(rhs)})
-        if rt and (rscalar_op or scalar_op):
-            return ns.invoke(rscalar_op or scalar_op, (rhs,), {"scalar": rhs.__class__._scalar_value(lhs)})
-        return _BINARY[op_key](lhs, rhs)
-    wrapper.__name__ = name
     return wrapper
 
 
@@ -2319,10 +2339,11 @@ def build_wrappers(ns):
                                      ("greater_equal", "greater_equal", "_greater_equal_scalar", "_lesser_equal_scalar"),
                                      ("lesser", "lesser", "_lesser_scalar", "_greater_scalar"),
                                      ("lesser_equal", "lesser_equal", "_lesser_equal_scalar", "_greater_equal_scalar"),
-                                     ("logical_and", "logical_and", None, None),
-                                     ("logical_or", "logical_or", None, None),
-                                     ("logical_xor", "logical_xor", None, None)]:
-            w[name] = _nd_binary_wrapper(ns, name, key, sop, rsop)
+                                     ("logical_and", "logical_and", "_logical_and_scalar", None),
+                                     ("logical_or", "logical_or", "_logical_or_scalar", None),
+                                     ("logical_xor", "logical_xor", "_logical_xor_scalar", None)]:
+            w[name] = _nd_binary(ns, name, "broadcast_" + key, sop, rsop,
+                                 lambda a, b, fn=_BINARY[key]: fn(a, b).item() if hasattr(fn(a, b), "item") else fn(a, b))
     return w
 
 
