@@ -333,9 +333,15 @@ def test_fixture_matches_mxnet(rt, path):
     mx = harness.real_mx()
     if mx is None:
         pytest.skip("MXNet does not import here")
-    ours = fixture_outcomes(load_module(path, runtime=True), rt)
+    module = load_module(path, runtime=True)
+    rt.random.seed(1)
+    ours = fixture_outcomes(module, rt)
+    rt.random.seed(2)
+    reseeded = fixture_outcomes(module, rt)
     theirs = fixture_outcomes(load_module(path, runtime=False), mx)
     assert ours.keys() == theirs.keys()
     for block in ours:
-        diffs = harness.differences(ours[block], theirs[block])
+        # a block whose output changes with the seed draws random numbers: compare shapes only
+        mode = "shape" if harness.differences(ours[block], reseeded[block]) else "allclose"
+        diffs = harness.differences(ours[block], theirs[block], mode)
         assert not diffs, "%s: %s" % (block, "\n".join(diffs))
