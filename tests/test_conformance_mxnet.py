@@ -345,3 +345,36 @@ def test_fixture_matches_mxnet(rt, path):
         mode = "shape" if harness.differences(ours[block], reseeded[block]) else "allclose"
         diffs = harness.differences(ours[block], theirs[block], mode)
         assert not diffs, "%s: %s" % (block, "\n".join(diffs))
+
+
+# ------------------------------------------------------------------------------------------------
+# gluon.loss
+# ------------------------------------------------------------------------------------------------
+LOSS_CASES = [("L2Loss", {}, "dense"), ("L1Loss", {}, "dense"), ("SoftmaxCrossEntropyLoss", {}, "sparse"),
+              ("SoftmaxCrossEntropyLoss", {"sparse_label": False}, "dense"),
+              ("SigmoidBinaryCrossEntropyLoss", {}, "binary"),
+              ("SigmoidBinaryCrossEntropyLoss", {"from_sigmoid": True}, "binary")]
+
+
+def loss_outputs(mx, name, kwargs, label_kind):
+    rs = np.random.RandomState(0)
+    pred = rs.normal(size=(4, 5)).astype(np.float32)
+    dense = rs.uniform(size=(4, 5)).astype(np.float32)
+    label = {"dense": dense, "sparse": np.array([0, 3, 1, 4], dtype=np.float32),
+             "binary": (dense > 0.5).astype(np.float32)}[label_kind]
+    if kwargs.get("from_sigmoid"):
+        pred = 1 / (1 + np.exp(-pred))
+    loss = getattr(mx.gluon.loss, name)(**kwargs)
+    eager = loss(mx.nd.array(pred), mx.nd.array(label)).asnumpy()
+    loss.hybridize()
+    return eager, loss(mx.nd.array(pred), mx.nd.array(label)).asnumpy()
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("name, kwargs, label_kind", LOSS_CASES)
+def test_loss_equals_mxnet(rt, name, kwargs, label_kind):
+    mx = harness.real_mx()
+    if mx is None:
+        pytest.skip("MXNet does not import here")
+    for ours, theirs in zip(loss_outputs(rt, name, kwargs, label_kind), loss_outputs(mx, name, kwargs, label_kind)):
+        np.testing.assert_allclose(ours, theirs, atol=1e-5)

@@ -665,3 +665,27 @@ def test_runtime_never_imports_the_linter():
                 text = open(os.path.join(dirpath, name)).read()
                 assert not re.search(r"^\s*(from|import)\s+hylint(\.(?!runtime)|\s|$)", text, re.M), name
                 assert "from ..." not in text or "runtime" in dirpath
+
+
+def test_losses_against_numpy():
+    rs = np.random.RandomState(1)
+    pred = rs.normal(size=(3, 4)).astype(np.float32)
+    label = np.array([1, 0, 3], dtype=np.float32)
+    logp = pred - np.log(np.exp(pred).sum(-1, keepdims=True))
+    sce = gluon.loss.SoftmaxCrossEntropyLoss()
+    np.testing.assert_allclose(sce(nd.array(pred), nd.array(label)).asnumpy(), -logp[np.arange(3), [1, 0, 3]],
+                               rtol=1e-5)
+    target = rs.normal(size=(3, 4)).astype(np.float32)
+    l2 = gluon.loss.L2Loss()
+    l2.hybridize()
+    np.testing.assert_allclose(l2(nd.array(pred), nd.array(target)).asnumpy(),
+                               ((pred - target) ** 2 / 2).mean(axis=1), rtol=1e-5)
+
+
+def test_trainer_is_constructible_but_cannot_train():
+    net = nn.Dense(2, in_units=3)
+    net.initialize()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    assert trainer.learning_rate == 0.1
+    with pytest.raises(NotImplementedError, match="autograd"):
+        trainer.step(1)
