@@ -98,7 +98,7 @@ UNARY_REFS = {
     "rsqrt": (lambda a: a ** -0.5, 0.1, 5), "cbrt": (lambda a: np.sign(a) * np.abs(a) ** (1 / 3), -5, 5),
     "square": (lambda a: a * a, -3, 3), "abs": (lambda a: np.where(a < 0, -a, a), -3, 3),
     "sign": (lambda a: (a > 0).astype(float) - (a < 0), -3, 3), "round": (ref_round, -3, 3),
-    "rint": (np.round, -3, 3), "floor": (lambda a: a - np.mod(a, 1), -3, 3), "ceil": (lambda a: -np.floor(-a), -3, 3),
+    "rint": (lambda a: np.ceil(a - 0.5), -3, 3), "floor": (lambda a: a - np.mod(a, 1), -3, 3), "ceil": (lambda a: -np.floor(-a), -3, 3),
     "trunc": (lambda a: np.sign(a) * np.floor(np.abs(a)), -3, 3), "fix": (lambda a: np.sign(a) * np.floor(np.abs(a)), -3, 3),
     "negative": (lambda a: -a, -3, 3), "reciprocal": (lambda a: 1 / a, 0.1, 3), "sin": (np.sin, -3, 3),
     "cos": (np.cos, -3, 3), "tan": (np.tan, -1, 1), "arcsin": (np.arcsin, -0.99, 0.99),
@@ -157,8 +157,17 @@ SCALAR_DOMAINS = {"_div_scalar": (-3, 3, 0.5, 3), "_rdiv_scalar": (0.5, 3, -3, 3
                   "_rmod_scalar": (0.5, 3, -3, 3), "_power_scalar": (0.1, 3, -2, 2), "_rpower_scalar": (-2, 2, 0.5, 3)}
 
 CASES = {}
+def quantized(lo, hi):
+    """Values on a 0.25 grid, so that ties (x.5, 0) are drawn for the rounding family."""
+    def draw(data):
+        arrays, attrs = unary(lo, hi)(data)
+        return [np.round(a * 4) / 4 for a in arrays], attrs
+    return draw
+
+
+ROUNDING = {"round", "rint", "floor", "ceil", "trunc", "fix", "sign", "abs", "relu", "logical_not"}
 for _name, (_fn, _lo, _hi) in UNARY_REFS.items():
-    CASES[_name] = Case(unary(_lo, _hi), f64(_fn), rtol=2e-5, atol=2e-5)
+    CASES[_name] = Case((quantized if _name in ROUNDING else unary)(_lo, _hi), f64(_fn), rtol=2e-5, atol=2e-5)
 for _key, (_fn, _domain) in BINARY_REFS.items():
     _ew = ops.OPS["broadcast_" + _key]
     CASES["broadcast_" + _key] = Case(_binary_draw(broadcast_pair, _domain), f64(_fn), rtol=2e-5, atol=2e-5)
@@ -786,3 +795,38 @@ def test_while_loop_graph_equals_eager_equals_numpy(data):
     if steps:
         np.testing.assert_allclose(results[0].asnumpy()[:len(steps)], np.stack(steps), rtol=1e-6)
         np.testing.assert_allclose(eager_steps[0].asnumpy()[:len(steps)], np.stack(steps), rtol=1e-6)
+
+
+# --- the same generated calls against real MXNet's eager operators, where MXNet imports -------------
+def _mxnet_function(real, name):
+    for space in (real.nd, real.nd._internal, getattr(real.nd, "contrib", None)):
+        short = name[len("_contrib_"):] if name.startswith("_contrib_") else name
+        for candidate in (name, short):
+            if space is not None and hasattr(space, candidate):
+                return getattr(space, candidate)
+    return None
+
+
+#: ops whose MXNet eager function differs in calling convention or is random
+NOT_COMPARED_WITH_MXNET = {"_random_uniform", "_random_normal", "_random_uniform_like", "_random_normal_like",
+                           "_sample_multinomial", "_cond_select", "RNN", "Dropout"}
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("name", [n for n in GENERIC_OPS if n not in NOT_COMPARED_WITH_MXNET])
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_op_equals_mxnet(name, data):
+    real = pytest.importorskip("mxnet")
+    if getattr(real, "__hylint_runtime__", False):
+        pytest.skip("mxnet resolves to the runtime")
+    function = _mxnet_function(real, name)
+    assert function is not None, "MXNet has no eager operator named %s" % name
+    arrays, attrs = CASES[name].draw(data)
+    ours = as_list(eager(ops.OPS[name], arrays, attrs))
+    theirs = function(*[real.nd.array(a, dtype=a.dtype) for a in arrays], **attrs)
+    theirs = [t.asnumpy() for t in (theirs if isinstance(theirs, list) else [theirs])]
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        assert a.shape == b.shape, (a.shape, b.shape)
+        np.testing.assert_allclose(a.astype(np.float64), b.astype(np.float64), rtol=1e-4, atol=1e-5)

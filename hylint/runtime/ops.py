@@ -515,6 +515,12 @@ def _softrelu(a):
     return np.logaddexp(0, a)
 
 
+def _rint(a):
+    """MXNet's rint: halves go down (``rint(2.5) == 2``, ``rint(-2.5) == -3``), unlike numpy's half-to-even."""
+    low = np.floor(a)
+    return np.where(a - low <= 0.5, low, np.ceil(a))
+
+
 def _round_half_away(a):
     return np.sign(a) * np.floor(np.abs(a) + 0.5)
 
@@ -526,7 +532,7 @@ def _erf(a):
 _UNARY = OrderedDict([
     ("exp", np.exp), ("log", np.log), ("log2", np.log2), ("log10", np.log10), ("log1p", np.log1p),
     ("expm1", np.expm1), ("sqrt", np.sqrt), ("rsqrt", _rsqrt), ("cbrt", np.cbrt), ("square", np.square),
-    ("abs", np.abs), ("sign", np.sign), ("round", _round_half_away), ("rint", np.rint), ("floor", np.floor),
+    ("abs", np.abs), ("sign", np.sign), ("round", _round_half_away), ("rint", _rint), ("floor", np.floor),
     ("ceil", np.ceil), ("trunc", np.trunc), ("fix", np.fix), ("negative", np.negative),
     ("reciprocal", np.reciprocal), ("sin", np.sin), ("cos", np.cos), ("tan", np.tan), ("arcsin", np.arcsin),
     ("arccos", np.arccos), ("arctan", np.arctan), ("sinh", np.sinh), ("cosh", np.cosh), ("tanh", np.tanh),
