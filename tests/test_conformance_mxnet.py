@@ -407,3 +407,19 @@ def test_model_eager_equals_hybridized_on_runtime(rt, source, shape):
     assert params and all(np.isfinite(v).all() for v in params.values())
     np.testing.assert_allclose(outs[0], outs[1], atol=1e-5)
     np.testing.assert_allclose(outs[1], outs[2], atol=1e-5)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("source", [SEED_NET, RECURRENT, LAYERS], ids=["seed-Net", "LSTM-GRU-RNN", "layer-zoo"])
+def test_parameter_names_equal_mxnet(rt, source):
+    mx = harness.real_mx()
+    if mx is None:
+        pytest.skip("MXNet does not import here")
+    names = []
+    for impl in (rt, mx):
+        net = build(impl, source)(prefix="model_")
+        with harness.quiet():
+            net.initialize(harness.pattern_initializer(impl))
+            net(impl.nd.array(seed_input({SEED_NET: (1, 1, 28, 28), RECURRENT: (4, 4, 28)}.get(source, (2, 3, 8, 8)))))
+        names.append({k: v.shape for k, v in net.collect_params().items()})
+    assert names[0] == names[1]
