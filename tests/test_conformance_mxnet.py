@@ -165,13 +165,15 @@ class Net(gluon.HybridBlock):
                           nn.Conv2DTranspose(3, 3, strides=2, padding=1, output_padding=1), nn.ELU(), nn.SELU(),
                           nn.GELU(), nn.Swish(), nn.AvgPool2D(2), nn.Conv2D(2, 1), nn.LeakyReLU(0.1),
                           nn.GlobalMaxPool2D(), nn.Flatten(), nn.Dropout(0.3), nn.Dense(3))
+            self.branches = gluon.contrib.nn.HybridConcurrent(axis=1)
+            self.branches.add(gluon.contrib.nn.Identity(), nn.Conv2D(2, 1))
             self.seq = nn.HybridSequential()
             self.seq.add(nn.Embedding(10, 6), nn.Conv1D(4, 2), nn.MaxPool1D(2), nn.InstanceNorm(),
                          nn.Conv1DTranspose(2, 2), nn.GlobalAvgPool1D(), nn.Flatten(), nn.Dense(2))
 
     def hybrid_forward(self, F, x):
         tokens = F.clip(F.floor(F.abs(x.slice_axis(axis=2, begin=0, end=1).reshape((0, -1))) * 3), 0, 9)
-        return F.concat(self.body(x), self.seq(tokens).reshape((0, -1)), dim=1)
+        return F.concat(self.body(self.branches(x)), self.seq(tokens).reshape((0, -1)), dim=1)
 '''
 
 D2L_MLP = '''

@@ -689,3 +689,14 @@ def test_trainer_is_constructible_but_cannot_train():
     assert trainer.learning_rate == 0.1
     with pytest.raises(NotImplementedError, match="autograd"):
         trainer.step(1)
+
+
+def test_split_and_load_and_clip_global_norm():
+    parts = gluon.utils.split_and_load(nd.arange(12).reshape((6, 2)), [mx.cpu(0), mx.cpu(1)])
+    assert [p.shape for p in parts] == [(3, 2), (3, 2)] and parts[1].asnumpy()[0, 0] == 6
+    with pytest.raises(ValueError, match="cannot be evenly split"):
+        gluon.utils.split_and_load(nd.ones((5, 2)), [mx.cpu(0), mx.cpu(1)])
+    arrays = [nd.ones((2,)) * 3, nd.ones((2,)) * 4]
+    norm = gluon.utils.clip_global_norm(arrays, 1.0)
+    assert abs(norm - np.sqrt(50)) < 1e-5
+    np.testing.assert_allclose(np.sqrt(sum((a.asnumpy() ** 2).sum() for a in arrays)), 1.0, rtol=1e-5)
