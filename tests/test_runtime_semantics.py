@@ -554,6 +554,10 @@ def test_export_and_import_round_trip(tmp_path):
     assert any(k.startswith("arg:") and k.endswith("weight") for k in keys)
     imported = gluon.SymbolBlock.imports(str(tmp_path / "m-symbol.json"), ["data"], str(tmp_path / "m-0001.params"))
     np.testing.assert_allclose(imported(x).asnumpy(), expected, atol=1e-6)
+    graph = imported(sym.var("feed"))  # symbolic call: the graph with `data` replaced by `feed`
+    assert "feed" in graph.list_arguments() and "data" not in graph.list_arguments()
+    values = {name: param.data() for name, param in imported.collect_params().items()}
+    np.testing.assert_allclose(graph.eval(feed=x, **values)[0].asnumpy(), expected, atol=1e-6)
 
 
 def test_save_and_load_parameters_into_a_fresh_instance(tmp_path):

@@ -13,7 +13,7 @@ import numpy as np
 from . import ops as _ops
 from . import rng as _rng
 from .base import MXNetError, numeric_types, mx_real_t
-from .context import Context, cpu, current_context
+from .context import Context, cpu
 
 __all__ = ["NDArray", "array", "empty", "waitall"]
 

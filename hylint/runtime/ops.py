@@ -62,10 +62,6 @@ def _merge(a, b):
     return tuple(y if x == 0 else x for x, y in zip(a, b))
 
 
-def _known(shape):
-    return shape is not None and all(d > 0 for d in shape)
-
-
 # ----------------------------------------------------------------------------------------------
 # attribute parsing (MXNet passes every attribute as a string)
 # ----------------------------------------------------------------------------------------------
@@ -272,15 +268,6 @@ class Op:
         n = self._num_outputs
         return n(attrs) if callable(n) else n
 
-    def input_names(self, n_inputs, attrs):
-        if self.variadic:
-            return ["arg%d" % i for i in range(n_inputs)]
-        names = list(self.inputs)
-        return [n for n in names if not self._skip_input(n, attrs)]
-
-    def _skip_input(self, name, attrs):
-        return skip_optional_input(self, name, attrs)
-
     def __repr__(self):
         return "<Op %s>" % self.name
 
@@ -378,23 +365,12 @@ def _unary_shape_fn(fn):
     return rule
 
 
-def _shape_none(in_shapes, attrs):
-    return list(in_shapes), [None]
-
-
 # ----------------------------------------------------------------------------------------------
 # kernels helpers
 # ----------------------------------------------------------------------------------------------
 def _at_least_1d(a):
     a = np.asarray(a)
     return a.reshape((1,)) if a.ndim == 0 else a
-
-
-def _keep(dtype):
-    """Cast a kernel result back to the input dtype (MXNet ops keep the input dtype)."""
-    def wrap(result):
-        return _at_least_1d(np.asarray(result).astype(dtype, copy=False))
-    return wrap
 
 
 def _true_div(a, b):
@@ -1616,17 +1592,6 @@ register(Op("Dropout", _dropout_kernel, _shape_unary,
 # ----------------------------------------------------------------------------------------------
 # linear algebra and layers
 # ----------------------------------------------------------------------------------------------
-def _dot_operands(a_shape, b_shape, attrs):
-    a = tuple(a_shape)
-    b = tuple(b_shape)
-    if attrs["transpose_a"]:
-        a = a[1:] + a[:1] if len(a) > 1 else a
-        a = tuple(reversed(a_shape)) if len(a_shape) == 2 else a
-    if attrs["transpose_b"]:
-        b = tuple(reversed(b_shape)) if len(b_shape) <= 2 else tuple(b_shape[-1:]) + tuple(b_shape[:-1])
-    return a, b
-
-
 def _dot_shape(in_shapes, attrs):
     a, b = in_shapes
     if a is None or b is None:
@@ -2529,8 +2494,6 @@ SUBGRAPH_OPS = ("_foreach", "_while_loop")
 # ----------------------------------------------------------------------------------------------
 #: names hidden from both namespaces (internal ops reached through operators / wrappers)
 _INTERNAL_PREFIX = "_"
-#: public names of sub-namespaces: ``F.random.uniform`` -> op ``_random_uniform``
-SUBNAMESPACE_ALIASES = {name: OPS[name] for name in OPS if "." in name}
 
 
 def public_names():
@@ -2655,11 +2618,6 @@ def build_wrappers(ns):
     return w
 
 
-#: names that exist only in one namespace in MXNet 1.9 (api/nd_top_missing_in_sym.txt & reverse)
-ND_ONLY = ("add", "subtract", "multiply", "divide", "true_divide", "modulo", "equal", "not_equal", "greater",
-           "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor", "concatenate",
-           "moveaxis", "onehot_encode", "array", "empty", "waitall", "save", "load", "NDArray")
-SYM_ONLY = ("var", "Variable", "Group", "pow", "hypot", "load_json", "Symbol")
 WRAPPERS = build_wrappers
 
 
