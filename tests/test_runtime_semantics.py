@@ -425,6 +425,18 @@ def test_graph_error_origin_points_into_a_real_file(tmp_path):
     assert info.value.node_origin == (str(path), 8)
 
 
+def test_unexpected_kernel_errors_keep_their_type_and_gain_the_node_origin():
+    net = block("return F.UpSampling(x, scale=2, sample_type='bilinear', num_filter=1)")
+    net.hybridize()
+    with pytest.raises(MXNetError) as info:  # a documented runtime limitation, reported at the user's line
+        net(nd.ones((1, 1, 2, 2)))
+    assert info.value.node_origin[1] == 7 and "nearest" in str(info.value)
+    padded = sym.pad(sym.var("a"), mode="wrap", pad_width=(0, 0, 0, 0, 1, 1, 1, 1))  # 'wrap' is not implemented
+    with pytest.raises(KeyError) as info:
+        padded.eval(a=nd.ones((1, 1, 2, 2)))
+    assert info.value.node_origin == (__file__, sys._getframe().f_lineno - 3)
+
+
 def test_argument_structure_is_frozen():
     net = block("return x if mask is None else x * mask", sig="x, mask=None")
     net.hybridize()
