@@ -13,7 +13,7 @@ import numpy as np
 from . import ops as _ops
 from . import rng as _rng
 from .base import MXNetError, numeric_types, mx_real_t
-from .context import Context, cpu, current_context
+from .context import Context, cpu
 
 __all__ = ["NDArray", "array", "empty", "waitall"]
 
@@ -542,8 +542,11 @@ def _isfinite(data):
     return _wrap(np.isfinite(data._data).astype(data._data.dtype))
 
 
+linalg = _submodule("linalg", {"gemm2": _make_function("gemm2", _ops.OPS["_linalg_gemm2"])})
+
 contrib = _submodule("contrib", {
     "arange_like": _make_function("arange_like", _ops.OPS["_contrib_arange_like"]),
+    "div_sqrt_dim": _make_function("div_sqrt_dim", _ops.OPS["_contrib_div_sqrt_dim"]),
     "cond": _contrib_cond, "while_loop": _contrib_while_loop, "foreach": _contrib_foreach,
     "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite,
 })

@@ -62,10 +62,6 @@ def _merge(a, b):
     return tuple(y if x == 0 else x for x, y in zip(a, b))
 
 
-def _known(shape):
-    return shape is not None and all(d > 0 for d in shape)
-
-
 # ----------------------------------------------------------------------------------------------
 # attribute parsing (MXNet passes every attribute as a string)
 # ----------------------------------------------------------------------------------------------
@@ -272,15 +268,6 @@ class Op:
         n = self._num_outputs
         return n(attrs) if callable(n) else n
 
-    def input_names(self, n_inputs, attrs):
-        if self.variadic:
-            return ["arg%d" % i for i in range(n_inputs)]
-        names = list(self.inputs)
-        return [n for n in names if not self._skip_input(n, attrs)]
-
-    def _skip_input(self, name, attrs):
-        return skip_optional_input(self, name, attrs)
-
     def __repr__(self):
         return "<Op %s>" % self.name
 
@@ -378,23 +365,12 @@ def _unary_shape_fn(fn):
     return rule
 
 
-def _shape_none(in_shapes, attrs):
-    return list(in_shapes), [None]
-
-
 # ----------------------------------------------------------------------------------------------
 # kernels helpers
 # ----------------------------------------------------------------------------------------------
 def _at_least_1d(a):
     a = np.asarray(a)
     return a.reshape((1,)) if a.ndim == 0 else a
-
-
-def _keep(dtype):
-    """Cast a kernel result back to the input dtype (MXNet ops keep the input dtype)."""
-    def wrap(result):
-        return _at_least_1d(np.asarray(result).astype(dtype, copy=False))
-    return wrap
 
 
 def _true_div(a, b):
@@ -483,7 +459,10 @@ _SCALAR = [("_plus_scalar", "_plusscalar", np.add, False), ("_minus_scalar", "_m
            ("_greater_scalar", "_greater_scalar", np.greater, False),
            ("_greater_equal_scalar", "_greater_equal_scalar", np.greater_equal, False),
            ("_lesser_scalar", "_lesser_scalar", np.less, False),
-           ("_lesser_equal_scalar", "_lesser_equal_scalar", np.less_equal, False)]
+           ("_lesser_equal_scalar", "_lesser_equal_scalar", np.less_equal, False),
+           ("_logical_and_scalar", "_logical_and_scalar", np.logical_and, False),
+           ("_logical_or_scalar", "_logical_or_scalar", np.logical_or, False),
+           ("_logical_xor_scalar", "_logical_xor_scalar", np.logical_xor, False)]
 for _name, _hint, _fn, _rev in _SCALAR:
     register(Op(_name, _scalar_kernel(_fn, _rev), _shape_unary, params=(P("scalar", "float"),), hint=_hint,
                 infer_type=_first_type))
@@ -512,6 +491,12 @@ def _softrelu(a):
     return np.logaddexp(0, a)
 
 
+def _rint(a):
+    """MXNet's rint: halves go down (``rint(2.5) == 2``, ``rint(-2.5) == -3``), unlike numpy's half-to-even."""
+    low = np.floor(a)
+    return np.where(a - low <= 0.5, low, np.ceil(a))
+
+
 def _round_half_away(a):
     return np.sign(a) * np.floor(np.abs(a) + 0.5)
 
@@ -523,7 +508,7 @@ def _erf(a):
 _UNARY = OrderedDict([
     ("exp", np.exp), ("log", np.log), ("log2", np.log2), ("log10", np.log10), ("log1p", np.log1p),
     ("expm1", np.expm1), ("sqrt", np.sqrt), ("rsqrt", _rsqrt), ("cbrt", np.cbrt), ("square", np.square),
-    ("abs", np.abs), ("sign", np.sign), ("round", _round_half_away), ("rint", np.rint), ("floor", np.floor),
+    ("abs", np.abs), ("sign", np.sign), ("round", _round_half_away), ("rint", _rint), ("floor", np.floor),
     ("ceil", np.ceil), ("trunc", np.trunc), ("fix", np.fix), ("negative", np.negative),
     ("reciprocal", np.reciprocal), ("sin", np.sin), ("cos", np.cos), ("tan", np.tan), ("arcsin", np.arcsin),
     ("arccos", np.arccos), ("arctan", np.arctan), ("sinh", np.sinh), ("cosh", np.cosh), ("tanh", np.tanh),
@@ -572,6 +557,13 @@ register(Op("Activation", _activation_kernel, _shape_unary, params=(P("act_type"
 def _leaky_relu_kernel(inputs, attrs):
     a = inputs[0]
     act, slope = attrs["act_type"], attrs["slope"]
+    if act == "prelu":
+        gamma = inputs[1]
+        shape = [1] * a.ndim
+        if a.ndim > 1:
+            shape[1] = gamma.size
+        g = gamma.reshape(shape) if gamma.size > 1 else gamma.reshape(-1)[0]
+        return np.where(a > 0, a, a * g).astype(a.dtype)
     if act == "leaky":
         return np.where(a > 0, a, a * slope).astype(a.dtype)
     if act == "elu":
@@ -584,8 +576,9 @@ def _leaky_relu_kernel(inputs, attrs):
     raise MXNetError("Invalid Input: '%s' for act_type of LeakyReLU" % act)
 
 
-register(Op("LeakyReLU", _leaky_relu_kernel, _shape_unary,
-            params=(P("act_type", "str", "leaky"), P("slope", "float", 0.25))))
+register(Op("LeakyReLU", _leaky_relu_kernel, _shape_unary, inputs=("data", "gamma"), optional_inputs=("gamma",),
+            params=(P("act_type", "str", "leaky"), P("slope", "float", 0.25), P("lower_bound", "float", 0.125),
+                    P("upper_bound", "float", 0.334))))
 
 
 def _softmax_np(a, axis, temperature=1.0):
@@ -1599,17 +1592,6 @@ register(Op("Dropout", _dropout_kernel, _shape_unary,
 # ----------------------------------------------------------------------------------------------
 # linear algebra and layers
 # ----------------------------------------------------------------------------------------------
-def _dot_operands(a_shape, b_shape, attrs):
-    a = tuple(a_shape)
-    b = tuple(b_shape)
-    if attrs["transpose_a"]:
-        a = a[1:] + a[:1] if len(a) > 1 else a
-        a = tuple(reversed(a_shape)) if len(a_shape) == 2 else a
-    if attrs["transpose_b"]:
-        b = tuple(reversed(b_shape)) if len(b_shape) <= 2 else tuple(b_shape[-1:]) + tuple(b_shape[:-1])
-    return a, b
-
-
 def _dot_shape(in_shapes, attrs):
     a, b = in_shapes
     if a is None or b is None:
@@ -2075,6 +2057,300 @@ register(Op("RNN", _rnn_kernel, _rnn_shape, inputs=("data", "parameters", "state
                     P("lstm_state_clip_max", "any", None), P("lstm_state_clip_nan", "bool", False),
                     P("use_sequence_length", "bool", False))))
 
+# ----------------------------------------------------------------------------------------------
+# more layers' operators: transposed convolution, padding, upsampling, normalisation, masking
+# ----------------------------------------------------------------------------------------------
+def _deconv_geometry(attrs, nd):
+    def tup(name, default):
+        v = attrs.get(name) or ()
+        return tuple(v) if v else (default,) * nd
+    return tup("stride", 1), tup("dilate", 1), tup("pad", 0), tup("adj", 0)
+
+
+def _deconv_shape(in_shapes, attrs):
+    shapes = list(in_shapes)
+    data = shapes[0]
+    kernel = tuple(attrs["kernel"])
+    nd = len(kernel)
+    if data is None:
+        return shapes, [None]
+    if len(data) != nd + 2:
+        raise ShapeCheck("Check failed: dshape.ndim() == %d (%d vs. %d) : Input data should be %dD in batch-num_filter-"
+                         "spatial" % (nd + 2, len(data), nd + 2, nd + 2))
+    stride, dilate, pad, adj = _deconv_geometry(attrs, nd)
+    g, nf = attrs["num_group"], attrs["num_filter"]
+    _assign(shapes, 1, (data[1], nf // g) + kernel)
+    if not attrs["no_bias"] and len(shapes) > 2:
+        _assign(shapes, 2, (nf,))
+    spatial = tuple((d - 1) * s - 2 * p + dl * (k - 1) + 1 + a
+                    for d, k, s, dl, p, a in zip(data[2:], kernel, stride, dilate, pad, adj))
+    return shapes, [(data[0], nf) + spatial]
+
+
+def _deconv_kernel(inputs, attrs):
+    x, w = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    kernel = tuple(attrs["kernel"])
+    nd = len(kernel)
+    stride, dilate, pad, adj = _deconv_geometry(attrs, nd)
+    g, nf = attrs["num_group"], attrs["num_filter"]
+    n, c = x.shape[:2]
+    full = tuple((d - 1) * s + dl * (k - 1) + 1 + a for d, k, s, dl, a in zip(x.shape[2:], kernel, stride, dilate, adj))
+    buf = np.zeros((n, nf) + full)
+    cg, fg = c // g, nf // g
+    for gi in range(g):
+        xs = x[:, gi * cg:(gi + 1) * cg]
+        ws = w[gi * cg:(gi + 1) * cg]
+        for kidx in np.ndindex(*kernel):
+            contrib = np.tensordot(xs, ws[(slice(None), slice(None)) + kidx], axes=([1], [0]))  # (n, *in, fg)
+            contrib = np.moveaxis(contrib, -1, 1)
+            sl = tuple(slice(k * dl, k * dl + (d - 1) * s + 1, s)
+                       for k, dl, d, s in zip(kidx, dilate, x.shape[2:], stride))
+            buf[(slice(None), slice(gi * fg, (gi + 1) * fg)) + sl] += contrib
+    out_shape = _deconv_shape([x.shape, w.shape] + ([inputs[2].shape] if len(inputs) > 2 else []), attrs)[1][0]
+    crop = tuple(slice(p, p + o) for p, o in zip(pad, out_shape[2:]))
+    y = buf[(slice(None), slice(None)) + crop]
+    if not attrs["no_bias"]:
+        y = y + inputs[2].reshape((1, nf) + (1,) * nd)
+    return y.astype(inputs[0].dtype)
+
+
+register(Op("Deconvolution", _deconv_kernel, _deconv_shape, inputs=("data", "weight", "bias"),
+            optional_inputs=("bias",),
+            params=(P("kernel", "shape"), P("stride", "shape", ()), P("dilate", "shape", ()), P("pad", "shape", ()),
+                    P("adj", "shape", ()), P("target_shape", "shape", ()), P("num_filter", "int"),
+                    P("num_group", "int", 1), P("workspace", "int", 512), P("no_bias", "bool", True),
+                    P("cudnn_tune", "any", None), P("cudnn_off", "bool", False), P("layout", "any", None))))
+
+
+def _pad_widths(shape, attrs):
+    widths = attrs["pad_width"]
+    if len(shape) not in (4, 5):
+        raise ShapeCheck("Check failed: dshape.ndim() == 4 || dshape.ndim() == 5: Current implementation only supports "
+                         "4-D or 5-D input.")
+    if len(widths) != 2 * len(shape):
+        raise ShapeCheck("Check failed: pad.ndim() == 2 * dshape.ndim(): Input shape vs. pad_width mismatch.")
+    if any(widths[:4]):
+        raise ShapeCheck("Check failed: Current implementation expects padding on the first two axes to be zero.")
+    return [(widths[2 * i], widths[2 * i + 1]) for i in range(len(shape))]
+
+
+def _pad_kernel(inputs, attrs):
+    a = inputs[0]
+    widths = _pad_widths(a.shape, attrs)
+    mode = attrs["mode"]
+    if mode == "constant":
+        return np.pad(a, widths, mode="constant", constant_values=attrs["constant_value"])
+    return np.pad(a, widths, mode={"edge": "edge", "reflect": "reflect"}[mode])
+
+
+register(Op("Pad", _pad_kernel, _unary_shape_fn(lambda s, at: tuple(d + a + b for d, (a, b) in zip(s, _pad_widths(s, at)))),
+            aliases=("pad",), hint="pad",
+            params=(P("mode", "str", "constant"), P("pad_width", "shape"), P("constant_value", "float", 0.0))))
+
+
+def _upsampling_shape(in_shapes, attrs):
+    s = in_shapes[0]
+    if s is None:
+        return list(in_shapes), [None]
+    if attrs["sample_type"] != "nearest" or len(in_shapes) != 1:
+        raise ShapeCheck("hylint.runtime implements UpSampling for one input with sample_type='nearest' only")
+    k = attrs["scale"]
+    return list(in_shapes), [tuple(s[:2]) + tuple(d * k for d in s[2:])]
+
+
+def _upsampling_kernel(inputs, attrs):
+    a = inputs[0]
+    for axis in range(2, a.ndim):
+        a = np.repeat(a, attrs["scale"], axis=axis)
+    return a
+
+
+register(Op("UpSampling", _upsampling_kernel, _upsampling_shape, variadic=True,
+            params=(P("scale", "int"), P("num_filter", "int", 0), P("sample_type", "str"),
+                    P("multi_input_mode", "str", "concat"), P("num_args", "int", 1), P("workspace", "int", 512))))
+
+
+def _l2norm_axes(ndim, mode):
+    if mode == "instance":
+        return tuple(range(1, ndim))
+    if mode == "channel":
+        return (1,)
+    if mode == "spatial":
+        return tuple(range(2, ndim))
+    raise MXNetError("Invalid Input: '%s', valid values are: {'channel', 'instance', 'spatial'}" % mode)
+
+
+def _l2norm_kernel(inputs, attrs):
+    a = inputs[0]
+    axes = _l2norm_axes(a.ndim, attrs["mode"])
+    norm = np.sqrt(np.sum(np.square(a.astype(np.float64)), axis=axes, keepdims=True) + attrs["eps"])
+    return (a / norm).astype(a.dtype)
+
+
+def _l2norm_shape(in_shapes, attrs):
+    s = in_shapes[0]
+    if s is not None and attrs["mode"] in ("channel", "spatial") and len(s) < 3:
+        raise ShapeCheck("Check failed: dshape.ndim() >= 3 (%d vs. 3) : At lease 3 dimensions required in %s mode"
+                         % (len(s), attrs["mode"]))
+    return list(in_shapes), [s]
+
+
+register(Op("L2Normalization", _l2norm_kernel, _l2norm_shape, params=(P("eps", "float", 1e-10),
+                                                                     P("mode", "str", "instance"))))
+
+
+def _sequence_mask_kernel(inputs, attrs):
+    a = inputs[0].copy()
+    if not attrs["use_sequence_length"]:
+        return a
+    lengths = inputs[1].astype(np.int64)
+    axis = attrs["axis"]
+    batch_axis = 1 - axis
+    steps = np.arange(a.shape[axis])
+    mask = steps[:, None] >= lengths[None, :] if axis == 0 else lengths[:, None] <= steps[None, :]
+    mask = mask.reshape(mask.shape + (1,) * (a.ndim - 2))
+    del batch_axis
+    return np.where(mask, np.asarray(attrs["value"], dtype=a.dtype), a)
+
+
+def _sequence_mask_shape(in_shapes, attrs):
+    shapes = list(in_shapes)
+    data = shapes[0]
+    if data is not None and attrs["use_sequence_length"] and len(shapes) > 1:
+        _assign(shapes, 1, (data[1 - attrs["axis"]],))
+    return shapes, [data]
+
+
+register(Op("SequenceMask", _sequence_mask_kernel, _sequence_mask_shape, inputs=("data", "sequence_length"),
+            optional_inputs=("sequence_length",), infer_type=_first_type,
+            params=(P("use_sequence_length", "bool", False), P("value", "float", 0.0), P("axis", "int", 0))))
+
+
+def _gather_nd_shape(in_shapes, attrs):
+    data, idx = in_shapes
+    if data is None or idx is None:
+        return list(in_shapes), [None]
+    m = idx[0]
+    if m > len(data):
+        raise ShapeCheck("Check failed: ishape[0] <= dshape.ndim() (%d vs. %d) : Number of indices exceeds data "
+                         "dimension" % (m, len(data)))
+    return list(in_shapes), [tuple(idx[1:]) + tuple(data[m:]) or (1,)]
+
+
+def _gather_nd_kernel(inputs, attrs):
+    data, idx = inputs
+    idx = idx.astype(np.int64)
+    return _at_least_1d(data[tuple(idx[i] for i in range(idx.shape[0]))])
+
+
+register(Op("gather_nd", _gather_nd_kernel, _gather_nd_shape, inputs=("data", "indices"), infer_type=_first_type))
+
+
+def _smooth_l1_kernel(inputs, attrs):
+    a = inputs[0]
+    sigma2 = attrs["scalar"] ** 2
+    absolute = np.abs(a)
+    return np.where(absolute < 1.0 / sigma2, 0.5 * sigma2 * a * a, absolute - 0.5 / sigma2).astype(a.dtype)
+
+
+register(Op("smooth_l1", _smooth_l1_kernel, _shape_unary, params=(P("scalar", "float"),), infer_type=_first_type))
+
+
+def _softmax_ce_kernel(inputs, attrs):
+    data, label = inputs
+    logp = np.log(_softmax_np(data, -1))
+    picked = logp[np.arange(data.shape[0]), label.astype(np.int64)]
+    return np.array([-picked.sum()], dtype=data.dtype)
+
+
+register(Op("softmax_cross_entropy", _softmax_ce_kernel, lambda ins, at: (list(ins), [(1,)]), inputs=("data", "label"),
+            infer_type=_first_type))
+
+
+def _div_sqrt_dim_kernel(inputs, attrs):
+    a = inputs[0]
+    return (a / np.sqrt(a.shape[-1])).astype(a.dtype)
+
+
+register(Op("_contrib_div_sqrt_dim", _div_sqrt_dim_kernel, _shape_unary, aliases=("contrib.div_sqrt_dim",),
+            hint="div_sqrt_dim"))
+
+
+def _softmax_output_kernel(inputs, attrs):
+    a = inputs[0]
+    if attrs["multi_output"]:
+        return _softmax_np(a, 1).astype(a.dtype)
+    if attrs["preserve_shape"]:
+        return _softmax_np(a, -1).astype(a.dtype)
+    return _softmax_np(a.reshape(a.shape[0], -1), -1).reshape(a.shape).astype(a.dtype)
+
+
+def _softmax_output_shape(in_shapes, attrs):
+    shapes = list(in_shapes)
+    data = shapes[0]
+    if data is not None and len(shapes) > 1 and shapes[1] is None:
+        shapes[1] = (data[0],) if not attrs["multi_output"] else (data[0],) + tuple(data[2:])
+    return shapes, [data]
+
+
+register(Op("SoftmaxOutput", _softmax_output_kernel, _softmax_output_shape, inputs=("data", "label"),
+            aliases=("Softmax",), infer_type=_first_type,
+            params=(P("grad_scale", "float", 1.0), P("ignore_label", "float", -1.0), P("multi_output", "bool", False),
+                    P("use_ignore", "bool", False), P("preserve_shape", "bool", False),
+                    P("normalization", "str", "null"), P("out_grad", "bool", False), P("smooth_alpha", "float", 0.0))))
+
+
+register(Op("argmax_channel", lambda ins, at: _at_least_1d(np.argmax(ins[0], axis=1).astype(np.float32)),
+            _unary_shape_fn(lambda s, at: tuple(d for i, d in enumerate(s) if i != 1) or (1,)),
+            infer_type=_fixed_type("float32")))
+
+
+def _batch_take_shape(in_shapes, attrs):
+    a, idx = in_shapes
+    return list(in_shapes), [None if a is None else (a[0],)]
+
+
+def _batch_take_type(in_types, attrs):
+    if in_types[1] is not None and in_types[1] != "int32":
+        raise ShapeCheck("Type inconsistent, Provided = %s, inferred type = int32" % in_types[1])
+    return in_types, in_types[0]
+
+
+register(Op("batch_take", lambda ins, at: ins[0][np.arange(ins[0].shape[0]),
+                                               np.clip(ins[1].astype(np.int64), 0, ins[0].shape[1] - 1)],
+            _batch_take_shape, inputs=("a", "indices"), infer_type=_batch_take_type))
+
+
+def _gemm2_operands(a_shape, b_shape, attrs):
+    m, k = (a_shape[-1], a_shape[-2]) if attrs["transpose_a"] else (a_shape[-2], a_shape[-1])
+    k2, n = (b_shape[-1], b_shape[-2]) if attrs["transpose_b"] else (b_shape[-2], b_shape[-1])
+    return m, k, k2, n
+
+
+def _gemm2_shape(in_shapes, attrs):
+    a, b = in_shapes
+    if a is None or b is None:
+        return list(in_shapes), [None]
+    m, k, k2, n = _gemm2_operands(a, b, attrs)
+    if k != k2 or tuple(a[:-2]) != tuple(b[:-2]):
+        raise ShapeCheck("Check failed: Incompatible matrix dimensions in linalg_gemm2: %s x %s"
+                         % (shape_str(a), shape_str(b)))
+    return list(in_shapes), [tuple(a[:-2]) + (m, n)]
+
+
+def _gemm2_kernel(inputs, attrs):
+    a, b = inputs
+    if attrs["transpose_a"]:
+        a = np.swapaxes(a, -1, -2)
+    if attrs["transpose_b"]:
+        b = np.swapaxes(b, -1, -2)
+    return (attrs["alpha"] * np.matmul(a.astype(np.float64), b)).astype(inputs[0].dtype)
+
+
+register(Op("_linalg_gemm2", _gemm2_kernel, _gemm2_shape, inputs=("A", "B"), aliases=("linalg_gemm2", "linalg.gemm2"),
+            hint="linalg_gemm2", params=(P("transpose_a", "bool", False), P("transpose_b", "bool", False),
+                                         P("alpha", "float", 1.0), P("axis", "int", -2))))
+
 
 def _select_kernel(inputs, attrs):
     """``contrib.cond`` lowered to a select: both branches are computed, the predicate picks one."""
@@ -2218,8 +2494,6 @@ SUBGRAPH_OPS = ("_foreach", "_while_loop")
 # ----------------------------------------------------------------------------------------------
 #: names hidden from both namespaces (internal ops reached through operators / wrappers)
 _INTERNAL_PREFIX = "_"
-#: public names of sub-namespaces: ``F.random.uniform`` -> op ``_random_uniform``
-SUBNAMESPACE_ALIASES = {name: OPS[name] for name in OPS if "." in name}
 
 
 def public_names():
@@ -2241,19 +2515,50 @@ def public_names():
 # by the namespace's invoke function). ``ns`` gives: ns.kind ('nd'|'sym'), ns.invoke(op_name, args,
 # kwargs, hint=None), ns.is_tensor(x).
 # ----------------------------------------------------------------------------------------------
-def _tensor_or_scalar(ns, name, elementwise_op, scalar_op, broadcast_op, rscalar_op=None, pyfn=None):
-    def wrapper(lhs, rhs, **kwargs):
-        lt, rt = ns.is_tensor(lhs), ns.is_tensor(rhs)
-        if lt and rt:
-            # nd's Python wrapper broadcasts; sym's uses the elementwise (same-shape) operator
-            return ns.invoke(broadcast_op if ns.kind == "nd" else elementwise_op, (lhs, rhs), kwargs)
-        if lt:
-            return ns.invoke(scalar_op, (lhs,), dict(kwargs, scalar=rhs))
-        if rt:
-            return ns.invoke(rscalar_op or scalar_op, (rhs,), dict(kwargs, scalar=lhs))
-        return pyfn(lhs, rhs)
+_NUMERIC = (float, int, np.generic)
+
+
+def _nd_binary(ns, name, broadcast_op, scalar_op, rscalar_op, pyfn):
+    """MXNet's eager wrappers (``nd.maximum``, ``nd.add``, ...): numbers become scalar ops, two tensors broadcast,
+    anything else on the right is a TypeError (a Symbol on the left reaches the op's type assertion)."""
+    def wrapper(lhs, rhs):
+        if isinstance(lhs, _NUMERIC):
+            if isinstance(rhs, _NUMERIC):
+                return pyfn(lhs, rhs)
+            return ns.invoke(rscalar_op or scalar_op, (rhs,), {"scalar": float(lhs)})
+        if isinstance(rhs, _NUMERIC):
+            return ns.invoke(scalar_op, (lhs,), {"scalar": float(rhs)})
+        if ns.is_tensor(rhs):
+            return ns.invoke(broadcast_op, (lhs, rhs), {})
+        raise TypeError("type %s not supported" % str(type(rhs)))
     wrapper.__name__ = name
     return wrapper
+
+
+def _sym_binary(ns, name, elementwise_op, scalar_op, rscalar_op, pyfn):
+    """MXNet's graph wrappers (``sym.maximum``, ``sym.power``, ...): two Symbols use the elementwise (same-shape)
+    operator, a Symbol and a number the scalar operator."""
+    import numbers
+
+    def wrapper(left, right):
+        lt, rt = ns.is_tensor(left), ns.is_tensor(right)
+        if lt and rt:
+            return ns.invoke(elementwise_op, (left, right), {})
+        if lt and isinstance(right, numbers.Number):
+            return ns.invoke(scalar_op, (left,), {"scalar": right})
+        if rt and isinstance(left, numbers.Number):
+            return ns.invoke(rscalar_op or scalar_op, (right,), {"scalar": left})
+        if isinstance(left, numbers.Number) and isinstance(right, numbers.Number):
+            return pyfn(left, right)
+        raise TypeError("types (%s, %s) not supported" % (str(type(left)), str(type(right))))
+    wrapper.__name__ = name
+    return wrapper
+
+
+def _tensor_or_scalar(ns, name, elementwise_op, scalar_op, broadcast_op, rscalar_op=None, pyfn=None):
+    if ns.kind == "nd":
+        return _nd_binary(ns, name, broadcast_op, scalar_op, rscalar_op, pyfn)
+    return _sym_binary(ns, name, elementwise_op, scalar_op, rscalar_op, pyfn)
 
 
 def _creation(ns, op_name, positional):
@@ -2268,20 +2573,6 @@ def _creation(ns, op_name, positional):
         del ctx  # single CPU context
         return ns.invoke(op_name, (), kwargs)
     wrapper.__name__ = op_name.strip("_")
-    return wrapper
-
-
-def _nd_binary_wrapper(ns, name, op_key, scalar_op=None, rscalar_op=None):
-    def wrapper(lhs, rhs):
-        lt, rt = ns.is_tensor(lhs), ns.is_tensor(rhs)
-        if lt and rt:
-            return ns.invoke("broadcast_" + op_key, (lhs, rhs), {})
-        if lt and scalar_op:
-            return ns.invoke(scalar_op, (lhs,), {"scalar": lhs.__class__._scalar_value(rhs)})
-        if rt and (rscalar_op or scalar_op):
-            return ns.invoke(rscalar_op or scalar_op, (rhs,), {"scalar": rhs.__class__._scalar_value(lhs)})
-        return _BINARY[op_key](lhs, rhs)
-    wrapper.__name__ = name
     return wrapper
 
 
@@ -2319,18 +2610,14 @@ def build_wrappers(ns):
                                      ("greater_equal", "greater_equal", "_greater_equal_scalar", "_lesser_equal_scalar"),
                                      ("lesser", "lesser", "_lesser_scalar", "_greater_scalar"),
                                      ("lesser_equal", "lesser_equal", "_lesser_equal_scalar", "_greater_equal_scalar"),
-                                     ("logical_and", "logical_and", None, None),
-                                     ("logical_or", "logical_or", None, None),
-                                     ("logical_xor", "logical_xor", None, None)]:
-            w[name] = _nd_binary_wrapper(ns, name, key, sop, rsop)
+                                     ("logical_and", "logical_and", "_logical_and_scalar", None),
+                                     ("logical_or", "logical_or", "_logical_or_scalar", None),
+                                     ("logical_xor", "logical_xor", "_logical_xor_scalar", None)]:
+            w[name] = _nd_binary(ns, name, "broadcast_" + key, sop, rsop,
+                                 lambda a, b, fn=_BINARY[key]: fn(a, b).item() if hasattr(fn(a, b), "item") else fn(a, b))
     return w
 
 
-#: names that exist only in one namespace in MXNet 1.9 (api/nd_top_missing_in_sym.txt & reverse)
-ND_ONLY = ("add", "subtract", "multiply", "divide", "true_divide", "modulo", "equal", "not_equal", "greater",
-           "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor", "concatenate",
-           "moveaxis", "onehot_encode", "array", "empty", "waitall", "save", "load", "NDArray")
-SYM_ONLY = ("var", "Variable", "Group", "pow", "hypot", "load_json", "Symbol")
 WRAPPERS = build_wrappers
 
 
@@ -2408,6 +2695,10 @@ def skip_optional_input(op, name, attrs):
         return bool(attrs.get("no_bias"))
     if name == "state_cell":
         return attrs.get("mode") != "lstm"
+    if name == "gamma" and op.name == "LeakyReLU":
+        return attrs.get("act_type") != "prelu"
+    if name == "sequence_length":
+        return not attrs.get("use_sequence_length")
     return False
 
 
