@@ -2151,15 +2151,22 @@ def _creation(ns, op_name, positional):
     return wrapper
 
 
+_NUMERIC = (float, int, np.generic)
+
+
 def _nd_binary_wrapper(ns, name, op_key, scalar_op=None, rscalar_op=None):
+    # MXNet's _ufunc_helper: numbers first (a non-NDArray operand then fails in the op's input check),
+    # then the right operand must be an NDArray, else TypeError
     def wrapper(lhs, rhs):
-        lt, rt = ns.is_tensor(lhs), ns.is_tensor(rhs)
-        if lt and rt:
-            return ns.invoke("broadcast_" + op_key, (lhs, rhs), {})
-        if lt and scalar_op:
-            return ns.invoke(scalar_op, (lhs,), {"scalar": lhs.__class__._scalar_value(rhs)})
-        if rt and (rscalar_op or scalar_op):
-            return ns.invoke(rscalar_op or scalar_op, (rhs,), {"scalar": rhs.__class__._scalar_value(lhs)})
+        lnum, rnum = isinstance(lhs, _NUMERIC), isinstance(rhs, _NUMERIC)
+        if lnum and not rnum and (rscalar_op or scalar_op):
+            return ns.invoke(rscalar_op or scalar_op, (rhs,), {"scalar": float(lhs)})
+        if rnum and not lnum and scalar_op:
+            return ns.invoke(scalar_op, (lhs,), {"scalar": float(rhs)})
+        if not lnum and not rnum:
+            if ns.is_tensor(rhs):
+                return ns.invoke("broadcast_" + op_key, (lhs, rhs), {})
+            raise TypeError("type %s not supported" % str(type(rhs)))
         return _BINARY[op_key](lhs, rhs)
     wrapper.__name__ = name
     return wrapper
