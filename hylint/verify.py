@@ -601,7 +601,13 @@ def targets_from_config(entries: Sequence[Dict[str, Any]], root: Path, where: st
         backend_name = entry.get("backend", "numpy")
         if backend_name not in BACKENDS:
             raise VerifyError(f"{at}: `backend` must be one of {', '.join(BACKENDS)}, got {backend_name!r}")
-        targets.append(Target(path if path.is_absolute() else root / path, name, inputs,
+        if not path.is_absolute():
+            path = root / path
+            try:  # shown relative to the current folder when it is under it
+                path = path.relative_to(Path.cwd().resolve())
+            except ValueError:
+                pass
+        targets.append(Target(path, name, inputs,
                               dict(entry.get("kwargs", {})), backend_name))
     return targets
 
