@@ -226,7 +226,7 @@ def syntax_error_diagnostic(error: Exception, filename: str) -> Diagnostic:
 
 def might_hold_hybrid_code(source: str) -> bool:
     """The text prefilter: a file without these words cannot hold a hybrid context."""
-    return "hybrid_forward" in source
+    return "hybrid_forward" in source or "Hybrid" in source
 
 
 class Linter:
@@ -298,6 +298,10 @@ class Linter:
                 end = start
             elif pending.mode == "insert_after":
                 start = end
+            elif pending.mode == "delete_lines" and start[0] < len(text.lines) and end[0] < len(text.lines) and \
+                    not text.lines[start[0] - 1][:start[1]].strip() and not text.lines[end[0] - 1][end[1]:].strip():
+                # a statement alone on its lines: remove the lines, indentation and newline included
+                start, end, content = (start[0], 0), (end[0] + 1, 0), ""
             edits.append(Edit(content, (start[0], start[1] + 1), (end[0], end[1] + 1),
                               text.offset(*start), text.offset(*end)))
         edits.sort(key=lambda e: (e.start_offset, e.end_offset))

@@ -98,7 +98,7 @@ UNARY_REFS = {
     "rsqrt": (lambda a: a ** -0.5, 0.1, 5), "cbrt": (lambda a: np.sign(a) * np.abs(a) ** (1 / 3), -5, 5),
     "square": (lambda a: a * a, -3, 3), "abs": (lambda a: np.where(a < 0, -a, a), -3, 3),
     "sign": (lambda a: (a > 0).astype(float) - (a < 0), -3, 3), "round": (ref_round, -3, 3),
-    "rint": (np.round, -3, 3), "floor": (lambda a: a - np.mod(a, 1), -3, 3), "ceil": (lambda a: -np.floor(-a), -3, 3),
+    "rint": (lambda a: np.ceil(a - 0.5), -3, 3), "floor": (lambda a: a - np.mod(a, 1), -3, 3), "ceil": (lambda a: -np.floor(-a), -3, 3),
     "trunc": (lambda a: np.sign(a) * np.floor(np.abs(a)), -3, 3), "fix": (lambda a: np.sign(a) * np.floor(np.abs(a)), -3, 3),
     "negative": (lambda a: -a, -3, 3), "reciprocal": (lambda a: 1 / a, 0.1, 3), "sin": (np.sin, -3, 3),
     "cos": (np.cos, -3, 3), "tan": (np.tan, -1, 1), "arcsin": (np.arcsin, -0.99, 0.99),
@@ -149,13 +149,25 @@ SCALAR_REFS = {
     "_equal_scalar": lambda a, s: (a == s) * 1.0, "_not_equal_scalar": lambda a, s: (a != s) * 1.0,
     "_greater_scalar": lambda a, s: (a > s) * 1.0, "_greater_equal_scalar": lambda a, s: (a >= s) * 1.0,
     "_lesser_scalar": lambda a, s: (a < s) * 1.0, "_lesser_equal_scalar": lambda a, s: (a <= s) * 1.0,
+    "_logical_and_scalar": lambda a, s: ((a != 0) & (s != 0)) * 1.0,
+    "_logical_or_scalar": lambda a, s: ((a != 0) | (s != 0)) * 1.0,
+    "_logical_xor_scalar": lambda a, s: ((a != 0) ^ (s != 0)) * 1.0,
 }
 SCALAR_DOMAINS = {"_div_scalar": (-3, 3, 0.5, 3), "_rdiv_scalar": (0.5, 3, -3, 3), "_mod_scalar": (-3, 3, 0.5, 3),
                   "_rmod_scalar": (0.5, 3, -3, 3), "_power_scalar": (0.1, 3, -2, 2), "_rpower_scalar": (-2, 2, 0.5, 3)}
 
 CASES = {}
+def quantized(lo, hi):
+    """Values on a 0.25 grid, so that ties (x.5, 0) are drawn for the rounding family."""
+    def draw(data):
+        arrays, attrs = unary(lo, hi)(data)
+        return [np.round(a * 4) / 4 for a in arrays], attrs
+    return draw
+
+
+ROUNDING = {"round", "rint", "floor", "ceil", "trunc", "fix", "sign", "abs", "relu", "logical_not"}
 for _name, (_fn, _lo, _hi) in UNARY_REFS.items():
-    CASES[_name] = Case(unary(_lo, _hi), f64(_fn), rtol=2e-5, atol=2e-5)
+    CASES[_name] = Case((quantized if _name in ROUNDING else unary)(_lo, _hi), f64(_fn), rtol=2e-5, atol=2e-5)
 for _key, (_fn, _domain) in BINARY_REFS.items():
     _ew = ops.OPS["broadcast_" + _key]
     CASES["broadcast_" + _key] = Case(_binary_draw(broadcast_pair, _domain), f64(_fn), rtol=2e-5, atol=2e-5)
@@ -623,6 +635,49 @@ CASES["log_softmax"] = Case(CASES["softmax"].draw, f64(lambda a, axis: np.log(re
 CASES["softmin"] = Case(CASES["softmax"].draw, f64(lambda a, axis: ref_softmax(-a, axis)), rtol=1e-5, atol=1e-6)
 CASES["SoftmaxActivation"] = Case(lambda data: ([data.draw(floats(data.draw(shapes(min_dims=2, max_dims=2))))], {}),
                                   f64(lambda a: ref_softmax(a, -1)), rtol=1e-5, atol=1e-6)
+def ref_rnn(x, params, h0, *cell, state_size, num_layers, mode, state_outputs):
+    """One layer, one direction, written from the textbook equations (gates i, f, g, o / r, z, n)."""
+    hsz, csz = state_size, x.shape[2]
+    gates = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}[mode]
+    n_w = gates * hsz * csz
+    w_x = params[:n_w].reshape(gates * hsz, csz)
+    w_h = params[n_w:n_w + gates * hsz * hsz].reshape(gates * hsz, hsz)
+    b_x = params[n_w + gates * hsz * hsz:n_w + gates * hsz * hsz + gates * hsz]
+    b_h = params[n_w + gates * hsz * hsz + gates * hsz:]
+    sigmoid = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    h, c, outs = h0[0], (cell[0][0] if cell else None), []
+    for t in range(x.shape[0]):
+        a, b = w_x @ x[t].T, w_h @ h.T
+        a, b = a.T + b_x, b.T + b_h
+        if mode == "lstm":
+            i, f, g, o = (sigmoid(a[:, :hsz] + b[:, :hsz]), sigmoid(a[:, hsz:2 * hsz] + b[:, hsz:2 * hsz]),
+                          np.tanh(a[:, 2 * hsz:3 * hsz] + b[:, 2 * hsz:3 * hsz]), sigmoid(a[:, 3 * hsz:] + b[:, 3 * hsz:]))
+            c = f * c + i * g
+            h = o * np.tanh(c)
+        elif mode == "gru":
+            r = sigmoid(a[:, :hsz] + b[:, :hsz])
+            z = sigmoid(a[:, hsz:2 * hsz] + b[:, hsz:2 * hsz])
+            n = np.tanh(a[:, 2 * hsz:] + r * b[:, 2 * hsz:])
+            h = (1 - z) * n + z * h
+        else:
+            h = np.tanh(a + b) if mode == "rnn_tanh" else np.maximum(a + b, 0)
+        outs.append(h)
+    result = [np.stack(outs), h[None]]
+    return result + [c[None]] if mode == "lstm" else result
+
+
+@case("RNN", ref=f64(ref_rnn), rtol=1e-4, atol=1e-5)
+def _rnn(data):
+    mode = data.draw(st.sampled_from(["lstm", "gru", "rnn_tanh", "rnn_relu"]))
+    t, n, c, h = (data.draw(st.integers(1, 3)) for _ in range(4))
+    gates = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}[mode]
+    size = gates * h * (c + h + 2)
+    arrays = [data.draw(floats((t, n, c))), data.draw(floats((size,), -0.5, 0.5)), data.draw(floats((1, n, h)))]
+    if mode == "lstm":
+        arrays.append(data.draw(floats((1, n, h))))
+    return arrays, {"state_size": h, "num_layers": 1, "mode": mode, "state_outputs": True}
+
+
 CASES["_cond_select"] = Case(
     lambda data: (lambda shape: ([np.array([data.draw(st.sampled_from([0.0, 1.0]))], dtype=F32),
                                   data.draw(floats(shape)), data.draw(floats(shape))], {"num_outputs": 1}))(
@@ -740,3 +795,38 @@ def test_while_loop_graph_equals_eager_equals_numpy(data):
     if steps:
         np.testing.assert_allclose(results[0].asnumpy()[:len(steps)], np.stack(steps), rtol=1e-6)
         np.testing.assert_allclose(eager_steps[0].asnumpy()[:len(steps)], np.stack(steps), rtol=1e-6)
+
+
+# --- the same generated calls against real MXNet's eager operators, where MXNet imports -------------
+def _mxnet_function(real, name):
+    for space in (real.nd, real.nd._internal, getattr(real.nd, "contrib", None)):
+        short = name[len("_contrib_"):] if name.startswith("_contrib_") else name
+        for candidate in (name, short):
+            if space is not None and hasattr(space, candidate):
+                return getattr(space, candidate)
+    return None
+
+
+#: ops whose MXNet eager function differs in calling convention or is random
+NOT_COMPARED_WITH_MXNET = {"_random_uniform", "_random_normal", "_random_uniform_like", "_random_normal_like",
+                           "_sample_multinomial", "_cond_select", "RNN", "Dropout"}
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("name", [n for n in GENERIC_OPS if n not in NOT_COMPARED_WITH_MXNET])
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_op_equals_mxnet(name, data):
+    real = pytest.importorskip("mxnet")
+    if getattr(real, "__hylint_runtime__", False):
+        pytest.skip("mxnet resolves to the runtime")
+    function = _mxnet_function(real, name)
+    assert function is not None, "MXNet has no eager operator named %s" % name
+    arrays, attrs = CASES[name].draw(data)
+    ours = as_list(eager(ops.OPS[name], arrays, attrs))
+    theirs = function(*[real.nd.array(a, dtype=a.dtype) for a in arrays], **attrs)
+    theirs = [t.asnumpy() for t in (theirs if isinstance(theirs, list) else [theirs])]
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        assert a.shape == b.shape, (a.shape, b.shape)
+        np.testing.assert_allclose(a.astype(np.float64), b.astype(np.float64), rtol=1e-4, atol=1e-5)

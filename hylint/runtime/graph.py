@@ -68,7 +68,7 @@ def _input_slots(node):
     op = node.op
     if op.variadic:
         return ["arg%d" % i for i in range(len(node.inputs))], None
-    names = [n for n in op.inputs if not (n in op.optional_inputs and node.attrs.get("no_bias"))]
+    names = [n for n in op.inputs if not _ops.skip_optional_input(op, n, node.attrs)]
     return names, None
 
 

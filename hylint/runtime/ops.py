@@ -189,6 +189,8 @@ def parse_attrs(op, attr_strs):
     """Parse string attributes of ``op`` into Python values (defaults filled in)."""
     parsed = {}
     for key in attr_strs:
+        if key.startswith("__") and key.endswith("__"):
+            continue  # MXNet keeps dunder attributes (``__layout__``) as plain node annotations
         if key not in op.param_map:
             raise MXNetError("Cannot find argument '%s', Possible Arguments:\n----------------\n%s"
                              % (key, "\n".join("%s : %s" % (p.name, _KINDS[p.kind][1]) for p in op.params)))
@@ -277,7 +279,7 @@ class Op:
         return [n for n in names if not self._skip_input(n, attrs)]
 
     def _skip_input(self, name, attrs):
-        return name in self.optional_inputs and attrs.get("no_bias", False) and name == "bias"
+        return skip_optional_input(self, name, attrs)
 
     def __repr__(self):
         return "<Op %s>" % self.name
@@ -481,7 +483,10 @@ _SCALAR = [("_plus_scalar", "_plusscalar", np.add, False), ("_minus_scalar", "_m
            ("_greater_scalar", "_greater_scalar", np.greater, False),
            ("_greater_equal_scalar", "_greater_equal_scalar", np.greater_equal, False),
            ("_lesser_scalar", "_lesser_scalar", np.less, False),
-           ("_lesser_equal_scalar", "_lesser_equal_scalar", np.less_equal, False)]
+           ("_lesser_equal_scalar", "_lesser_equal_scalar", np.less_equal, False),
+           ("_logical_and_scalar", "_logical_and_scalar", np.logical_and, False),
+           ("_logical_or_scalar", "_logical_or_scalar", np.logical_or, False),
+           ("_logical_xor_scalar", "_logical_xor_scalar", np.logical_xor, False)]
 for _name, _hint, _fn, _rev in _SCALAR:
     register(Op(_name, _scalar_kernel(_fn, _rev), _shape_unary, params=(P("scalar", "float"),), hint=_hint,
                 infer_type=_first_type))
@@ -510,6 +515,12 @@ def _softrelu(a):
     return np.logaddexp(0, a)
 
 
+def _rint(a):
+    """MXNet's rint: halves go down (``rint(2.5) == 2``, ``rint(-2.5) == -3``), unlike numpy's half-to-even."""
+    low = np.floor(a)
+    return np.where(a - low <= 0.5, low, np.ceil(a))
+
+
 def _round_half_away(a):
     return np.sign(a) * np.floor(np.abs(a) + 0.5)
 
@@ -521,7 +532,7 @@ def _erf(a):
 _UNARY = OrderedDict([
     ("exp", np.exp), ("log", np.log), ("log2", np.log2), ("log10", np.log10), ("log1p", np.log1p),
     ("expm1", np.expm1), ("sqrt", np.sqrt), ("rsqrt", _rsqrt), ("cbrt", np.cbrt), ("square", np.square),
-    ("abs", np.abs), ("sign", np.sign), ("round", _round_half_away), ("rint", np.rint), ("floor", np.floor),
+    ("abs", np.abs), ("sign", np.sign), ("round", _round_half_away), ("rint", _rint), ("floor", np.floor),
     ("ceil", np.ceil), ("trunc", np.trunc), ("fix", np.fix), ("negative", np.negative),
     ("reciprocal", np.reciprocal), ("sin", np.sin), ("cos", np.cos), ("tan", np.tan), ("arcsin", np.arcsin),
     ("arccos", np.arccos), ("arctan", np.arctan), ("sinh", np.sinh), ("cosh", np.cosh), ("tanh", np.tanh),
@@ -1956,6 +1967,124 @@ register(Op("Embedding", _embedding_kernel, _embedding_shape, inputs=("data", "w
                     P("sparse_grad", "bool", False))))
 
 
+# ----------------------------------------------------------------------------------------------
+# fused recurrent layers (MXNet's RNN operator: all weights, then all biases, packed in one vector)
+# ----------------------------------------------------------------------------------------------
+_RNN_GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
+
+
+def _rnn_layout(attrs, input_size):
+    """[(layer, direction, i2h shape, h2h shape)] in MXNet's packing order."""
+    g, h, dirs = _RNN_GATES[attrs["mode"]], attrs["state_size"], 2 if attrs["bidirectional"] else 1
+    out, ni = [], input_size
+    for layer in range(attrs["num_layers"]):
+        for d in range(dirs):
+            out.append((layer, d, (g * h, ni), (g * h, h)))
+        ni = h * dirs
+    return out
+
+
+def _rnn_param_size(attrs, input_size):
+    g, h = _RNN_GATES[attrs["mode"]], attrs["state_size"]
+    return sum(int(np.prod(a)) + int(np.prod(b)) + 2 * g * h for _, _, a, b in _rnn_layout(attrs, input_size))
+
+
+def _rnn_outputs(attrs):
+    if not attrs["state_outputs"]:
+        return 1
+    return 3 if attrs["mode"] == "lstm" else 2
+
+
+def _rnn_shape(in_shapes, attrs):
+    shapes = list(in_shapes)
+    data = shapes[0]
+    n_out = _rnn_outputs(attrs)
+    if data is None:
+        return shapes, [None] * n_out
+    if len(data) != 3:
+        raise ShapeCheck("Check failed: dshape.ndim() == 3U (%d vs. 3) : Input data should be rank-3 tensor of dim "
+                         "[sequence length, batch size, input size]" % len(data))
+    t, n, c = data
+    dirs = 2 if attrs["bidirectional"] else 1
+    state = (attrs["num_layers"] * dirs, n, attrs["state_size"])
+    _assign(shapes, 1, (_rnn_param_size(attrs, c),))
+    for i in range(2, len(shapes)):
+        _assign(shapes, i, state)
+    outs = [(t, n, dirs * attrs["state_size"])] + [state] * (n_out - 1)
+    return shapes, outs
+
+
+def _rnn_cell_step(mode, x_proj, h, c, w_h, b_h):
+    hidden = h @ w_h.T + b_h
+    if mode == "lstm":
+        i, f, g, o = np.split(x_proj + hidden, 4, axis=-1)
+        sig = lambda v: 1.0 / (1.0 + np.exp(-v))  # noqa: E731
+        c = sig(f) * c + sig(i) * np.tanh(g)
+        return sig(o) * np.tanh(c), c
+    if mode == "gru":
+        xr, xz, xn = np.split(x_proj, 3, axis=-1)
+        hr, hz, hn = np.split(hidden, 3, axis=-1)
+        r = 1.0 / (1.0 + np.exp(-(xr + hr)))
+        z = 1.0 / (1.0 + np.exp(-(xz + hz)))
+        cand = np.tanh(xn + r * hn)
+        return (1 - z) * cand + z * h, c
+    act = np.tanh if mode == "rnn_tanh" else (lambda v: np.maximum(v, 0))
+    return act(x_proj + hidden), c
+
+
+def _rnn_kernel(inputs, attrs):
+    data, params = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    h0 = inputs[2].astype(np.float64)
+    c0 = inputs[3].astype(np.float64) if attrs["mode"] == "lstm" else np.zeros_like(h0)
+    layout = _rnn_layout(attrs, data.shape[2])
+    dirs = 2 if attrs["bidirectional"] else 1
+    weights, pos = {}, 0
+    for layer, d, i2h, h2h in layout:
+        for key, shape in (("i2h", i2h), ("h2h", h2h)):
+            size = int(np.prod(shape))
+            weights[(layer, d, key)] = params[pos:pos + size].reshape(shape)
+            pos += size
+    for layer, d, i2h, _ in layout:
+        for key in ("i2h", "h2h"):
+            weights[(layer, d, key + "_b")] = params[pos:pos + i2h[0]]
+            pos += i2h[0]
+    x = data
+    h_out, c_out = [], []
+    for layer in range(attrs["num_layers"]):
+        outs = []
+        for d in range(dirs):
+            idx = layer * dirs + d
+            h, c = h0[idx], c0[idx]
+            seq = x if d == 0 else x[::-1]
+            proj = seq @ weights[(layer, d, "i2h")].T + weights[(layer, d, "i2h_b")]
+            steps = []
+            for t in range(seq.shape[0]):
+                h, c = _rnn_cell_step(attrs["mode"], proj[t], h, c, weights[(layer, d, "h2h")],
+                                      weights[(layer, d, "h2h_b")])
+                steps.append(h)
+            out = np.stack(steps)
+            outs.append(out if d == 0 else out[::-1])
+            h_out.append(h)
+            c_out.append(c)
+        x = np.concatenate(outs, axis=-1)
+    dtype = inputs[0].dtype
+    results = [x.astype(dtype)]
+    if attrs["state_outputs"]:
+        results.append(np.stack(h_out).astype(dtype))
+        if attrs["mode"] == "lstm":
+            results.append(np.stack(c_out).astype(dtype))
+    return tuple(results) if len(results) > 1 else results[0]
+
+
+register(Op("RNN", _rnn_kernel, _rnn_shape, inputs=("data", "parameters", "state", "state_cell"),
+            optional_inputs=("state_cell",), num_outputs=_rnn_outputs,
+            params=(P("state_size", "int"), P("num_layers", "int"), P("bidirectional", "bool", False),
+                    P("mode", "str"), P("p", "float", 0.0), P("state_outputs", "bool", False),
+                    P("projection_size", "any", None), P("lstm_state_clip_min", "any", None),
+                    P("lstm_state_clip_max", "any", None), P("lstm_state_clip_nan", "bool", False),
+                    P("use_sequence_length", "bool", False))))
+
+
 def _select_kernel(inputs, attrs):
     """``contrib.cond`` lowered to a select: both branches are computed, the predicate picks one."""
     pred, *branches = inputs
@@ -2121,19 +2250,50 @@ def public_names():
 # by the namespace's invoke function). ``ns`` gives: ns.kind ('nd'|'sym'), ns.invoke(op_name, args,
 # kwargs, hint=None), ns.is_tensor(x).
 # ----------------------------------------------------------------------------------------------
-def _tensor_or_scalar(ns, name, elementwise_op, scalar_op, broadcast_op, rscalar_op=None, pyfn=None):
-    def wrapper(lhs, rhs, **kwargs):
-        lt, rt = ns.is_tensor(lhs), ns.is_tensor(rhs)
-        if lt and rt:
-            # nd's Python wrapper broadcasts; sym's uses the elementwise (same-shape) operator
-            return ns.invoke(broadcast_op if ns.kind == "nd" else elementwise_op, (lhs, rhs), kwargs)
-        if lt:
-            return ns.invoke(scalar_op, (lhs,), dict(kwargs, scalar=rhs))
-        if rt:
-            return ns.invoke(rscalar_op or scalar_op, (rhs,), dict(kwargs, scalar=lhs))
-        return pyfn(lhs, rhs)
+_NUMERIC = (float, int, np.generic)
+
+
+def _nd_binary(ns, name, broadcast_op, scalar_op, rscalar_op, pyfn):
+    """MXNet's eager wrappers (``nd.maximum``, ``nd.add``, ...): numbers become scalar ops, two tensors broadcast,
+    anything else on the right is a TypeError (a Symbol on the left reaches the op's type assertion)."""
+    def wrapper(lhs, rhs):
+        if isinstance(lhs, _NUMERIC):
+            if isinstance(rhs, _NUMERIC):
+                return pyfn(lhs, rhs)
+            return ns.invoke(rscalar_op or scalar_op, (rhs,), {"scalar": float(lhs)})
+        if isinstance(rhs, _NUMERIC):
+            return ns.invoke(scalar_op, (lhs,), {"scalar": float(rhs)})
+        if ns.is_tensor(rhs):
+            return ns.invoke(broadcast_op, (lhs, rhs), {})
+        raise TypeError("type %s not supported" % str(type(rhs)))
     wrapper.__name__ = name
     return wrapper
+
+
+def _sym_binary(ns, name, elementwise_op, scalar_op, rscalar_op, pyfn):
+    """MXNet's graph wrappers (``sym.maximum``, ``sym.power``, ...): two Symbols use the elementwise (same-shape)
+    operator, a Symbol and a number the scalar operator."""
+    import numbers
+
+    def wrapper(left, right):
+        lt, rt = ns.is_tensor(left), ns.is_tensor(right)
+        if lt and rt:
+            return ns.invoke(elementwise_op, (left, right), {})
+        if lt and isinstance(right, numbers.Number):
+            return ns.invoke(scalar_op, (left,), {"scalar": right})
+        if rt and isinstance(left, numbers.Number):
+            return ns.invoke(rscalar_op or scalar_op, (right,), {"scalar": left})
+        if isinstance(left, numbers.Number) and isinstance(right, numbers.Number):
+            return pyfn(left, right)
+        raise TypeError("types (%s, %s) not supported" % (str(type(left)), str(type(right))))
+    wrapper.__name__ = name
+    return wrapper
+
+
+def _tensor_or_scalar(ns, name, elementwise_op, scalar_op, broadcast_op, rscalar_op=None, pyfn=None):
+    if ns.kind == "nd":
+        return _nd_binary(ns, name, broadcast_op, scalar_op, rscalar_op, pyfn)
+    return _sym_binary(ns, name, elementwise_op, scalar_op, rscalar_op, pyfn)
 
 
 def _creation(ns, op_name, positional):
@@ -2148,27 +2308,6 @@ def _creation(ns, op_name, positional):
         del ctx  # single CPU context
         return ns.invoke(op_name, (), kwargs)
     wrapper.__name__ = op_name.strip("_")
-    return wrapper
-
-
-_NUMERIC = (float, int, np.generic)
-
-
-def _nd_binary_wrapper(ns, name, op_key, scalar_op=None, rscalar_op=None):
-    # MXNet's _ufunc_helper: numbers first (a non-NDArray operand then fails in the op's input check),
-    # then the right operand must be an NDArray, else TypeError
-    def wrapper(lhs, rhs):
-        lnum, rnum = isinstance(lhs, _NUMERIC), isinstance(rhs, _NUMERIC)
-        if lnum and not rnum and (rscalar_op or scalar_op):
-            return ns.invoke(rscalar_op or scalar_op, (rhs,), {"scalar": float(lhs)})
-        if rnum and not lnum and scalar_op:
-            return ns.invoke(scalar_op, (lhs,), {"scalar": float(rhs)})
-        if not lnum and not rnum:
-            if ns.is_tensor(rhs):
-                return ns.invoke("broadcast_" + op_key, (lhs, rhs), {})
-            raise TypeError("type %s not supported" % str(type(rhs)))
-        return _BINARY[op_key](lhs, rhs)
-    wrapper.__name__ = name
     return wrapper
 
 
@@ -2206,10 +2345,11 @@ def build_wrappers(ns):
                                      ("greater_equal", "greater_equal", "_greater_equal_scalar", "_lesser_equal_scalar"),
                                      ("lesser", "lesser", "_lesser_scalar", "_greater_scalar"),
                                      ("lesser_equal", "lesser_equal", "_lesser_equal_scalar", "_greater_equal_scalar"),
-                                     ("logical_and", "logical_and", None, None),
-                                     ("logical_or", "logical_or", None, None),
-                                     ("logical_xor", "logical_xor", None, None)]:
-            w[name] = _nd_binary_wrapper(ns, name, key, sop, rsop)
+                                     ("logical_and", "logical_and", "_logical_and_scalar", None),
+                                     ("logical_or", "logical_or", "_logical_or_scalar", None),
+                                     ("logical_xor", "logical_xor", "_logical_xor_scalar", None)]:
+            w[name] = _nd_binary(ns, name, "broadcast_" + key, sop, rsop,
+                                 lambda a, b, fn=_BINARY[key]: fn(a, b).item() if hasattr(fn(a, b), "item") else fn(a, b))
     return w
 
 
@@ -2287,10 +2427,21 @@ def bind_call(op, args, kwargs, kind, is_tensor, describe_tensor_error):
     return BoundCall(op, inputs, input_names, attr_strs, extra["name"], extra["out"], extra["attr"])
 
 
+def skip_optional_input(op, name, attrs):
+    """Optional inputs an op does not take: ``bias`` with ``no_bias=True``, RNN's ``state_cell`` unless LSTM."""
+    if name not in op.optional_inputs:
+        return False
+    if name == "bias":
+        return bool(attrs.get("no_bias"))
+    if name == "state_cell":
+        return attrs.get("mode") != "lstm"
+    return False
+
+
 def present_inputs(bound, attrs):
     """Drop optional inputs the op does not use (``bias`` with ``no_bias=True``)."""
     pairs = [(n, v) for n, v in zip(bound.input_names, bound.inputs)
-             if not (n in bound.op.optional_inputs and attrs.get("no_bias"))]
+             if not skip_optional_input(bound.op, n, attrs)]
     return [n for n, _ in pairs], [v for _, v in pairs]
 
 
