@@ -21,7 +21,9 @@ Backends: ``mxnet`` (real MXNet 1.9.1) and ``numpy`` (the reference runtime, thr
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
+import json
 import itertools
 import linecache
 import os
@@ -140,7 +142,9 @@ def _location(filename: str, line: int) -> Location:
     return Location(filename, line, linecache.getline(filename, line).strip())
 
 
-_NODE_IN_MESSAGE = re.compile(r"Error in operator (\S+?):")
+# MXNet names the failing node as `Error in operator <node>:` or, for errors in a node's parameters,
+# `in operator _backward_topk(name="<node>_backward", ...)`
+_NODE_IN_MESSAGE = re.compile(r'Error in operator (\S+?):|in operator \w+\(name="([^"]+?)(?:_backward)?"')
 
 
 def failure(error: BaseException, phase: str, origins: Optional[Dict[str, Tuple[str, int]]] = None) -> Outcome:
@@ -151,7 +155,7 @@ def failure(error: BaseException, phase: str, origins: Optional[Dict[str, Tuple[
     if origin is None and origins:
         match = _NODE_IN_MESSAGE.search(str(error))
         if match:
-            origin = origins.get(match.group(1))
+            origin = origins.get(match.group(1) or match.group(2))
     if origin is not None and phase not in ("eager", "construct"):
         outcome.phase = "graph"
         outcome.location = _location(*origin)
@@ -386,24 +390,31 @@ def judge(outcome: Outcome, expected: Sequence[np.ndarray]) -> Outcome:
 def first_line(error: BaseException) -> str:
     """The line of an exception's message that says what failed (MXNet's start with a traceback banner)."""
     lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
-    for line in lines:
-        if "Check failed" in line or "Error in operator" in line:
-            # MXNet's C++ log prefix (`[06:42:26] ../src/.../elemwise_op_common.h:134: `) and repeated type
-            line = re.sub(r"\[\d\d:\d\d:\d\d\] \S+:\d+: ", "", line)
-            while line.startswith("MXNetError: "):
-                line = line[len("MXNetError: "):]
-            return line[:300]
-    noise = ("Traceback", "File ", "[bt]", "Stack trace")
-    useful = [line for line in lines if not line.startswith(noise)]
-    return (useful[-1] if useful else lines[0] if lines else "")[:300]
+    chosen = next((line for line in lines if "Check failed" in line or "Error in operator" in line), None)
+    if chosen is None:
+        noise = ("Traceback", "File ", "[bt]", "Stack trace")
+        useful = [line for line in lines if not line.startswith(noise)]
+        if len(useful) == len(lines):  # a plain multi-line message (a block's repr inside it): all of it
+            chosen = " ".join(lines)
+        else:
+            chosen = useful[-1] if useful else lines[0] if lines else ""
+    # MXNet's C++ log prefix (`[06:42:26] ../src/.../elemwise_op_common.h:134: `) and its repeated type name
+    chosen = re.sub(r"\[\d\d:\d\d:\d\d\] \S+:\d+: ", "", chosen)
+    while chosen.startswith("MXNetError: "):
+        chosen = chosen[len("MXNetError: "):]
+    return chosen[:300]
 
 
 def _call(mx: Any, block: Any, specs: Sequence[Any], seed: int, phase: str = "eager",
           origins: Optional[Dict[str, Tuple[str, int]]] = None) -> Outcome:
+    inputs = make_inputs(mx, specs, seed)
+    random = getattr(mx, "random", None)
+    if random is not None and hasattr(random, "seed"):
+        random.seed(seed)  # random operators draw the same numbers on every call where the backend can
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            outputs = flatten_outputs(block(*make_inputs(mx, specs, seed)))
+            outputs = flatten_outputs(block(*inputs))
     except Exception as error:
         return failure(error, phase, origins)
     return Outcome(OK, outputs=outputs, phase=phase)
@@ -706,7 +717,7 @@ def _evidence_fix(outcome: Outcome, text: str, filename: str) -> Optional[Any]:
         return None
     node = _NODE_IN_MESSAGE.search(outcome.message)
     op = None
-    if node:
+    if node and node.group(1):
         for candidate in sorted(ELEMENTWISE_OPS, key=len, reverse=True):
             if re.search(re.escape(candidate) + r"\d+$", node.group(1)):
                 op = ELEMENTWISE_OPS[candidate]
@@ -748,10 +759,15 @@ def verify_target(target: Target, linter: Any, unsafe: bool = False, source: Opt
         linecache.checkcache(filename)
         module = load_source(source, filename, path)
         factory = resolve_factory(mx, module, target.name, target.label)
+        try:
+            inspect.signature(factory).bind(**target.kwargs)
+        except TypeError as error:
+            raise VerifyError(f"{target.label}: cannot be called with "
+                              f"{'--kwargs ' + json.dumps(target.kwargs) if target.kwargs else 'no arguments'}: "
+                              f"{error} (pass constructor arguments with --kwargs)") from None
+        except ValueError:  # no signature to check (a builtin): let the call tell
+            pass
         built_block, built = build_block(mx, factory, specs, seed, target.kwargs)
-        if built.status == ERROR and built.phase == "construct":
-            raise VerifyError(f"{target.label}: {built.error_type}: {built.message}"
-                              + (f" ({built.location.filename}:{built.location.line})" if built.location else ""))
         report = TargetReport(target, built)
         if built.status != OK:
             report.verdict = EAGER_ERROR
@@ -872,7 +888,7 @@ VERDICT_TEXT = {
     OK_AS_IS: "hybridizes as it is, with the eager output",
     FIXED: "the fixed source hybridizes and computes the eager output",
     FAILS: "does not hybridize correctly, fixed or not",
-    EAGER_ERROR: "the eager run fails: nothing to compare with (check the --input shapes)",
+    EAGER_ERROR: "the block cannot be built or run eagerly: nothing to compare with (check --input and --kwargs)",
 }
 
 
