@@ -322,11 +322,12 @@ def run_block(mx, cls, inputs):
     for step in ("imp", "hyb", "hyb2"):
         if step == "hyb":
             net.hybridize()
-        res = harness._call(lambda: net(*harness.make_inputs(mx, inputs)))
+        res = harness._call(lambda: net(*harness.make_inputs(mx, inputs)), mx)
         if res["kind"] == "error" and step != "imp":
             res["kind"] = "graph_error" if getattr(net, "_cached_graph", None) else "trace_error"
         if res["kind"] == "ok":
-            leaves = harness.leaves_of(mx, res.pop("out"))
+            res.pop("out")
+            leaves = res.pop("numpy")
             res["leaves"] = [leaf.tolist() if isinstance(leaf, np.ndarray) else leaf for leaf in leaves]
             res["shapes"] = [list(np.shape(leaf)) if isinstance(leaf, np.ndarray) else None for leaf in leaves]
         steps.append(res)

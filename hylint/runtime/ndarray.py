@@ -321,6 +321,12 @@ class NDArray:
             target = _ops.reshape_target(self.shape, tuple(shape), bool(kwargs.get("reverse", False)))
         except _ops.ShapeCheck as err:
             raise MXNetError(str(err).format(node=""))
+        size, wanted = self.size, int(np.prod(target))
+        if wanted > size:
+            raise MXNetError("NDArray.Reshape: Check failed: shape_.Size() >= shape.Size() (%d vs. %d) : target shape "
+                             "size is larger than the current shape" % (size, wanted))
+        if wanted != size:  # the method checks what the operator does not
+            raise ValueError("Cannot reshape array of size {} into shape {}".format(size, shape))
         return _wrap(self._data.reshape(target))  # a view, as in MXNet
 
     def broadcast_to(self, shape):
@@ -360,7 +366,7 @@ def _invoke(op_name, args, kwargs, hint=None):
     try:
         _ops.run_infer(op, [v.shape for v in inputs], [_np_dtype_name(v._data.dtype) for v in inputs], attrs)
     except _ops.ShapeCheck as err:
-        raise MXNetError(str(err).format(node=""))
+        raise MXNetError((err.eager or str(err)).format(node=""))
     except _ops.InferFailed:
         raise MXNetError("Operator %s inferring shapes failed." % op.name)
     result = op.kernel([v._data for v in inputs], attrs)

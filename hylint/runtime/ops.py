@@ -30,7 +30,13 @@ __all__ = ["Op", "OPS", "WRAPPERS", "ShapeCheck", "InferFailed", "parse_attrs", 
 # errors raised by shape / type rules
 # ----------------------------------------------------------------------------------------------
 class ShapeCheck(Exception):
-    """A failed MXNet ``CHECK``; the message may contain ``{node}`` (the node name, empty eagerly)."""
+    """A failed MXNet ``CHECK``; the message may contain ``{node}`` (the node name, empty eagerly).
+
+    ``eager`` is the text MXNet prints instead when the operator runs eagerly (a few differ)."""
+
+    def __init__(self, message, eager=None):
+        super().__init__(message)
+        self.eager = eager
 
 
 class UnwrappedCheck(ShapeCheck):
@@ -55,6 +61,18 @@ def _assign(shapes, i, target, node_kind="shape"):
         return
     raise ShapeCheck("Check failed: assign(&dattr, vec.at(i)): Incompatible attr in node {node} at %d-th input: "
                      "expected %s, got %s" % (i, shape_str(target), shape_str(cur)))
+
+
+def _assign_param(shapes, i, target, paren=True, message=None):
+    """SHAPE_ASSIGN_CHECK on a parameter input: ``Shape inconsistent, Provided = [2,4], inferred shape=(3,3)``."""
+    cur = shapes[i]
+    if cur is None or (len(cur) == len(target) and all(a == b or a == 0 or b == 0 for a, b in zip(cur, target))):
+        shapes[i] = tuple(target) if cur is None else _merge(cur, target)
+        return
+    if message:
+        raise ShapeCheck(message % shape_str(cur))
+    shown = "(" + ",".join(str(d) for d in target) + ")" if paren else shape_str(target)
+    raise ShapeCheck("Shape inconsistent, Provided = %s, inferred shape=%s" % (shape_str(cur), shown))
 
 
 def _merge(a, b):
@@ -189,9 +207,18 @@ def parse_attrs(op, attr_strs):
             continue  # MXNet keeps dunder attributes (``__layout__``) as plain node annotations
         if key not in op.param_map:
             raise MXNetError("Cannot find argument '%s', Possible Arguments:\n----------------\n%s"
-                             % (key, "\n".join("%s : %s" % (p.name, _KINDS[p.kind][1]) for p in op.params)))
+                             % (key, "\n".join("%s : %s" % (p.name, "{%s}" % ", ".join(sorted(p.kind))
+                                                              if isinstance(p.kind, tuple) else _KINDS[p.kind][1])
+                                                  for p in op.params)))
     for p in op.params:
-        if p.name in attr_strs:
+        if p.name in attr_strs and isinstance(p.kind, tuple):  # an enumeration, validated like dmlc does
+            text = attr_strs[p.name]
+            if text not in p.kind:
+                shown = ", ".join(['name=""'] + ['%s="%s"' % (k, v) for k, v in sorted(attr_strs.items())])
+                raise MXNetError("Invalid Input: '%s', valid values are: {%s}, in operator %s(%s)"
+                                 % (text, ", ".join("'%s'" % c for c in sorted(p.kind)), op.name, shown))
+            parsed[p.name] = text
+        elif p.name in attr_strs:
             text = attr_strs[p.name]
             parser, type_name = _KINDS[p.kind]
             try:
@@ -202,7 +229,7 @@ def parse_attrs(op, attr_strs):
                                  % (p.name, type_name, text, op.name, shown))
         elif p.default is _REQUIRED:
             raise MXNetError("Required parameter %s of %s is not presented, in operator %s(name=\"\")"
-                             % (p.name, _KINDS[p.kind][1], op.name))
+                             % (p.name, "string" if isinstance(p.kind, tuple) else _KINDS[p.kind][1], op.name))
         else:
             parsed[p.name] = p.default
     return parsed
@@ -328,9 +355,12 @@ def _norm_axes(axis, ndim):
     axes = axis if isinstance(axis, tuple) else (axis,)
     out = []
     for a in axes:
-        if not -ndim <= a < ndim:
-            raise ShapeCheck("Check failed: axis < ndim (%d vs. %d) : Reduction axis %d Exceeds input dimensions %s"
-                             % (a, ndim, a, "{shape}"))
+        if a >= ndim:
+            raise ShapeCheck("Check failed: axes[axes.ndim()-1] < ishape.ndim() (%d vs. %d) : Reduction axis %d Exceeds "
+                             "input dimensions %s" % (a, ndim, a, "{shape}"))
+        if a < -ndim:
+            raise ShapeCheck("Check failed: axes[0] >= 0 (%d vs. 0) : Reduction axis [%d] Exceeds input dimensions %s"
+                             % (a + ndim, a, "{shape}"))
         out.append(a % ndim)
     return tuple(sorted(set(out)))
 
@@ -551,7 +581,8 @@ def _activation_kernel(inputs, attrs):
         return _ACTS[act](a).astype(a.dtype, copy=False)
 
 
-register(Op("Activation", _activation_kernel, _shape_unary, params=(P("act_type", "str"),)))
+register(Op("Activation", _activation_kernel, _shape_unary,
+            params=(P("act_type", ("relu", "sigmoid", "softrelu", "softsign", "tanh")),)))
 
 
 def _leaky_relu_kernel(inputs, attrs):
@@ -577,7 +608,7 @@ def _leaky_relu_kernel(inputs, attrs):
 
 
 register(Op("LeakyReLU", _leaky_relu_kernel, _shape_unary, inputs=("data", "gamma"), optional_inputs=("gamma",),
-            params=(P("act_type", "str", "leaky"), P("slope", "float", 0.25), P("lower_bound", "float", 0.125),
+            params=(P("act_type", ("elu", "gelu", "leaky", "prelu", "rrelu", "selu"), "leaky"), P("slope", "float", 0.25), P("lower_bound", "float", 0.125),
                     P("upper_bound", "float", 0.334))))
 
 
@@ -590,11 +621,12 @@ def _softmax_np(a, axis, temperature=1.0):
 
 def _softmax_kernel(inputs, attrs):
     a = inputs[0]
-    return _softmax_np(a, attrs["axis"], attrs["temperature"] or 1.0).astype(a.dtype)
+    return _softmax_np(a, _softmax_axis(a, attrs), attrs["temperature"] or 1.0).astype(a.dtype)
 
 
 def _log_softmax_kernel(inputs, attrs):
     a = inputs[0]
+    _softmax_axis(a, attrs)
     z = a.astype(np.float64) / (attrs["temperature"] or 1.0)
     z = z - z.max(axis=attrs["axis"], keepdims=True)
     return (z - np.log(np.exp(z).sum(axis=attrs["axis"], keepdims=True))).astype(a.dtype)
@@ -602,7 +634,7 @@ def _log_softmax_kernel(inputs, attrs):
 
 def _softmin_kernel(inputs, attrs):
     a = inputs[0]
-    return _softmax_np(-a, attrs["axis"], attrs["temperature"] or 1.0).astype(a.dtype)
+    return _softmax_np(-a, _softmax_axis(a, attrs), attrs["temperature"] or 1.0).astype(a.dtype)
 
 
 _SOFTMAX_PARAMS = (P("axis", "int", -1), P("temperature", "float", None), P("dtype", "dtype", None),
@@ -610,10 +642,15 @@ _SOFTMAX_PARAMS = (P("axis", "int", -1), P("temperature", "float", None), P("dty
 
 
 def _softmax_shape(in_shapes, attrs):
-    s = in_shapes[0]
-    if s is not None and not -len(s) <= attrs["axis"] < len(s):
-        raise ShapeCheck("Check failed: axis < ndim: axis %d exceeds input dimensions %s" % (attrs["axis"], shape_str(s)))
-    return list(in_shapes), [s]
+    return list(in_shapes), [in_shapes[0]]  # MXNet checks the axis only when the kernel runs
+
+
+def _softmax_axis(a, attrs):
+    axis = attrs["axis"]
+    if not -a.ndim <= axis < a.ndim:
+        raise MXNetError("Check failed: axis < ndim && axis >= -ndim: axis %d exceeds the input dimension of %d"
+                         % (axis, a.ndim))
+    return axis
 
 
 register(Op("softmax", _softmax_kernel, _softmax_shape, params=_SOFTMAX_PARAMS))
@@ -630,7 +667,7 @@ def _softmax_activation_kernel(inputs, attrs):
     return _softmax_np(a, axis).astype(a.dtype)
 
 
-register(Op("SoftmaxActivation", _softmax_activation_kernel, _shape_unary, params=(P("mode", "str", "instance"),)))
+register(Op("SoftmaxActivation", _softmax_activation_kernel, _shape_unary, params=(P("mode", ("channel", "instance", "spatial"), "instance"),)))
 
 
 def _clip_kernel(inputs, attrs):
@@ -790,7 +827,7 @@ def _topk_type(in_types, attrs):
 
 
 register(Op("topk", _topk_kernel, _topk_shape, num_outputs=_topk_outputs, infer_type=_topk_type,
-            params=(P("axis", "opt_int", -1), P("k", "int", 1), P("ret_typ", "str", "indices"),
+            params=(P("axis", "opt_int", -1), P("k", "int", 1), P("ret_typ", ("both", "indices", "mask", "value"), "indices"),
                     P("is_ascend", "bool", False), P("dtype", "dtype", "float32"))))
 
 
@@ -847,19 +884,14 @@ def reshape_target(src, spec, reverse=False):
         i += 1
     total = int(np.prod(src)) if src else 1
     if infer_at is not None:
+        # MXNet 1.9 infers -1 by integer division and never checks the total size: (7, -1) of 6 elements is (7, 0)
         rest = int(np.prod([d for k, d in enumerate(out) if k != infer_at])) if len(out) > 1 else 1
-        if rest == 0 or total % rest:
-            raise ShapeCheck("Check failed: oshape.Size() == dshape.Size() (%d vs. %d) : Target shape size is "
-                             "different to source. Target: %s\nSource: %s"
-                             % (rest, total, shape_str(out), shape_str(src)))
+        if rest == 0:
+            raise ShapeCheck("Check failed: oshape.Size() != 0: Cannot infer the -1 dim of a reshape to a "
+                             "zero-size shape %s" % shape_str(out))
         out[infer_at] = total // rest
     if reverse:
         out = out[::-1]
-        src = src[::-1]
-    if int(np.prod(out)) != total:
-        raise ShapeCheck("Check failed: oshape.Size() == dshape.Size() (%d vs. %d) : Target shape size is "
-                         "different to source. Target: %s\nSource: %s"
-                         % (int(np.prod(out)), total, shape_str(out), shape_str(src)))
     return tuple(out)
 
 
@@ -872,7 +904,14 @@ def _reshape_shape(in_shapes, attrs):
 
 def _reshape_kernel(inputs, attrs):
     a = inputs[0]
-    return a.reshape(reshape_target(a.shape, attrs["shape"], attrs["reverse"]))
+    target = reshape_target(a.shape, attrs["shape"], attrs["reverse"])
+    if int(np.prod(target)) == a.size:
+        return a.reshape(target)
+    # the operator copies min(sizes) elements; MXNet leaves the rest uninitialised (zeros here)
+    out = np.zeros(int(np.prod(target)), dtype=a.dtype)
+    n = min(out.size, a.size)
+    out[:n] = a.reshape(-1)[:n]
+    return out.reshape(target)
 
 
 register(Op("Reshape", _reshape_kernel, _reshape_shape, aliases=("reshape",), hint="reshape",
@@ -882,7 +921,9 @@ register(Op("Reshape", _reshape_kernel, _reshape_shape, aliases=("reshape",), hi
 def _reshape_like_shape(in_shapes, attrs):
     a, b = in_shapes
     if a is not None and b is not None and int(np.prod(a)) != int(np.prod(b)):
-        raise ShapeCheck("Check failed: lshape.Size() == rshape.Size() (%d vs. %d)" % (np.prod(a), np.prod(b)))
+        raise ShapeCheck("Check failed: (*in_attrs)[0].Size() == oshape.Size() (%d vs. %d) : Cannot reshape lhs with "
+                         "shape %sto new shape %s because they have different size."
+                         % (np.prod(a), np.prod(b), shape_str(a), shape_str(b)))
     return list(in_shapes), [b]
 
 
@@ -933,7 +974,8 @@ def _expand(s, attrs):
     axis = attrs["axis"]
     n = len(s) + 1
     if not -n <= axis < n:
-        raise ShapeCheck("Check failed: axis >= -1 - ndim && axis <= ndim")
+        raise ShapeCheck("Check failed: axis >= 0 && axis <= indim: axis must be in the range [-%d, %d] (%d provided)"
+                         % (len(s), len(s), axis))
     axis %= n
     return s[:axis] + (1,) + s[axis:]
 
@@ -972,8 +1014,9 @@ def _concat_shape(in_shapes, attrs):
         if s is None:
             return list(in_shapes), [None]
         if len(s) != ndim or any(a != b for k, (a, b) in enumerate(zip(s, known[0])) if k != axis):
-            raise ShapeCheck("Check failed: shape_assign(&dshape, tmp): Incompatible input shape: expected %s, got %s"
-                             % (shape_str(tuple(0 if k == axis else d for k, d in enumerate(known[0]))), shape_str(s)))
+            raise ShapeCheck("Check failed: shape_assign(&(*in_shape)[i], dshape): Incompatible input shape: expected "
+                             "%s, got %s" % (shape_str(tuple(-1 if k == axis else d for k, d in enumerate(known[0]))),
+                                             shape_str(s)))
         total += s[axis]
     out = tuple(total if k == axis else d for k, d in enumerate(known[0]))
     return list(in_shapes), [out]
@@ -984,17 +1027,24 @@ register(Op("Concat", lambda ins, at: np.concatenate(ins, axis=at["dim"]), _conc
 
 
 def _stack_shape(in_shapes, attrs):
+    # MXNet infers the output from the first input and only notices a mismatch when the kernel runs
     shapes = list(in_shapes)
     ref = next((s for s in shapes if s is not None), None)
     if ref is None:
         return shapes, [None]
-    for i in range(len(shapes)):
-        _assign(shapes, i, ref)
     axis = attrs["axis"] % (len(ref) + 1)
     return shapes, [ref[:axis] + (len(shapes),) + ref[axis:]]
 
 
-register(Op("stack", lambda ins, at: np.stack(ins, axis=at["axis"]), _stack_shape, variadic=True,
+def _stack_kernel(inputs, attrs):
+    for a in inputs[1:]:
+        if a.shape != inputs[0].shape:
+            raise MXNetError("TBlob.get_with_shape: Check failed: this->shape_.Size() == static_cast<size_t>(shape.Size()) "
+                             "(%d vs. %d) : new and old shape do not match total elements" % (a.size, inputs[0].size))
+    return np.stack(inputs, axis=attrs["axis"])
+
+
+register(Op("stack", _stack_kernel, _stack_shape, variadic=True,
             params=(P("axis", "int", 0), P("num_args", "int", 0))))
 
 
@@ -1020,7 +1070,7 @@ def _split_shape(in_shapes, attrs):
         return list(in_shapes), [None] * n
     axis = attrs["axis"] % len(s)
     if s[axis] % n:
-        raise ShapeCheck("Check failed: dshape[real_axis] % num_outputs == 0U (%d vs. 0) : You are trying to split "
+        raise ShapeCheck("Check failed: dshape[real_axis] %% param_.num_outputs == 0U (%d vs. 0) : You are trying to split "
                          "the %d-th axis of input tensor with shape %s into num_outputs=%d evenly sized chunks, but "
                          "this is not possible because %d is not a multiple of %d"
                          % (s[axis] % n, axis, shape_str(s), n, s[axis], n))
@@ -1052,7 +1102,8 @@ def _slice_bounds(shape, attrs):
     if len(begin) != len(end):
         raise ShapeCheck("Check failed: param.begin.ndim() == param.end.ndim() (%d vs. %d)" % (len(begin), len(end)))
     if len(begin) > len(shape):
-        raise ShapeCheck("Check failed: param.begin.ndim() <= dshape.ndim()")
+        raise ShapeCheck("Check failed: param_begin.ndim() <= dshape.ndim() (%d vs. %d) : Slicing axis exceeds data "
+                         "dimensions" % (len(begin), len(shape)))
     slices = []
     for i in range(len(shape)):
         if i < len(begin):
@@ -1082,8 +1133,10 @@ register(Op("slice", lambda ins, at: np.ascontiguousarray(ins[0][_slice_bounds(i
 def _slice_axis_bounds(shape, attrs):
     axis = attrs["axis"]
     if not -len(shape) <= axis < len(shape):
-        raise ShapeCheck("Check failed: axis < ndim: slice_axis axis %d exceeds input dimensions %s"
-                         % (axis, shape_str(shape)))
+        transformed = axis + len(shape) if axis < 0 else axis
+        raise ShapeCheck("Check failed: *axis < ishape.ndim() && *axis >= 0: Transformed axis must be smaller than the "
+                         "source ndim and larger than zero! Recieved axis=%d, src_ndim=%d, transformed axis=%d"
+                         % (axis, len(shape), transformed))
     axis %= len(shape)
     d = shape[axis]
     begin, end = attrs["begin"], attrs["end"]
@@ -1145,6 +1198,9 @@ def _take_shape(in_shapes, attrs):
     a, idx = in_shapes
     if a is None or idx is None:
         return list(in_shapes), [None]
+    if not -len(a) <= attrs["axis"] < len(a):
+        raise ShapeCheck("Check failed: param.axis >= -1 * arrshape.ndim() && param.axis < arrshape.ndim(): Axis should "
+                         "be in the range of [-r, r-1] where r is the rank of input tensor")
     axis = attrs["axis"] % len(a)
     return list(in_shapes), [tuple(a[:axis]) + tuple(idx) + tuple(a[axis + 1:])]
 
@@ -1161,7 +1217,7 @@ def _take_kernel(inputs, attrs):
 
 
 register(Op("take", _take_kernel, _take_shape, inputs=("a", "indices"), infer_type=_first_type,
-            params=(P("axis", "int", 0), P("mode", "str", "clip"))))
+            params=(P("axis", "int", 0), P("mode", ("clip", "raise", "wrap"), "clip"))))
 
 
 def _pick_shape(in_shapes, attrs):
@@ -1176,6 +1232,10 @@ def _pick_shape(in_shapes, attrs):
     want = tuple(d for k, d in enumerate(a) if k != axis) or (1,)
     if shapes[1] is None:
         shapes[1] = want
+    elif int(np.prod(shapes[1])) != int(np.prod(want)):
+        # MXNet shows the index shape it expected, in the rank the given index has
+        shown = tuple(1 if k == axis else d for k, d in enumerate(a)) if len(shapes[1]) == len(a) else want
+        raise ShapeCheck("Shape inconsistent, Provided = %s, inferred shape=%s" % (shape_str(shapes[1]), shape_str(shown)))
     return shapes, [out]
 
 
@@ -1192,14 +1252,14 @@ def _pick_kernel(inputs, attrs):
 
 
 register(Op("pick", _pick_kernel, _pick_shape, inputs=("data", "index"), infer_type=_first_type,
-            params=(P("axis", "opt_int", -1), P("keepdims", "bool", False), P("mode", "str", "clip"))))
+            params=(P("axis", "opt_int", -1), P("keepdims", "bool", False), P("mode", ("clip", "wrap"), "clip"))))
 
 
 def _where_shape_eager(in_shapes, attrs):
     c, x, y = in_shapes
     shapes = list(in_shapes)
     if x is not None and y is not None and x != y:
-        _assign(shapes, 2, x)
+        raise InferFailed()
     if c is not None and x is not None:
         if c != x and not (len(c) == 1 and c[0] == x[0]):
             raise InferFailed()
@@ -1214,7 +1274,7 @@ def _where_shape(in_shapes, attrs):
         return _where_shape_eager(in_shapes, attrs)
     shapes = list(in_shapes)
     if x is not None and y is not None and x != y:
-        _assign(shapes, 2, x)
+        raise InferFailed()
     return shapes, [x if x is not None else y]
 
 
@@ -1241,6 +1301,8 @@ register(Op("where", _where_kernel, _where_shape, inputs=("condition", "x", "y")
 
 def _tile_shape(s, attrs):
     reps = attrs["reps"]
+    if any(r <= 0 for r in reps):
+        raise InferFailed()
     n = max(len(s), len(reps))
     s2 = (1,) * (n - len(s)) + tuple(s)
     r2 = (1,) * (n - len(reps)) + tuple(reps)
@@ -1391,6 +1453,8 @@ def _one_hot_kernel(inputs, attrs):
     idx = inputs[0].astype(np.int64)
     depth = attrs["depth"]
     out = np.full(idx.shape + (depth,), attrs["off_value"], dtype=attrs["dtype"])
+    if depth == 0:
+        return out
     valid = (idx >= 0) & (idx < depth)
     pos = np.where(valid, idx, 0)
     np.put_along_axis(out, pos[..., None], np.where(valid, attrs["on_value"], attrs["off_value"])[..., None]
@@ -1585,7 +1649,7 @@ def _dropout_kernel(inputs, attrs):
 
 
 register(Op("Dropout", _dropout_kernel, _shape_unary,
-            params=(P("p", "float", 0.5), P("mode", "str", "training"), P("axes", "shape", ()),
+            params=(P("p", "float", 0.5), P("mode", ("always", "training"), "training"), P("axes", "shape", ()),
                     P("cudnn_off", "any", None))))
 
 
@@ -1607,7 +1671,7 @@ def _dot_shape(in_shapes, attrs):
     else:
         b_k, b_rest = b[0], tuple(b[1:])
     if a_k != b_k:
-        raise ShapeCheck("Check failed: L[!Ta] == R[Tb] (%d vs. %d) : dot shape error: %s X %s"
+        raise ShapeCheck("Check failed: L[!Ta].Size() == R[Tb].Size() (%d vs. %d) : dot shape error: %s X %s"
                          % (a_k, b_k, shape_str(a), shape_str(b)))
     return list(in_shapes), [(a_rest + b_rest) or (1,)]
 
@@ -1632,22 +1696,23 @@ def _batch_dot_shape(in_shapes, attrs):
     a, b = in_shapes
     if a is None or b is None:
         return list(in_shapes), [None]
-    if len(a) != 3 or len(b) != 3:
-        raise ShapeCheck("Check failed: lshape.ndim() == 3 && rshape.ndim() == 3: batch_dot only support 3D*3D array")
-    m, k1 = (a[2], a[1]) if attrs["transpose_a"] else (a[1], a[2])
-    k2, n = (b[2], b[1]) if attrs["transpose_b"] else (b[1], b[2])
-    if a[0] != b[0] or k1 != k2:
+    if len(a) < 3 or len(a) != len(b):
+        raise ShapeCheck("batch_dot currently only support N-D*N-D array (N >= 3)%s v.s. %s"
+                         % (shape_str(a), shape_str(b)))
+    m, k1 = (a[-1], a[-2]) if attrs["transpose_a"] else (a[-2], a[-1])
+    k2, n = (b[-1], b[-2]) if attrs["transpose_b"] else (b[-2], b[-1])
+    if tuple(a[:-2]) != tuple(b[:-2]) or k1 != k2:
         raise ShapeCheck("Check failed: lshape[0] == rshape[0] && L[!Ta] == R[Tb]: batch_dot shape error: %s X %s"
                          % (shape_str(a), shape_str(b)))
-    return list(in_shapes), [(a[0], m, n)]
+    return list(in_shapes), [tuple(a[:-2]) + (m, n)]
 
 
 def _batch_dot_kernel(inputs, attrs):
     a, b = inputs
     if attrs["transpose_a"]:
-        a = np.swapaxes(a, 1, 2)
+        a = np.swapaxes(a, -1, -2)
     if attrs["transpose_b"]:
-        b = np.swapaxes(b, 1, 2)
+        b = np.swapaxes(b, -1, -2)
     return np.matmul(a, b).astype(inputs[0].dtype)
 
 
@@ -1663,9 +1728,9 @@ def _fc_shape(in_shapes, attrs):
     if data is None:
         return shapes, [None]
     in_units = int(np.prod(data[1:])) if attrs["flatten"] else data[-1]
-    _assign(shapes, 1, (n, in_units))
+    _assign_param(shapes, 1, (n, in_units))
     if not attrs["no_bias"] and len(shapes) > 2:
-        _assign(shapes, 2, (n,))
+        _assign_param(shapes, 2, (n,), message="Unexpected shape for bias %s")
     out = (data[0], n) if attrs["flatten"] else tuple(data[:-1]) + (n,)
     return shapes, [out]
 
@@ -1698,16 +1763,16 @@ def _conv_shape(in_shapes, attrs):
     if data is None:
         return shapes, [None]
     if len(data) != nd + 2:
-        raise ShapeCheck("Check failed: dshp.ndim() == %d (%d vs. %d) : Input data should be %dD in batch-num_filter-%s"
-                         % (nd + 2, len(data), nd + 2, nd + 2, "x".join("yx"[:nd] if nd < 3 else "zyx")))
+        raise ShapeCheck("Check failed: dshp.ndim() == %dU (%d vs. %d) : Input data should be %dD in batch-num_filter-%s"
+                         % (nd + 2, len(data), nd + 2, nd + 2, {1: "x", 2: "y-x", 3: "depth-y-x"}.get(nd, "x")))
     stride, dilate, pad = _conv_geometry(attrs, nd)
     g = attrs["num_group"]
     nf = attrs["num_filter"]
     if data[1] % g:
         raise ShapeCheck("Check failed: dshape[1] % param_.num_group == 0U: input num_filter must divide group size")
-    _assign(shapes, 1, (nf, data[1] // g) + kernel)
+    _assign_param(shapes, 1, (nf, data[1] // g) + kernel)
     if not attrs["no_bias"] and len(shapes) > 2:
-        _assign(shapes, 2, (nf,))
+        _assign_param(shapes, 2, (nf,))
     spatial = []
     for d, k, s, dl, p in zip(data[2:], kernel, stride, dilate, pad):
         ek = dl * (k - 1) + 1
@@ -1782,6 +1847,11 @@ def _pool_shape(in_shapes, attrs):
     data = in_shapes[0]
     if data is None:
         return list(in_shapes), [None]
+    if len(data) < 3:
+        shapes_text = ("Input data should be  3D in (batch, channel, x) Or 4D in (batch, channel, y, x)  Or 5D in "
+                       "(batch, channel, d, y, x)")
+        raise ShapeCheck("Check failed: dshape.ndim() >= 3 (%d vs. 3) : Pooling: %s" % (len(data), shapes_text),
+                         eager="Pooling: Check failed: dshape.ndim() >= 3 (%d vs. 3) : %s" % (len(data), shapes_text))
     kernel, stride, pad = _pool_params(attrs, data)
     if len(kernel) != len(data) - 2:
         raise ShapeCheck("Check failed: param.kernel.ndim() == dshape.ndim() - 2: kernel must match input rank")
@@ -1832,8 +1902,8 @@ def _pool_kernel(inputs, attrs):
 
 
 register(Op("Pooling", _pool_kernel, _pool_shape,
-            params=(P("kernel", "shape", ()), P("pool_type", "str", "max"), P("global_pool", "bool", False),
-                    P("stride", "shape", ()), P("pad", "shape", ()), P("pooling_convention", "str", "valid"),
+            params=(P("kernel", "shape", ()), P("pool_type", ("avg", "lp", "max", "sum"), "max"), P("global_pool", "bool", False),
+                    P("stride", "shape", ()), P("pad", "shape", ()), P("pooling_convention", ("full", "same", "valid"), "valid"),
                     P("count_include_pad", "bool", True), P("p_value", "int", 0), P("cudnn_off", "bool", False),
                     P("layout", "any", None))))
 
@@ -1846,7 +1916,7 @@ def _channel_param_shape(axis_attr, n_params, aux_count=0):
             return shapes, [None] * 1
         c = data[attrs[axis_attr] % len(data)]
         for i in range(1, len(shapes)):
-            _assign(shapes, i, (c,))
+            _assign_param(shapes, i, (c,), paren=False)
         return shapes, [tuple(data)]
     return rule
 
@@ -1916,7 +1986,7 @@ register(Op("InstanceNorm", _instance_norm_kernel, _instance_norm_shape, inputs=
 
 def _embedding_shape(in_shapes, attrs):
     shapes = list(in_shapes)
-    _assign(shapes, 1, (attrs["input_dim"], attrs["output_dim"]))
+    _assign_param(shapes, 1, (attrs["input_dim"], attrs["output_dim"]))
     data = shapes[0]
     return shapes, [None if data is None else tuple(data) + (attrs["output_dim"],)]
 
@@ -2052,7 +2122,7 @@ def _rnn_kernel(inputs, attrs):
 register(Op("RNN", _rnn_kernel, _rnn_shape, inputs=("data", "parameters", "state", "state_cell"),
             optional_inputs=("state_cell",), num_outputs=_rnn_outputs,
             params=(P("state_size", "int"), P("num_layers", "int"), P("bidirectional", "bool", False),
-                    P("mode", "str"), P("p", "float", 0.0), P("state_outputs", "bool", False),
+                    P("mode", ("gru", "lstm", "rnn_relu", "rnn_tanh")), P("p", "float", 0.0), P("state_outputs", "bool", False),
                     P("projection_size", "any", None), P("lstm_state_clip_min", "any", None),
                     P("lstm_state_clip_max", "any", None), P("lstm_state_clip_nan", "bool", False),
                     P("use_sequence_length", "bool", False))))
@@ -2079,9 +2149,9 @@ def _deconv_shape(in_shapes, attrs):
                          "spatial" % (nd + 2, len(data), nd + 2, nd + 2))
     stride, dilate, pad, adj = _deconv_geometry(attrs, nd)
     g, nf = attrs["num_group"], attrs["num_filter"]
-    _assign(shapes, 1, (data[1], nf // g) + kernel)
+    _assign_param(shapes, 1, (data[1], nf // g) + kernel)
     if not attrs["no_bias"] and len(shapes) > 2:
-        _assign(shapes, 2, (nf,))
+        _assign_param(shapes, 2, (nf,))
     spatial = tuple((d - 1) * s - 2 * p + dl * (k - 1) + 1 + a
                     for d, k, s, dl, p, a in zip(data[2:], kernel, stride, dilate, pad, adj))
     return shapes, [(data[0], nf) + spatial]
@@ -2145,7 +2215,7 @@ def _pad_kernel(inputs, attrs):
 
 register(Op("Pad", _pad_kernel, _unary_shape_fn(lambda s, at: tuple(d + a + b for d, (a, b) in zip(s, _pad_widths(s, at)))),
             aliases=("pad",), hint="pad",
-            params=(P("mode", "str", "constant"), P("pad_width", "shape"), P("constant_value", "float", 0.0))))
+            params=(P("mode", ("constant", "edge", "reflect"), "constant"), P("pad_width", "shape"), P("constant_value", "float", 0.0))))
 
 
 def _upsampling_shape(in_shapes, attrs):
@@ -2196,7 +2266,7 @@ def _l2norm_shape(in_shapes, attrs):
 
 
 register(Op("L2Normalization", _l2norm_kernel, _l2norm_shape, params=(P("eps", "float", 1e-10),
-                                                                     P("mode", "str", "instance"))))
+                                                                     P("mode", ("channel", "instance", "spatial"), "instance"))))
 
 
 def _sequence_mask_kernel(inputs, attrs):
