@@ -103,7 +103,8 @@ class GitIgnore:
 def matches_any(path: Path, patterns: Iterable[str], root: Path) -> bool:
     """ruff-style exclude: a pattern matches the file/folder name or its path relative to ``root``."""
     try:
-        relative = path.resolve().relative_to(root.resolve()).as_posix()
+        # realpath, not Path.resolve: it does not raise on a symlink loop
+        relative = Path(os.path.realpath(path)).relative_to(os.path.realpath(root)).as_posix()
     except ValueError:
         relative = path.as_posix()
     name = path.name
