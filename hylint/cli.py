@@ -45,27 +45,34 @@ def main() -> None:
 @click.option("--select", multiple=True, help="Rule codes or prefixes to enable (HY1, ALL); replaces the default set.")
 @click.option("--extend-select", multiple=True, help="Rule codes or prefixes to enable in addition.")
 @click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable.")
-@click.option("--output-format", type=str, default=None, help="full, concise, json, ...")
+@click.option("--output-format", type=str, default=None,
+              help="full, concise, grouped, json, json-lines, github, sarif, gitlab, junit, pylint.")
 @click.option("--statistics", is_flag=True, help="Show the number of diagnostics per code.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are diagnostics.")
 @click.option("--stdin-filename", type=str, default=None, help="The file name to report for `-` (stdin).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Use this pyproject.toml (or hylint.toml) instead of the nearest one.")
 @click.option("--force-exclude", is_flag=True, default=None, help="Apply excludes to paths given explicitly too.")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every line with a diagnostic; report nothing.")
 def check(paths: Tuple[str, ...], fix: Optional[bool], unsafe_fixes: Optional[bool], diff: bool, show_fixes: bool,
           exit_non_zero_on_fix: bool, select: Tuple[str, ...], extend_select: Tuple[str, ...], ignore: Tuple[str, ...],
           output_format: Optional[str], statistics: bool, exit_zero: bool, stdin_filename: Optional[str],
-          config_path: Optional[str], force_exclude: Optional[bool]) -> None:
+          config_path: Optional[str], force_exclude: Optional[bool], add_noqa: bool) -> None:
     """Check PATHS (default: the current folder; `-` reads stdin)."""
     try:
         code = _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, select, extend_select, ignore,
-                      output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude)
+                      output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude, add_noqa)
     except UsageError as error:
         click.echo(f"hylint: error: {error}", err=True)
         code = EXIT_ERROR
     except KeyboardInterrupt:
         click.echo("hylint: interrupted", err=True)
         code = 130
+    except BrokenPipeError:
+        # the reader went away (`hylint check | head`): stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = EXIT_DIAGNOSTICS
     except Exception as error:  # never a traceback for users; HYLINT_DEBUG=1 shows it
         if os.environ.get("HYLINT_DEBUG"):
             raise
@@ -76,11 +83,11 @@ def check(paths: Tuple[str, ...], fix: Optional[bool], unsafe_fixes: Optional[bo
 
 
 def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, select, extend_select, ignore,
-           output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude) -> int:
+           output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude, add_noqa=False) -> int:
     from hylint.config import ConfigError, load_config
     from hylint.discovery import DEFAULT_EXCLUDE, PathError, discover, matches_any
     from hylint.registry import UnknownRuleError, expand, select_rules
-    from hylint.report import FORMATS, Report, render
+    from hylint.report import FORMATS, HYPERLINK_FORMATS, Report, render
 
     try:
         config = load_config(Path(config_path) if config_path else None)
@@ -110,22 +117,51 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
     from hylint.runner import DIFF, FIX, LINT, process_path, process_stdin
 
     linter = Linter(rules)
+    linters = {frozenset(): linter}
+
+    def linter_for(filename: str) -> Linter:
+        # per-file-ignores deselect rules for the file, so ignored diagnostics are neither reported nor fixed
+        ignored = frozenset(code for pattern, codes in per_file_ignores
+                            if matches_any(Path(filename), [pattern], config.root) for code in codes)
+        if ignored not in linters:
+            linters[ignored] = Linter([rule for rule in rules if rule.CODE not in ignored])
+        return linters[ignored]
+
     mode = DIFF if diff else FIX if fix_mode else LINT
+    if add_noqa and (diff or fix_mode):
+        raise UsageError("--add-noqa cannot be combined with --fix or --diff")
     outcomes = []
     paths = paths or (".",)
     if "-" in paths:
         if len(paths) > 1:
             raise UsageError("`-` (stdin) cannot be combined with other paths")
+        if add_noqa:
+            raise UsageError("--add-noqa writes files; it cannot read stdin")
         filename = stdin_filename or "-"
-        outcomes.append(process_stdin(sys.stdin.buffer.read(), filename, linter, mode, unsafe))
+        outcomes.append(process_stdin(sys.stdin.buffer.read(), filename, linter_for(filename), mode, unsafe))
     else:
         excludes = tuple(config.exclude or DEFAULT_EXCLUDE) + config.extend_exclude
         try:
             files = discover(paths, excludes, config.root, force_exclude=bool(force_exclude or config.force_exclude))
         except PathError as error:
             raise UsageError(str(error)) from None
-        for path in files:
-            outcomes.append(process_path(path, linter, mode, unsafe))
+        if add_noqa:
+            from hylint.add_noqa import add_noqa_path
+
+            added = 0
+            for path in files:
+                result = add_noqa_path(path, linter_for(str(path)))
+                added += result.added
+                for message in result.messages:
+                    click.echo(message, err=True)
+            click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
+            return EXIT_OK
+        from hylint.progress import progress
+
+        with progress(len(files)) as advance:
+            for path in files:
+                outcomes.append(process_path(path, linter_for(str(path)), mode, unsafe))
+                advance()
 
     diagnostics = []
     fixed_by_code: Counter = Counter()
@@ -155,6 +191,8 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
                 sys.stdout.write(outcome.diff)
         count = sum(1 for o in outcomes if o.diff)
         click.echo(f"Would fix {count} file{'s' if count != 1 else ''}." if count else "No fixes available.", err=True)
+        if any(outcome.failed for outcome in outcomes):
+            return EXIT_ERROR
         return EXIT_DIAGNOSTICS if changed else EXIT_OK
     if stdin_fix:
         outcome = outcomes[0]
@@ -163,6 +201,7 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
 
     color = fmt == "full" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     report = Report(diagnostics, sources, color, dict(fixed_by_code), show_fixes, unsafe, mode == FIX, len(outcomes))
+    report.hyperlinks = fmt in HYPERLINK_FORMATS and sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
     out = sys.stderr if stdin_fix else sys.stdout
     if statistics:
         counts = Counter(d.code for d in diagnostics)
@@ -173,7 +212,7 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
         render(fmt, report, out)
     out.flush()
     if any(outcome.failed for outcome in outcomes):
-        return EXIT_ERROR  # a file could not be checked (its message is on stderr)
+        return EXIT_ERROR  # a file could not be checked or written (its message is on stderr)
     if exit_zero:
         return EXIT_OK
     if exit_non_zero_on_fix and fixed_by_code:
@@ -203,3 +242,123 @@ def rule(code: Optional[str], show_all: bool) -> None:
     click.echo(f"Default: {'on' if rule_type.DEFAULT_ENABLED else 'off'}. "
                f"Fix: {'available' if rule_type.fixable() else 'none'}.")
     click.echo(rule_type.DOC.rstrip())
+
+
+@main.command()
+@click.argument("target", required=False)
+@click.option("--input", "inputs", multiple=True, metavar="SHAPE",
+              help="Shape of a positional input, e.g. 16x1x28x28 (once per input; float32, seeded normal(0, 1)).")
+@click.option("--kwargs", "kwargs_json", default=None, metavar="JSON", help="Constructor arguments, a JSON object.")
+@click.option("--backend", type=click.Choice(["numpy", "mxnet"]), default=None,
+              help="numpy: hylint's reference runtime (default, no MXNet needed); mxnet: the installed MXNet.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the parameters and inputs.")
+@click.option("--output-format", type=click.Choice(["full", "json"]), default="full", show_default=True)
+@click.option("--fix", is_flag=True, help="Write what `hylint check --fix` would (unless running proved it harmful).")
+@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply unsafe fixes.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+              help="Use this pyproject.toml (or hylint.toml) instead of the nearest one.")
+def verify(target: Optional[str], inputs: Tuple[str, ...], kwargs_json: Optional[str], backend: Optional[str],
+           seed: int, output_format: str, fix: bool, unsafe_fixes: Optional[bool], config_path: Optional[str]) -> None:
+    """Run TARGET (path/to/file.py::Name) eagerly and hybridized, fix it in memory and prove the fix.
+
+    Without TARGET, every [[tool.hylint.verify]] entry of pyproject.toml is run (a CI gate).
+    Exit 0 when the block (or its fixed source) hybridizes with the eager output, 1 when not, 2 for errors."""
+    try:
+        code = _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsafe_fixes, config_path)
+    except UsageError as error:
+        click.echo(f"hylint: error: {error}", err=True)
+        code = EXIT_ERROR
+    except KeyboardInterrupt:
+        click.echo("hylint: interrupted", err=True)
+        code = 130
+    except Exception as error:  # never a traceback for users; HYLINT_DEBUG=1 shows it
+        if os.environ.get("HYLINT_DEBUG"):
+            raise
+        click.echo(f"hylint: internal error: {type(error).__name__}: {error} (set HYLINT_DEBUG=1 for details)",
+                   err=True)
+        code = EXIT_ERROR
+    sys.exit(code)
+
+
+def _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsafe_fixes, config_path) -> int:
+    import json
+
+    from hylint import verify as verifier
+    from hylint.config import ConfigError, load_config
+    from hylint.registry import UnknownRuleError, expand, select_rules
+
+    try:
+        config = load_config(Path(config_path) if config_path else None)
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    unsafe = unsafe_fixes if unsafe_fixes is not None else config.unsafe_fixes
+    try:
+        if target is not None:
+            path, name = verifier.parse_target(target)
+            if not inputs:
+                raise UsageError("give the shape of each positional input with --input (e.g. --input 2x3)")
+            kwargs = {}
+            if kwargs_json is not None:
+                try:
+                    kwargs = json.loads(kwargs_json)
+                except ValueError as error:
+                    raise UsageError(f"--kwargs is not valid JSON: {error}") from None
+                if not isinstance(kwargs, dict):
+                    raise UsageError("--kwargs must be a JSON object, e.g. '{\"units\": 4}'")
+            targets = [verifier.Target(path, name, [verifier.parse_shape(s) for s in inputs], kwargs,
+                                       backend or "numpy", seed)]
+        else:
+            if inputs or kwargs_json is not None:
+                raise UsageError("--input and --kwargs need a TARGET")
+            where = str(config.path) if config.path else "pyproject.toml"
+            targets = verifier.targets_from_config(config.verify, config.root, where)
+            if not targets:
+                raise UsageError("no TARGET given and no [[tool.hylint.verify]] entries in "
+                                 + (str(config.path) if config.path else "a pyproject.toml [tool.hylint]"))
+            for entry in targets:
+                entry.seed = seed
+                entry.backend = backend or entry.backend
+        rules = select_rules(config.select, config.extend_select, config.ignore)
+        per_file_ignores = [(pattern, set().union(*(expand(c) for c in codes)) if codes else set())
+                            for pattern, codes in config.per_file_ignores]
+    except verifier.VerifyError as error:
+        raise UsageError(str(error)) from None
+    except UnknownRuleError as error:
+        raise UsageError(str(error)) from None
+
+    from hylint.discovery import matches_any
+    from hylint.engine import Linter
+    from hylint.files import SourceError, WriteError, read_source, write_atomic
+
+    reports, failed = [], False
+    for item in targets:
+        ignored = {code for pattern, codes in per_file_ignores
+                   if matches_any(Path(item.path), [pattern], config.root) for code in codes}
+        linter = Linter([rule for rule in rules if rule.CODE not in ignored])
+        try:
+            report = verifier.verify_target(item, linter, unsafe)
+        except verifier.VerifyError as error:
+            click.echo(f"hylint: error: {error}", err=True)
+            details = getattr(error, "details", "")
+            if details:
+                click.echo(details, err=True)
+            failed = True
+            continue
+        if fix and verifier.can_write(report):
+            try:
+                source = read_source(Path(item.path))
+                write_atomic(source, report.check_fix_source)
+                report.written = True
+            except (SourceError, WriteError) as error:
+                click.echo(f"hylint: error: {item.path}: cannot write the fixes: {error}", err=True)
+                failed = True
+        elif fix and report.check_fix_source is not None:
+            report.notes.append("not written: running the fixed source showed the fixes change its results")
+        reports.append(report)
+        if output_format == "full":
+            click.echo(verifier.render_full(report))
+    if output_format == "json":
+        click.echo(json.dumps([report.to_json() for report in reports], indent=2))
+    if failed:
+        return EXIT_ERROR
+    return max((report.exit_code for report in reports), default=EXIT_OK)

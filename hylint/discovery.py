@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import os
 import re
 from dataclasses import dataclass
@@ -110,10 +111,27 @@ def matches_any(path: Path, patterns: Iterable[str], root: Path) -> bool:
     name = path.name
     for pattern in patterns:
         stripped = pattern.rstrip("/")
-        if fnmatch.fnmatchcase(name, stripped) or fnmatch.fnmatchcase(relative, stripped) or \
-                fnmatch.fnmatchcase(relative, stripped + "/*") or fnmatch.fnmatchcase(path.as_posix(), stripped):
-            return True
+        # `**/` also matches no folder at all (`tests/**/*.py` matches `tests/a.py`)
+        for variant in {stripped, stripped.replace("**/", "")}:
+            if fnmatch.fnmatchcase(name, variant) or fnmatch.fnmatchcase(relative, variant) or \
+                    fnmatch.fnmatchcase(relative, variant + "/*") or fnmatch.fnmatchcase(path.as_posix(), variant):
+                return True
     return False
+
+
+def excluded_explicitly(path: Path, exclude: Sequence[str], root: Path) -> bool:
+    """--force-exclude for a path named on the command line: the path or one of its folders is excluded
+    (only the folders below ``root``, or those written in the path when it lies outside ``root``)."""
+    if matches_any(path, exclude, root):
+        return True
+    absolute = Path(os.path.abspath(path))
+    resolved_root = root.resolve()
+    try:
+        folders = [resolved_root / part for part in
+                   list(itertools.accumulate(absolute.relative_to(resolved_root).parts[:-1], os.path.join))]
+    except ValueError:
+        folders = [Path(p) for p in itertools.accumulate(path.parts[:-1], os.path.join)]
+    return any(matches_any(folder, exclude, root) for folder in folders)
 
 
 def discover(paths: Sequence[str], exclude: Sequence[str], root: Path, force_exclude: bool = False,
@@ -134,12 +152,12 @@ def discover(paths: Sequence[str], exclude: Sequence[str], root: Path, force_exc
         if not os.path.lexists(path):
             raise PathError(f"{raw}: no such file or directory")
         if path.is_dir():
-            if force_exclude and matches_any(path, exclude, root):
+            if force_exclude and excluded_explicitly(path, exclude, root):
                 continue
             for found in _walk(path, exclude, root, respect_gitignore):
                 add(found)
         else:
-            if force_exclude and matches_any(path, exclude, root):
+            if force_exclude and excluded_explicitly(path, exclude, root):
                 continue
             add(path)
     return files

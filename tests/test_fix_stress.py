@@ -96,7 +96,7 @@ def test_read_only_file_is_reported_not_written(tmp_path):
     (tmp_path / "a_ro.py").chmod(0o444)
     (tmp_path / "b_rw.py").write_text(BLOCK)
     run = check(["."], "--fix", cwd=tmp_path)
-    assert run.code == 1  # the read-only file keeps its diagnostic
+    assert run.code == 2  # a file hylint could not write; its diagnostic stays
     assert run.err_lines == ["hylint: error: a_ro.py: cannot write the fixes: file is read-only"]
     assert codes_at(run) == [("a_ro.py", 6, "HY301")]
     assert (tmp_path / "a_ro.py").read_text() == BLOCK
@@ -115,7 +115,7 @@ def test_read_only_folder_is_reported_not_crashed_on(tmp_path):
         run = check(["locked"], "--fix", cwd=tmp_path)
     finally:
         folder.chmod(0o755)
-    assert run.code == 1
+    assert run.code == 2
     assert len(run.err_lines) == 1 and "cannot create a temporary file next to it" in run.err_lines[0]
     assert (folder / "m.py").read_text() == BLOCK
 
@@ -146,7 +146,7 @@ def test_file_changed_between_read_and_write_is_not_overwritten(tmp_path):
                               "edited.py", "other.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                              env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert "Traceback" not in process.stderr
-    assert process.returncode == 1
+    assert process.returncode == 2
     assert process.stderr.strip() == ("hylint: error: edited.py: cannot write the fixes: file changed on disk "
                                       "while hylint was fixing it; not overwritten")
     assert (tmp_path / "edited.py").read_text() == BLOCK + "# saved by an editor\n"
