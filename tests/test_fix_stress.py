@@ -34,6 +34,13 @@ def fixed_text(source: str, unsafe: bool = False) -> str:
 
 # -- bytes outside the edits survive --------------------------------------------------------------
 
+# known bugs this test found (strict: the test says so when they are fixed); reported to the rule owners
+KNOWN_BUGS = {
+    ("HY402", 5): ("crlf", "cr", "bom-crlf-formfeed"),  # the inserted get_constant line ends in LF, not the file's newline
+    ("HY802", 1): ("trailing-ws-no-final-newline",),  # the fix appends "\n" + indentation after the last line
+}
+
+
 def _examples():
     for code, rule in all_rules().items():
         for index, example in enumerate(rule.INVALID):
@@ -53,8 +60,11 @@ VARIANTS = {
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 @pytest.mark.parametrize("code, example", list(_examples()))
-def test_fix_keeps_encoding_bom_and_line_endings(tmp_path, code, example, variant):
+def test_fix_keeps_encoding_bom_and_line_endings(request, tmp_path, code, example, variant):
     transform = VARIANTS[variant]
+    index = next(i for i, e in enumerate(all_rules()[code].INVALID) if e is example)
+    if variant in KNOWN_BUGS.get((code, index), ()):
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"known bug in the {code} fix ({variant})"))
     if variant == "trailing-ws-no-final-newline" and not example.expected_fixed.endswith("\n"):
         pytest.skip("the example has no final newline to drop")
     path = tmp_path / "example.py"
