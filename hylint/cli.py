@@ -98,6 +98,12 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
     fmt = output_format or config.output_format or "full"
     if fmt not in FORMATS:
         raise UsageError(f"unknown output format {fmt!r} (choose from: {', '.join(FORMATS)})")
+    for option, values in (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore)):
+        for value in _split_codes(values):
+            try:
+                expand(value)
+            except UnknownRuleError as error:
+                raise UsageError(f"{option}: {error}") from None
     try:
         rules = select_rules(_split_codes(select) or config.select,
                              config.extend_select + _split_codes(extend_select),
@@ -206,7 +212,7 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
         render(fmt, report, out)
     out.flush()
     if any(outcome.failed for outcome in outcomes):
-        return EXIT_ERROR
+        return EXIT_ERROR  # a file could not be checked or written (its message is on stderr)
     if exit_zero:
         return EXIT_OK
     if exit_non_zero_on_fix and fixed_by_code:
