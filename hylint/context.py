@@ -427,12 +427,25 @@ class _Evidence(cst.CSTVisitor):
         self.f_name = f_name
         self.tensor: Set[str] = set()
         self.seq: Set[str] = set()
+        # written into at a variable index (`a[i] = block(a[i])`): list-like, unless the body also
+        # uses the parameter as a tensor
+        self.indexed_by_variable: Set[str] = set()
+        self.operand: Set[str] = set()  # used itself as an operand of + - * / ...
         self.used: Set[str] = set()
 
     def _param(self, node: cst.CSTNode) -> Optional[str]:
         if isinstance(node, cst.Name) and node.value in self.names:
             return node.value
         return None
+
+    def _note_item_assignment(self, target: cst.CSTNode) -> None:
+        if not isinstance(target, cst.Subscript):
+            return
+        name = self._param(target.value)
+        if name is None or len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+            return
+        if literal_int(target.slice[0].slice.value) is None:
+            self.indexed_by_variable.add(name)
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.names:
@@ -508,6 +521,8 @@ class _Evidence(cst.CSTVisitor):
             self.seq.add(name)
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._note_item_assignment(target.target)
         name = self._param(node.value)
         if name and any(isinstance(t.target, (cst.Tuple, cst.List)) for t in node.targets):
             self.seq.add(name)
@@ -517,6 +532,7 @@ class _Evidence(cst.CSTVisitor):
             name = self._param(side)
             if not name:
                 continue
+            self.operand.add(name)
             if isinstance(other, (cst.List, cst.ListComp, cst.Tuple)):
                 self.seq.add(name)
             elif isinstance(node.operator, (cst.Subtract, cst.Divide, cst.Power, cst.Modulo)):
@@ -612,8 +628,10 @@ class HybridContext:
                 self.params[name] = Value(Kind.PY, name=name)
             elif name in evidence.tensor:
                 self.params[name] = tensor(Shape(root=name), name=name)
-            elif name in evidence.seq or name in doc_seq or SEQ_NAME.match(name):
-                self.params[name] = Value(Kind.SEQ, name=name)
+            elif name in evidence.seq or name in doc_seq or SEQ_NAME.match(name) or \
+                    name in evidence.indexed_by_variable - evidence.operand:
+                # a list of tensors (or of lists): its elements are possible, not proven, tensors
+                self.params[name] = Value(Kind.SEQ, certain=False, name=name)
             else:
                 first = position == 0 and not self.is_helper
                 self.params[name] = tensor(Shape(root=name), certain=first, name=name)
@@ -767,7 +785,9 @@ class HybridContext:
                     self._element_of(self.values.get(a.value, UNKNOWN), a.value) for a in node.args))
             if callee == "range":
                 return PY
-        if value.kind in (Kind.SEQ, Kind.MULTI, Kind.TENSOR):
+        if value.kind is Kind.SEQ:
+            return tensor(certain=value.certain)
+        if value.kind in (Kind.MULTI, Kind.TENSOR):
             return tensor()
         if value.kind is Kind.PY:
             if value.elements:
@@ -1094,6 +1114,9 @@ class HybridContext:
         if short in ("split", "SliceChannel"):
             count = call_arg(node, 1, "num_outputs")
             return multi(literal_int(count.value) if count is not None else None)
+        if short == "amp_multicast":  # one output per data input
+            count = keyword_value(node, "num_outputs")
+            return multi(literal_int(count) if count is not None else None)
         if short == "split_v2" or short in optable.MULTI_OUTPUT_OPS or \
                 short in optable.MULTI_OUTPUT_FLAGS and is_true(keyword_value(node, optable.MULTI_OUTPUT_FLAGS[short])):
             return Value(Kind.MULTI)
@@ -1130,6 +1153,8 @@ class HybridContext:
             return tensor(broadcast_to_shape(literal_shape(keyword_value(node, "shape")), data))
         if short == "broadcast_like" and len(args) > 1 and args[1].kind is Kind.TENSOR:
             return tensor(replace(args[1].shape, unit_axis=False, why=""))
+        if short.startswith("broadcast_") and len(args) >= 2 and all(a.kind is Kind.TENSOR for a in args[:2]):
+            return tensor(merge_shapes(args[0].shape, args[1].shape))
         return tensor()
 
     def _tensor_method(self, base: Value, method: str, node: cst.Call) -> Value:
@@ -1142,6 +1167,10 @@ class HybridContext:
         if method in ("split",):
             count = call_arg(node, 0, "num_outputs")
             return multi(literal_int(count.value) if count is not None else None)
+        if method == "topk":
+            ret = keyword_value(node, "ret_typ")
+            if isinstance(ret, cst.SimpleString) and ret.evaluated_value == "both":
+                return multi(2)
         if method in optable.SHAPE_PRESERVING or method in ("copy", "detach", "as_in_context", "copyto", "astype",
                                                               "tostype", "clip", "abs"):
             return tensor(base.shape, certain=base.certain)
@@ -1162,12 +1191,13 @@ class HybridContext:
         return tensor(certain=base.certain)
 
     def _reshape_shape(self, dims: Optional[Tuple[Optional[int], ...]], data: Optional[Value]) -> Shape:
-        if dims is None or any(d is None for d in dims):
-            return Shape(static=data.shape.static if data is not None else False)
-        if any(d in (-2, -3, -4) for d in dims):
-            return Shape(static=data.shape.static if data is not None else False)
-        return Shape(rank=len(dims), unit_axis=1 in dims, static=data.shape.static if data is not None else False,
-                     why=f"reshaped to {tuple(dims)}" if 1 in dims else "")
+        static = data.shape.static if data is not None else False
+        if dims is None or any(d in (-2, -3, -4) for d in dims if d is not None):
+            return Shape(static=static)
+        # 0 copies an input axis and -1 is inferred: the rank is known, those sizes are not
+        known = tuple(d if d is not None and d > 0 else None for d in dims)
+        return Shape(rank=len(dims), dims=known, unit_axis=1 in known, static=static,
+                     why=f"reshaped to {tuple(dims)}" if 1 in known else "")
 
     def _creation_shape(self, op: str, node: cst.Call) -> Shape:
         shape_node = keyword_value(node, "shape")
@@ -1285,8 +1315,34 @@ def merge_shapes(a: Shape, b: Shape) -> Shape:
     rank = None
     if a.rank is not None and b.rank is not None:
         rank = max(a.rank, b.rank)
-    root = a.root if not a.static else b.root if not b.static else None
-    return Shape(rank=rank, root=root, static=a.static and b.static)
+    dims = None
+    if a.dims is not None and b.dims is not None:
+        dims = broadcast_dims(a.dims, b.dims)
+        unit = 1 in dims
+    else:
+        # without per-axis sizes, a size-1 axis survives only when both operands have one
+        unit = a.unit_axis and b.unit_axis
+    # two different tensors: the result's shape equals neither operand's in general
+    return Shape(rank=rank, dims=dims, unit_axis=unit, root=None, static=a.static and b.static,
+                 why=(a.why or b.why) if unit else "")
+
+
+def broadcast_dims(a: Tuple[Optional[int], ...], b: Tuple[Optional[int], ...]) -> Tuple[Optional[int], ...]:
+    """Right-aligned broadcast of per-axis sizes; None is an unknown size."""
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out: List[Optional[int]] = []
+    for x, y in zip(a, b):
+        if x == 1:
+            out.append(y)
+        elif y == 1:
+            out.append(x)
+        elif x is None or y is None:
+            out.append(x if y is None else y)
+        else:
+            out.append(max(x, y))
+    return tuple(out)
 
 
 def shapes_proven_equal(a: Shape, b: Shape) -> bool:

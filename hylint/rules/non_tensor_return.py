@@ -39,6 +39,9 @@ No fix: the callers unpack the outputs.
 """
     VALID = [
         Valid(CLS.format("        return x * 2, [x, x * 3]\n")),
+        Valid(CLS.format("        outputs = [x, x * 2]\n        return tuple(outputs)\n")),
+        Valid(CLS.format("        self.outputs = [x]\n        return self.outputs\n")),
+        Valid(CLS.format("        extra = []\n        extra.append(x * 2)\n        return x, extra\n")),
         Valid(CLS.format("        if F is nd:\n            return None\n        return x\n")),
         Valid("def _helper(F, x):\n    return 0\n\n\n" + CLS.format("        return x * _helper(F, x)\n")),
     ]
@@ -47,6 +50,7 @@ No fix: the callers unpack the outputs.
         Invalid(CLS.format("        return x * 2, None\n")),
         Invalid(CLS.format("        return {'out': x * 2}\n")),
         Invalid(CLS.format("        x = x * 2\n        return\n")),
+        Invalid(CLS.format("        count = 0\n        return x * 2, count\n")),
     ]
 
     def _bad(self, node: cst.BaseExpression, ctx) -> bool:
@@ -61,8 +65,11 @@ No fix: the callers unpack the outputs.
             return False
         if _reads_ndarray_only(node, ctx):
             return False  # `return y.asnumpy()`, `return y.shape[0]`: HY401 / HY201 report the cause, once
-        value = ctx.value(node)
-        return value.kind is Kind.NUMPY or value.kind is Kind.PY and not value.elements
+        if isinstance(node, cst.Name):
+            # a name counts only when every binding in the function is a literal Python value:
+            # `tuple(outputs)`, lists of tensors and `self.<attr>` may well hold Symbols
+            return _bound_only_to_literals(node.value, ctx)
+        return False
 
     def _walk(self, node: cst.BaseExpression, ctx) -> None:
         if isinstance(node, (cst.Tuple, cst.List)):
@@ -94,3 +101,33 @@ def _reads_ndarray_only(node: cst.CSTNode, ctx) -> bool:
 
     node.visit(_Find())
     return bool(found)
+
+
+LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Dict)
+
+
+def _bound_only_to_literals(name: str, ctx) -> bool:
+    values = []
+
+    class _Bindings(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name:
+                    values.append(node.value)
+                elif isinstance(target.target, (cst.Tuple, cst.List)) and any(
+                        isinstance(e.value, cst.Name) and e.value.value == name for e in target.target.elements):
+                    values.append(None)  # unpacked: unknown
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            if isinstance(node.target, cst.Name) and node.target.value == name:
+                values.append(None)
+
+        def visit_For(self, node: cst.For) -> None:
+            if any(isinstance(n, cst.Name) and n.value == name for n in [node.target]):
+                values.append(None)
+
+    ctx.hybrid.fn.body.visit(_Bindings())
+    if any(p.name.value == name for p in ctx.hybrid.fn.params.params):
+        return False
+    return bool(values) and all(
+        isinstance(v, LITERALS) or isinstance(v, cst.Name) and v.value in ("None", "True", "False") for v in values)
