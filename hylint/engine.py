@@ -322,6 +322,11 @@ class Linter:
                     not text.lines[start[0] - 1][:start[1]].strip() and not text.lines[end[0] - 1][end[1]:].strip():
                 # a statement alone on its lines: remove the lines, indentation and newline included
                 start, end, content = (start[0], 0), (end[0] + 1, 0), ""
+            elif pending.mode == "delete_lines" and start[0] > 1 and end[0] == len(text.lines) and \
+                    not text.lines[start[0] - 1][:start[1]].strip() and not text.lines[end[0] - 1][end[1]:].strip():
+                # the same on the last line of a file without a final newline: take the newline before it
+                start, end, content = (start[0] - 1, len(text.lines[start[0] - 2])), \
+                    (end[0], len(text.lines[end[0] - 1])), ""
             edits.append(Edit(content, (start[0], start[1] + 1), (end[0], end[1] + 1),
                               text.offset(*start), text.offset(*end)))
         edits.sort(key=lambda e: (e.start_offset, e.end_offset))

@@ -35,10 +35,7 @@ def fixed_text(source: str, unsafe: bool = False) -> str:
 # -- bytes outside the edits survive --------------------------------------------------------------
 
 # known bugs this test found (strict: the test says so when they are fixed); reported to the rule owners
-KNOWN_BUGS = {
-    ("HY402", 5): ("crlf", "cr", "bom-crlf-formfeed"),  # the inserted get_constant line ends in LF, not the file's newline
-    ("HY802", 1): ("trailing-ws-no-final-newline",),  # the fix appends "\n" + indentation after the last line
-}
+KNOWN_BUGS = {}  # (code, example index) -> variants a fix is known to get wrong (none at the moment)
 
 
 def _examples():

@@ -206,7 +206,7 @@ def constant_parameter_fix(node: cst.Call, ctx) -> Optional[PendingFix]:
     statement = f"self.{name} = self.params.get_constant({name!r}, {value_code})"
     body = init.body.body
     if index + 1 < len(body):
-        insert = PendingEdit(body[index + 1], f"{statement}\n{indent}", mode="insert_before")
+        insert = PendingEdit(body[index + 1], f"{statement}{ctx.module.default_newline}{indent}", mode="insert_before")
     else:
         line = body[index]
         if line.trailing_whitespace.comment is not None:
