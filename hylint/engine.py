@@ -14,10 +14,11 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Ty
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from hylint.context import ClassInfo, HybridContext, ModuleInfo, Value, UNKNOWN, analyze_module
+from hylint.context import ClassInfo, HybridContext, ModuleInfo, Value, UNKNOWN, _blocks_of, analyze_module
 from hylint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from hylint.noqa import Noqa, parse_noqa
 from hylint.rule import LintRule, PendingEdit, PendingFix
+from hylint.walk import skipped_types, walk
 
 MAX_FIX_PASSES = 10
 NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -200,9 +201,46 @@ class _FileLinter:
 
     def run(self, rules: Sequence[LintRule]) -> None:
         dispatcher = _Dispatcher(self, rules)
+        handled = frozenset(dispatcher.visit_handlers) | frozenset(dispatcher.leave_handlers)
+        skip = skipped_types(handled)
+        if all(rule.HYBRID_ONLY for handlers in (dispatcher.visit_handlers, dispatcher.leave_handlers)
+               for entries in handlers.values() for rule, _ in entries):
+            # only hybrid contexts can report anything: visit just their functions, with the class
+            # the full traversal would have on its stack
+            for index, fn in _context_functions(self.module, self.module_info):
+                self.statement_index = index
+                info = self.module_info.class_of.get(fn)
+                cls = self.module_info.classes.get(info.name) if info is not None else None
+                dispatcher.class_stack = [cls]
+                dispatcher.ctx.cls = cls
+                walk(fn, dispatcher, skip)
+            dispatcher.ctx.cls = None
+            return
         for index, stmt in enumerate(self.module.body):
             self.statement_index = index
-            stmt.visit(dispatcher)
+            walk(stmt, dispatcher, skip)
+
+
+def _context_functions(module: cst.Module, module_info: ModuleInfo) -> List[Tuple[int, cst.FunctionDef]]:
+    """(top-level statement index, function) of every hybrid context that is not opted out, in source order."""
+    wanted = {fn for fn, hybrid in module_info.contexts.items() if not hybrid.opted_out}
+    found: List[Tuple[int, cst.FunctionDef]] = []
+
+    def scan(body: Sequence[cst.CSTNode], index: int) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.FunctionDef):
+                if stmt in wanted:
+                    found.append((index, stmt))
+            elif isinstance(stmt, cst.ClassDef):
+                scan(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else (), index)
+            elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
+                for block in _blocks_of(stmt):
+                    scan(block, index)
+
+    if wanted:
+        for index, stmt in enumerate(module.body):
+            scan((stmt,), index)
+    return found
 
 
 @dataclass
