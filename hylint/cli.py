@@ -52,14 +52,18 @@ def main() -> None:
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Use this pyproject.toml (or hylint.toml) instead of the nearest one.")
 @click.option("--force-exclude", is_flag=True, default=None, help="Apply excludes to paths given explicitly too.")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, show_default="0: one per CPU core",
+              help="Worker processes for the files that need analysis.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache (.hylint_cache/).")
 def check(paths: Tuple[str, ...], fix: Optional[bool], unsafe_fixes: Optional[bool], diff: bool, show_fixes: bool,
           exit_non_zero_on_fix: bool, select: Tuple[str, ...], extend_select: Tuple[str, ...], ignore: Tuple[str, ...],
           output_format: Optional[str], statistics: bool, exit_zero: bool, stdin_filename: Optional[str],
-          config_path: Optional[str], force_exclude: Optional[bool]) -> None:
+          config_path: Optional[str], force_exclude: Optional[bool], jobs: int = 0, no_cache: bool = False) -> None:
     """Check PATHS (default: the current folder; `-` reads stdin)."""
     try:
         code = _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, select, extend_select, ignore,
-                      output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude)
+                      output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude,
+                      jobs=jobs, no_cache=no_cache)
     except UsageError as error:
         click.echo(f"hylint: error: {error}", err=True)
         code = EXIT_ERROR
@@ -76,10 +80,10 @@ def check(paths: Tuple[str, ...], fix: Optional[bool], unsafe_fixes: Optional[bo
 
 
 def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, select, extend_select, ignore,
-           output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude) -> int:
+           output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude, jobs=0,
+           no_cache=False) -> int:
     from hylint.config import ConfigError, load_config
     from hylint.discovery import DEFAULT_EXCLUDE, PathError, discover, matches_any
-    from hylint.registry import UnknownRuleError, expand, select_rules
     from hylint.report import FORMATS, Report, render
 
     try:
@@ -91,19 +95,10 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
     fmt = output_format or config.output_format or "full"
     if fmt not in FORMATS:
         raise UsageError(f"unknown output format {fmt!r} (choose from: {', '.join(FORMATS)})")
-    try:
-        rules = select_rules(_split_codes(select) or config.select,
-                             config.extend_select + _split_codes(extend_select),
-                             config.ignore + _split_codes(ignore))
-        per_file_ignores = [(pattern, set().union(*(expand(c) for c in codes)) if codes else set())
-                            for pattern, codes in config.per_file_ignores]
-    except UnknownRuleError as error:
-        raise UsageError(str(error)) from None
+    selection = _Selection(_split_codes(select) or config.select, config.extend_select + _split_codes(extend_select),
+                           config.ignore + _split_codes(ignore), config.per_file_ignores)
+    from hylint.runner import DIFF, FIX, LINT, process_stdin
 
-    from hylint.engine import Linter
-    from hylint.runner import DIFF, FIX, LINT, process_path, process_stdin
-
-    linter = Linter(rules)
     mode = DIFF if diff else FIX if fix_mode else LINT
     outcomes = []
     paths = paths or (".",)
@@ -111,15 +106,29 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
         if len(paths) > 1:
             raise UsageError("`-` (stdin) cannot be combined with other paths")
         filename = stdin_filename or "-"
-        outcomes.append(process_stdin(sys.stdin.buffer.read(), filename, linter, mode, unsafe))
+        outcomes.append(process_stdin(sys.stdin.buffer.read(), filename, selection.linter(), mode, unsafe))
     else:
+        from hylint.parallel import check_files, default_jobs
+
+        cache = None
+        if not no_cache and config.cache:
+            from hylint.cache import ResultCache, cache_key
+
+            cache = ResultCache.open(config.root, cache_key(
+                mode=mode, unsafe=bool(unsafe), select=selection.select, extend_select=selection.extend_select,
+                ignore=selection.ignore, per_file_ignores=selection.per_file_ignore_codes))
+        if cache is None or cache.fresh:
+            selection.rules()  # an unknown rule code is an error before any file is read
         excludes = tuple(config.exclude or DEFAULT_EXCLUDE) + config.extend_exclude
         try:
             files = discover(paths, excludes, config.root, force_exclude=bool(force_exclude or config.force_exclude))
         except PathError as error:
             raise UsageError(str(error)) from None
-        for path in files:
-            outcomes.append(process_path(path, linter, mode, unsafe))
+        outcomes = check_files(files, mode, bool(unsafe), selection.linter, jobs or default_jobs(), cache)
+        if cache is not None:
+            cache.save()
+    per_file_ignores = selection.per_file_ignores() if config.per_file_ignores and any(
+        o.diagnostics for o in outcomes) else []
 
     diagnostics = []
     fixed_by_code: Counter = Counter()
@@ -171,6 +180,44 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
     if exit_non_zero_on_fix and fixed_by_code:
         return EXIT_DIAGNOSTICS
     return EXIT_DIAGNOSTICS if diagnostics else EXIT_OK
+
+
+class _Selection:
+    """The rule selection, resolved (importing the rules, and libcst) only when a file needs analysis.
+
+    A run whose files all hit the result cache never imports them: its cache file exists only if an
+    earlier run validated this exact selection.
+    """
+
+    def __init__(self, select, extend_select, ignore, per_file_ignores) -> None:
+        self.select, self.extend_select, self.ignore = tuple(select), tuple(extend_select), tuple(ignore)
+        self.per_file_ignore_codes = tuple(per_file_ignores)
+        self._rules = None
+        self._per_file_ignores = None
+        self._linter = None
+
+    def rules(self):
+        if self._rules is None:
+            from hylint.registry import UnknownRuleError, expand, select_rules
+
+            try:
+                self._rules = select_rules(self.select, self.extend_select, self.ignore)
+                self._per_file_ignores = [(pattern, set().union(*(expand(c) for c in codes)) if codes else set())
+                                          for pattern, codes in self.per_file_ignore_codes]
+            except UnknownRuleError as error:
+                raise UsageError(str(error)) from None
+        return self._rules
+
+    def per_file_ignores(self):
+        self.rules()
+        return self._per_file_ignores
+
+    def linter(self):
+        if self._linter is None:
+            from hylint.engine import Linter
+
+            self._linter = Linter(self.rules())
+        return self._linter
 
 
 @main.command()

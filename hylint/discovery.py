@@ -5,6 +5,7 @@ import fnmatch
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, List, Optional, Sequence, Tuple
 
@@ -102,17 +103,44 @@ class GitIgnore:
 
 def matches_any(path: Path, patterns: Iterable[str], root: Path) -> bool:
     """ruff-style exclude: a pattern matches the file/folder name or its path relative to ``root``."""
-    try:
-        relative = path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
+    patterns = tuple(patterns)
+    if not patterns:
+        return False
+    whole, relative_re = _compiled(patterns)
+    resolved = _resolve(path)
+    root_text = _resolve_dir(os.fspath(root))
+    if resolved == root_text:
+        relative = "."
+    elif resolved.startswith(root_text.rstrip("/") + "/"):
+        relative = resolved[len(root_text.rstrip("/")) + 1:]
+    else:
         relative = path.as_posix()
-    name = path.name
-    for pattern in patterns:
-        stripped = pattern.rstrip("/")
-        if fnmatch.fnmatchcase(name, stripped) or fnmatch.fnmatchcase(relative, stripped) or \
-                fnmatch.fnmatchcase(relative, stripped + "/*") or fnmatch.fnmatchcase(path.as_posix(), stripped):
-            return True
-    return False
+    return bool(whole.match(path.name) or relative_re.match(relative) or whole.match(path.as_posix()))
+
+
+@lru_cache(maxsize=64)
+def _compiled(patterns: Tuple[str, ...]) -> Tuple["re.Pattern[str]", "re.Pattern[str]"]:
+    """One regex for ``fnmatchcase(x, p)`` over all patterns; one adding ``p + "/*"``."""
+    stripped = [p.rstrip("/") for p in patterns]
+    whole = "|".join(f"(?:{fnmatch.translate(p)})" for p in stripped)
+    relative = "|".join(f"(?:{fnmatch.translate(p)})|(?:{fnmatch.translate(p + '/*')})" for p in stripped)
+    return re.compile(whole), re.compile(relative)
+
+
+@lru_cache(maxsize=4096)
+def _resolve_dir(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def _resolve(path: Path) -> str:
+    """``str(path.resolve())``, resolving each folder once per run."""
+    text = os.path.abspath(path)
+    if os.path.islink(text):
+        return os.path.realpath(text)
+    parent, name = os.path.split(text)
+    if not name:
+        return _resolve_dir(text)
+    return os.path.join(_resolve_dir(parent), name)
 
 
 def discover(paths: Sequence[str], exclude: Sequence[str], root: Path, force_exclude: bool = False,

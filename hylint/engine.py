@@ -17,6 +17,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from hylint.context import ClassInfo, HybridContext, ModuleInfo, Value, UNKNOWN, _blocks_of, analyze_module
 from hylint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from hylint.noqa import Noqa, parse_noqa
+from hylint.prefilter import might_hold_hybrid_code  # noqa: F401 (re-exported)
 from hylint.rule import LintRule, PendingEdit, PendingFix
 from hylint.walk import skipped_types, walk
 
@@ -262,11 +263,6 @@ def syntax_error_diagnostic(error: Exception, filename: str) -> Diagnostic:
     return Diagnostic("HY000", "syntax-error", message, filename, (row, col + 1), (row, col + 1))
 
 
-def might_hold_hybrid_code(source: str) -> bool:
-    """The text prefilter: a file without these words cannot hold a hybrid context."""
-    return "hybrid_forward" in source
-
-
 class Linter:
     """Runs a fixed set of rules over sources."""
 
@@ -274,10 +270,11 @@ class Linter:
         self.rule_types = list(rules)
         self.rules = [rule() for rule in rules]
         self.codes = {rule.CODE for rule in rules}
+        self.prefilter = True  # skip files that cannot hold a hybrid context (hylint/prefilter.py)
 
     # -- linting ---------------------------------------------------------------------------
     def lint_source(self, source: str, filename: str = "<stdin>") -> LintResult:
-        if not might_hold_hybrid_code(source):
+        if self.prefilter and not might_hold_hybrid_code(source):
             return LintResult([], source)
         try:
             module = cst.parse_module(source)

@@ -31,6 +31,7 @@ _TRIVIA_NAMES = frozenset(t.__name__ for t in TRIVIA)
 
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 _NEEDS_LIBCST: Dict[type, bool] = {}
+_IS_NODE: Dict[type, bool] = {}
 
 
 def child_fields(node_type: type) -> Tuple[str, ...]:
@@ -97,18 +98,26 @@ def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, skip: FrozenSet[type] = Non
     _walk(node, visitor.on_visit, visitor.on_leave, skip)
 
 
+def _is_node(value_type: type) -> bool:
+    known = _IS_NODE.get(value_type)
+    if known is None:
+        known = _IS_NODE[value_type] = issubclass(value_type, cst.CSTNode)
+    return known
+
+
 def _walk(node: cst.CSTNode, on_visit, on_leave, skip: FrozenSet[type]) -> None:
     if on_visit(node):
         fields = _FIELDS.get(type(node)) or child_fields(type(node))
         for name in fields:
             value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                if type(value) not in skip:
-                    _walk(value, on_visit, on_leave, skip)
-            elif type(value) in (tuple, list):
+            value_type = type(value)
+            if value_type is tuple or value_type is list:
                 for item in value:
-                    if isinstance(item, cst.CSTNode) and type(item) not in skip:
+                    item_type = type(item)
+                    if item_type not in skip and (_IS_NODE.get(item_type) or _is_node(item_type)):
                         _walk(item, on_visit, on_leave, skip)
+            elif value_type not in skip and (_IS_NODE.get(value_type) or _is_node(value_type)):
+                _walk(value, on_visit, on_leave, skip)
     on_leave(node)
 
 
@@ -121,9 +130,9 @@ def iter_nodes(node: cst.CSTNode, skip: FrozenSet[type] = TRIVIA) -> Iterator[cs
         children = []
         for name in _FIELDS.get(type(current)) or child_fields(type(current)):
             value = getattr(current, name)
-            if isinstance(value, cst.CSTNode):
-                if type(value) not in skip:
-                    children.append(value)
-            elif type(value) in (tuple, list):
-                children.extend(item for item in value if isinstance(item, cst.CSTNode) and type(item) not in skip)
+            value_type = type(value)
+            if value_type is tuple or value_type is list:
+                children.extend(item for item in value if type(item) not in skip and _is_node(type(item)))
+            elif value_type not in skip and _is_node(value_type):
+                children.append(value)
         stack.extend(reversed(children))

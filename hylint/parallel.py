@@ -1,0 +1,194 @@
+"""Checking many files: the result cache, the text prefilter, then worker processes for the rest.
+
+``check_files`` returns one ``FileOutcome`` per file, in the order of ``files``, exactly what
+``runner.process_path`` gives for each of them one after another; only how they are computed
+differs:
+
+1. a file whose cache entry is valid (hylint/cache.py) is not read (or is read and hashed only);
+2. a file the prefilter rules out (hylint/prefilter.py) is not parsed;
+3. the remaining files are analysed: in this process when they are few or small (starting workers
+   costs more than it saves), else in ``jobs`` worker processes, largest files first.
+
+The linter (and with it libcst and the rules) is created only when some file needs analysis.
+A worker that dies (killed, out of memory, a crash in an extension) ends the run with a clear
+error naming the files that were being checked, never a hang; an exception in a worker is raised
+in the parent as it would be in a serial run.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
+
+from hylint.files import SourceError, SourceFile, read_source
+from hylint.prefilter import might_hold_hybrid_code
+from hylint.runner import DIFF, FIX, FileOutcome, process_path, process_source
+
+if TYPE_CHECKING:
+    from hylint.cache import CachedResult, ResultCache
+    from hylint.engine import Linter
+
+# below these, the files are analysed in this process
+PARALLEL_MIN_FILES = 2
+PARALLEL_MIN_BYTES = 96 * 1024
+
+
+class WorkerError(RuntimeError):
+    """A worker process died; the message names the files it may have been checking."""
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def check_files(files: Sequence[Path], mode: str, unsafe: bool, make_linter: Callable[[], "Linter"],
+                jobs: int = 1, cache: Optional["ResultCache"] = None, prefilter: bool = True) -> List[FileOutcome]:
+    outcomes: List[Optional[FileOutcome]] = [None] * len(files)
+    work: List[Tuple[int, SourceFile, object]] = []  # (index, source, stat)
+    for index, path in enumerate(files):
+        filename = str(path)
+        cached: Optional["CachedResult"] = None
+        try:
+            st: Optional[os.stat_result] = os.stat(path)
+        except OSError:
+            st = None
+        if cache is not None and st is not None:
+            cached, trusted = cache.lookup(path, filename, st)
+            if cached is not None and trusted:
+                outcome = _from_cache(path, filename, cached)
+                if outcome is not None:
+                    outcomes[index] = outcome
+                    continue
+        try:
+            source = read_source(path)
+        except SourceError:
+            # unreadable, a directory, undecodable: the runner reports it (HY001); never cached
+            outcomes[index] = process_path(path, make_linter(), mode, unsafe)
+            continue
+        if cached is not None and st is not None and cache.verify(path, source.raw, st):
+            outcomes[index] = _from_cache(path, filename, cached, source)
+            continue
+        if prefilter and not might_hold_hybrid_code(source.text):
+            # what process_source gives for such a file in every mode: nothing to report or fix
+            outcomes[index] = FileOutcome(filename, [], source.text)
+            _store(cache, path, filename, source, st, outcomes[index], mode)
+            continue
+        work.append((index, source, st))
+    if work:
+        linter = make_linter()
+        linter.prefilter = prefilter
+        for index, outcome in _analyse(work, linter, mode, unsafe, jobs):
+            outcomes[index] = outcome
+        for index, source, st in work:
+            _store(cache, files[index], str(files[index]), source, st, outcomes[index], mode)
+    return outcomes  # type: ignore[return-value]
+
+
+def _from_cache(path: Path, filename: str, cached: "CachedResult",
+                source: Optional[SourceFile] = None) -> Optional[FileOutcome]:
+    outcome = FileOutcome(filename, cached.diagnostics, None, cached.fixed_by_code, cached.diff,
+                          cached.fixed_text, cached.messages)
+    if cached.diagnostics:
+        # the text is shown in code frames
+        if source is None:
+            try:
+                source = read_source(path)
+            except SourceError:
+                return None
+        outcome.text = source.text
+    return outcome
+
+
+def _store(cache: Optional["ResultCache"], path: Path, filename: str, source: SourceFile, st,
+           outcome: FileOutcome, mode: str) -> None:
+    if cache is None or st is None:
+        return
+    if mode == FIX and (outcome.fixed_text is not None or outcome.messages):
+        return  # the file was rewritten (its next run checks the new content), or writing it failed
+    if any(d.code == "HY001" for d in outcome.diagnostics):
+        return
+    from hylint.cache import CachedResult
+
+    cache.store(path, filename, source.raw, st, CachedResult(
+        outcome.diagnostics, outcome.messages, outcome.fixed_by_code, outcome.diff,
+        outcome.fixed_text if mode == DIFF else None))
+
+
+# -- analysis, serial or in workers -------------------------------------------------------------
+def _analyse(work: Sequence[Tuple[int, SourceFile, object]], linter: "Linter", mode: str, unsafe: bool,
+             jobs: int) -> List[Tuple[int, FileOutcome]]:
+    write = mode == FIX
+    total = sum(len(source.raw) for _, source, _ in work)
+    jobs = min(jobs, len(work))
+    if jobs <= 1 or len(work) < PARALLEL_MIN_FILES or total < PARALLEL_MIN_BYTES:
+        return [(index, process_source(source, str(source.path), linter, mode, unsafe, write))
+                for index, source, _ in work]
+    return _analyse_in_workers(work, linter, mode, unsafe, jobs)
+
+
+_WORKER_LINTER: Optional["Linter"] = None
+
+
+def _worker_init(rule_codes: Optional[Tuple[str, ...]], prefilter: bool) -> None:
+    global _WORKER_LINTER
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if _WORKER_LINTER is None and rule_codes is not None:  # spawned, not forked: build the linter
+        from hylint.engine import Linter
+        from hylint.registry import all_rules
+
+        rules = all_rules()
+        _WORKER_LINTER = Linter([rules[code] for code in rule_codes])
+        _WORKER_LINTER.prefilter = prefilter
+
+
+def _worker_task(task: Tuple[int, SourceFile, str, bool]) -> Tuple[int, FileOutcome]:
+    index, source, mode, unsafe = task
+    assert _WORKER_LINTER is not None
+    return index, process_source(source, str(source.path), _WORKER_LINTER, mode, unsafe, mode == FIX)
+
+
+def _analyse_in_workers(work: Sequence[Tuple[int, SourceFile, object]], linter: "Linter", mode: str,
+                        unsafe: bool, jobs: int) -> List[Tuple[int, FileOutcome]]:
+    import multiprocessing
+    from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    global _WORKER_LINTER
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and sys.platform != "darwin":
+        # the workers inherit the linter, libcst and the rules already imported here
+        context = multiprocessing.get_context("fork")
+        _WORKER_LINTER = linter
+        init_args: Tuple = (None, linter.prefilter)
+    else:
+        context = multiprocessing.get_context("spawn")
+        init_args = (tuple(rule.CODE for rule in linter.rule_types), linter.prefilter)
+    ordered = sorted(work, key=lambda item: -len(item[1].raw))  # largest first: better balance
+    results: List[Tuple[int, FileOutcome]] = []
+    executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init,
+                                   initargs=init_args)
+    try:
+        futures = {executor.submit(_worker_task, (index, source, mode, unsafe)): source
+                   for index, source, _ in ordered}
+        done, pending = wait(futures, return_when=FIRST_EXCEPTION)
+        for future in done:
+            error = future.exception()
+            if isinstance(error, BrokenProcessPool):
+                checking = sorted(str(futures[f].path) for f in futures if not f.done() or f.exception())
+                shown = ", ".join(checking[:3]) + (f" and {len(checking) - 3} more" if len(checking) > 3 else "")
+                raise WorkerError(f"a worker process died (killed, out of memory or crashed) while checking "
+                                  f"{shown}; run with --jobs 1 to see which file") from None
+            if error is not None:
+                raise error
+            results.append(future.result())
+        if pending:  # pragma: no cover - FIRST_EXCEPTION returns early only on an exception
+            raise WorkerError("worker results are missing")
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+        _WORKER_LINTER = None
+    return results
