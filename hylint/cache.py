@@ -39,8 +39,10 @@ from hylint.diagnostic import Applicability, Diagnostic, Edit, Fix
 
 CACHE_DIR = ".hylint_cache"
 FORMAT = 1
+UNKNOWN_KEYS = object()  # ResultCache.prefilter_keys before any run recorded them
 RACY_NS = 2_000_000_000  # a file modified this close to the time it was hashed is re-hashed next time
 STALE_TEMP_SECONDS = 3600
+STALE_CACHE_SECONDS = 30 * 24 * 3600  # cache files of other configurations not written for this long go
 
 
 def content_digest(raw: bytes) -> str:
@@ -152,6 +154,9 @@ class ResultCache:
         self.entries: Dict[str, list] = {}
         self.updated: Dict[str, list] = {}
         self.fresh = True  # no readable cache existed for this configuration
+        # the prefilter's keys for this configuration (hylint/prefilter.py), so that a run whose
+        # changed files are all ruled out by the prefilter does not import the rules to learn them
+        self.prefilter_keys: object = UNKNOWN_KEYS
         self._loaded_stat: Optional[Stat] = None
         self._load()
 
@@ -177,6 +182,10 @@ class ResultCache:
             return
         self.entries = entries
         self.fresh = False
+        if "prefilter" in data:
+            keys = data["prefilter"]
+            if keys is None or (isinstance(keys, list) and all(isinstance(k, str) for k in keys)):
+                self.prefilter_keys = None if keys is None else tuple(keys)
 
     _rewrite = False
 
@@ -231,7 +240,10 @@ class ResultCache:
             self._ensure_folder()
             entries = self._current_entries()
             entries.update(self.updated)
-            payload = json.dumps({"format": FORMAT, "hylint": __version__, "entries": entries},
+            document: Dict[str, Any] = {"format": FORMAT, "hylint": __version__, "entries": entries}
+            if self.prefilter_keys is not UNKNOWN_KEYS:
+                document["prefilter"] = None if self.prefilter_keys is None else list(self.prefilter_keys)
+            payload = json.dumps(document,
                                  separators=(",", ":"), ensure_ascii=False).encode("utf-8")
             handle, temp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.stem}.", suffix=".tmp")
             try:
@@ -279,11 +291,13 @@ class ResultCache:
                     pass
 
     def _remove_stale_temporaries(self) -> None:
-        """Temporary files left by runs killed while saving."""
+        """Temporary files left by runs killed while saving; cache files of long-unused configurations."""
         now = time.time()
         try:
             for entry in os.scandir(self.path.parent):
-                if entry.name.endswith(".tmp") and now - entry.stat().st_mtime > STALE_TEMP_SECONDS:
+                age = now - entry.stat().st_mtime
+                if entry.name.endswith(".tmp") and age > STALE_TEMP_SECONDS or \
+                        entry.name.endswith(".json") and age > STALE_CACHE_SECONDS:
                     os.unlink(entry.path)
         except OSError:
             pass

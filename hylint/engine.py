@@ -17,7 +17,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from hylint.context import ClassInfo, HybridContext, ModuleInfo, Value, UNKNOWN, _blocks_of, analyze_module
 from hylint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from hylint.noqa import Noqa, parse_noqa
-from hylint.prefilter import might_hold_hybrid_code  # noqa: F401 (re-exported)
+from hylint.prefilter import keys_for, might_hold_hybrid_code
 from hylint.rule import LintRule, PendingEdit, PendingFix
 from hylint.walk import skipped_types, walk
 
@@ -270,11 +270,12 @@ class Linter:
         self.rule_types = list(rules)
         self.rules = [rule() for rule in rules]
         self.codes = {rule.CODE for rule in rules}
-        self.prefilter = True  # skip files that cannot hold a hybrid context (hylint/prefilter.py)
+        self.prefilter = True  # skip files in which no selected rule can report (hylint/prefilter.py)
+        self.prefilter_keys = keys_for(self.rule_types)
 
     # -- linting ---------------------------------------------------------------------------
     def lint_source(self, source: str, filename: str = "<stdin>") -> LintResult:
-        if self.prefilter and not might_hold_hybrid_code(source):
+        if self.prefilter and not might_hold_hybrid_code(source, self.prefilter_keys):
             return LintResult([], source)
         try:
             module = cst.parse_module(source)

@@ -26,10 +26,13 @@ from hylint.files import SourceError, SourceFile, read_source
 from hylint.prefilter import might_hold_hybrid_code
 from hylint.runner import DIFF, FIX, FileOutcome, process_path, process_source
 
+from hylint.cache import UNKNOWN_KEYS as _UNKNOWN_KEYS
+
 if TYPE_CHECKING:
     from hylint.cache import CachedResult, ResultCache
     from hylint.engine import Linter
 
+_UNKNOWN = object()
 # below these, the files are analysed in this process
 PARALLEL_MIN_FILES = 2
 PARALLEL_MIN_BYTES = 96 * 1024
@@ -50,6 +53,7 @@ def check_files(files: Sequence[Path], mode: str, unsafe: bool, make_linter: Cal
                 jobs: int = 1, cache: Optional["ResultCache"] = None, prefilter: bool = True) -> List[FileOutcome]:
     outcomes: List[Optional[FileOutcome]] = [None] * len(files)
     work: List[Tuple[int, SourceFile, object]] = []  # (index, source, stat)
+    keys: object = _UNKNOWN  # the prefilter's keys, from the cache or (importing the rules) the linter
     for index, path in enumerate(files):
         filename = str(path)
         cached: Optional["CachedResult"] = None
@@ -73,7 +77,12 @@ def check_files(files: Sequence[Path], mode: str, unsafe: bool, make_linter: Cal
         if cached is not None and st is not None and cache.verify(path, source.raw, st):
             outcomes[index] = _from_cache(path, filename, cached, source)
             continue
-        if prefilter and not might_hold_hybrid_code(source.text):
+        if keys is _UNKNOWN:
+            keys = cache.prefilter_keys if cache is not None and cache.prefilter_keys is not _UNKNOWN_KEYS \
+                else make_linter().prefilter_keys
+            if cache is not None:
+                cache.prefilter_keys = keys
+        if prefilter and not might_hold_hybrid_code(source.text, keys):  # type: ignore[arg-type]
             # what process_source gives for such a file in every mode: nothing to report or fix
             outcomes[index] = FileOutcome(filename, [], source.text)
             _store(cache, path, filename, source, st, outcomes[index], mode)
