@@ -45,24 +45,27 @@ def main() -> None:
 @click.option("--select", multiple=True, help="Rule codes or prefixes to enable (HY1, ALL); replaces the default set.")
 @click.option("--extend-select", multiple=True, help="Rule codes or prefixes to enable in addition.")
 @click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable.")
-@click.option("--output-format", type=str, default=None, help="full, concise, json, ...")
+@click.option("--output-format", type=str, default=None,
+              help="full, concise, grouped, json, json-lines, github, sarif, gitlab, junit, pylint.")
 @click.option("--statistics", is_flag=True, help="Show the number of diagnostics per code.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are diagnostics.")
 @click.option("--stdin-filename", type=str, default=None, help="The file name to report for `-` (stdin).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Use this pyproject.toml (or hylint.toml) instead of the nearest one.")
 @click.option("--force-exclude", is_flag=True, default=None, help="Apply excludes to paths given explicitly too.")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every line with a diagnostic; report nothing.")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, show_default="0: one per CPU core",
               help="Worker processes for the files that need analysis.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache (.hylint_cache/).")
 def check(paths: Tuple[str, ...], fix: Optional[bool], unsafe_fixes: Optional[bool], diff: bool, show_fixes: bool,
           exit_non_zero_on_fix: bool, select: Tuple[str, ...], extend_select: Tuple[str, ...], ignore: Tuple[str, ...],
           output_format: Optional[str], statistics: bool, exit_zero: bool, stdin_filename: Optional[str],
-          config_path: Optional[str], force_exclude: Optional[bool], jobs: int = 0, no_cache: bool = False) -> None:
+          config_path: Optional[str], force_exclude: Optional[bool], add_noqa: bool, jobs: int = 0,
+          no_cache: bool = False) -> None:
     """Check PATHS (default: the current folder; `-` reads stdin)."""
     try:
         code = _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, select, extend_select, ignore,
-                      output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude,
+                      output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude, add_noqa,
                       jobs=jobs, no_cache=no_cache)
     except UsageError as error:
         click.echo(f"hylint: error: {error}", err=True)
@@ -70,6 +73,11 @@ def check(paths: Tuple[str, ...], fix: Optional[bool], unsafe_fixes: Optional[bo
     except KeyboardInterrupt:
         click.echo("hylint: interrupted", err=True)
         code = 130
+    except BrokenPipeError:
+        # the reader went away (`hylint check | head`): stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = EXIT_DIAGNOSTICS
     except Exception as error:  # never a traceback for users; HYLINT_DEBUG=1 shows it
         if os.environ.get("HYLINT_DEBUG"):
             raise
@@ -80,11 +88,11 @@ def check(paths: Tuple[str, ...], fix: Optional[bool], unsafe_fixes: Optional[bo
 
 
 def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, select, extend_select, ignore,
-           output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude, jobs=0,
+           output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude, add_noqa=False, jobs=0,
            no_cache=False) -> int:
     from hylint.config import ConfigError, load_config
     from hylint.discovery import DEFAULT_EXCLUDE, PathError, discover, matches_any
-    from hylint.report import FORMATS, Report, render
+    from hylint.report import FORMATS, HYPERLINK_FORMATS, Report, render
 
     try:
         config = load_config(Path(config_path) if config_path else None)
@@ -96,17 +104,21 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
     if fmt not in FORMATS:
         raise UsageError(f"unknown output format {fmt!r} (choose from: {', '.join(FORMATS)})")
     selection = _Selection(_split_codes(select) or config.select, config.extend_select + _split_codes(extend_select),
-                           config.ignore + _split_codes(ignore), config.per_file_ignores)
+                           config.ignore + _split_codes(ignore), config.per_file_ignores, config.root)
     from hylint.runner import DIFF, FIX, LINT, process_stdin
 
     mode = DIFF if diff else FIX if fix_mode else LINT
+    if add_noqa and (diff or fix_mode):
+        raise UsageError("--add-noqa cannot be combined with --fix or --diff")
     outcomes = []
     paths = paths or (".",)
     if "-" in paths:
         if len(paths) > 1:
             raise UsageError("`-` (stdin) cannot be combined with other paths")
+        if add_noqa:
+            raise UsageError("--add-noqa writes files; it cannot read stdin")
         filename = stdin_filename or "-"
-        outcomes.append(process_stdin(sys.stdin.buffer.read(), filename, selection.linter(), mode, unsafe))
+        outcomes.append(process_stdin(sys.stdin.buffer.read(), filename, selection.linter_for(filename), mode, unsafe))
     else:
         from hylint.parallel import check_files, default_jobs
 
@@ -124,7 +136,22 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
             files = discover(paths, excludes, config.root, force_exclude=bool(force_exclude or config.force_exclude))
         except PathError as error:
             raise UsageError(str(error)) from None
-        outcomes = check_files(files, mode, bool(unsafe), selection.linter, jobs or default_jobs(), cache)
+        if add_noqa:
+            from hylint.add_noqa import add_noqa_path
+
+            added = 0
+            for path in files:
+                result = add_noqa_path(path, selection.linter_for(str(path)))
+                added += result.added
+                for message in result.messages:
+                    click.echo(message, err=True)
+            click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
+            return EXIT_OK
+        from hylint.progress import progress
+
+        with progress(len(files)) as advance:
+            outcomes = check_files(files, mode, bool(unsafe), selection.linter, jobs or default_jobs(), cache,
+                                   linter_for=selection.linter_for, advance=advance)
         if cache is not None:
             cache.save()
     per_file_ignores = selection.per_file_ignores() if config.per_file_ignores and any(
@@ -158,6 +185,8 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
                 sys.stdout.write(outcome.diff)
         count = sum(1 for o in outcomes if o.diff)
         click.echo(f"Would fix {count} file{'s' if count != 1 else ''}." if count else "No fixes available.", err=True)
+        if any(outcome.failed for outcome in outcomes):
+            return EXIT_ERROR
         return EXIT_DIAGNOSTICS if changed else EXIT_OK
     if stdin_fix:
         outcome = outcomes[0]
@@ -166,6 +195,7 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
 
     color = fmt == "full" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     report = Report(diagnostics, sources, color, dict(fixed_by_code), show_fixes, unsafe, mode == FIX, len(outcomes))
+    report.hyperlinks = fmt in HYPERLINK_FORMATS and sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
     out = sys.stderr if stdin_fix else sys.stdout
     if statistics:
         counts = Counter(d.code for d in diagnostics)
@@ -175,6 +205,8 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
     else:
         render(fmt, report, out)
     out.flush()
+    if any(outcome.failed for outcome in outcomes):
+        return EXIT_ERROR
     if exit_zero:
         return EXIT_OK
     if exit_non_zero_on_fix and fixed_by_code:
@@ -189,9 +221,10 @@ class _Selection:
     earlier run validated this exact selection.
     """
 
-    def __init__(self, select, extend_select, ignore, per_file_ignores) -> None:
+    def __init__(self, select, extend_select, ignore, per_file_ignores, root: Path) -> None:
         self.select, self.extend_select, self.ignore = tuple(select), tuple(extend_select), tuple(ignore)
         self.per_file_ignore_codes = tuple(per_file_ignores)
+        self.root = root
         self._rules = None
         self._per_file_ignores = None
         self._linter = None
@@ -217,7 +250,23 @@ class _Selection:
             from hylint.engine import Linter
 
             self._linter = Linter(self.rules())
+            self._linters = {frozenset(): self._linter}
         return self._linter
+
+    def linter_for(self, filename: str):
+        """The linter for one file: per-file-ignores deselect rules for it, so ignored diagnostics are
+        neither reported nor fixed."""
+        base = self.linter()
+        if not self._per_file_ignores:
+            return base
+        from hylint.discovery import matches_any
+        from hylint.engine import Linter
+
+        ignored = frozenset(code for pattern, codes in self._per_file_ignores
+                            if matches_any(Path(filename), [pattern], self.root) for code in codes)
+        if ignored not in self._linters:
+            self._linters[ignored] = Linter([rule for rule in self._rules if rule.CODE not in ignored])
+        return self._linters[ignored]
 
 
 @main.command()

@@ -190,6 +190,8 @@ class ClassInfo:
     # attribute -> dotted constructor name for children assigned in __init__ (nn.Dense, MyBlock)
     children: Dict[str, str] = field(default_factory=dict)
     methods: Dict[str, cst.FunctionDef] = field(default_factory=dict)
+    # attribute -> dotted callee for NDArrays made in __init__ (self.c = nd.array(...))
+    ndarrays: Dict[str, str] = field(default_factory=dict)
 
     @property
     def hybrid_forward(self) -> Optional[cst.FunctionDef]:
@@ -221,11 +223,27 @@ class _InitScanner(cst.CSTVisitor):
             return
         callee = dotted_name(value.func) or ""
         last = callee.rsplit(".", 1)[-1]
-        if last in PARAM_FACTORIES and ".params." in f".{callee}" or callee.endswith("Parameter") or callee.endswith("Constant"):
+        if callee.rpartition(".")[0] in ND_NAMES or any(callee.startswith(p + ".") for p in ND_NAMES):
+            self.info.ndarrays[attr] = callee
+        elif last in PARAM_FACTORIES and ".params." in f".{callee}" or callee.endswith("Parameter") or callee.endswith("Constant"):
             shape = literal_shape(keyword_value(value, "shape"))
+            if shape is None and last == "get_constant":
+                shape = _constant_shape(value)
             self.info.params[attr] = shape
         elif last and last[0].isupper():
             self.info.children[attr] = callee
+
+
+def _constant_shape(call: cst.Call) -> Optional[Tuple[Optional[int], ...]]:
+    """Shape of ``get_constant(name, value)``'s literal value (a nested list or ``nd.array(list)``)."""
+    arg = call_arg(call, 1, "value")
+    if arg is None:
+        return None
+    value = arg.value
+    if isinstance(value, cst.Call) and (dotted_name(value.func) or "").rsplit(".", 1)[-1] == "array" and value.args:
+        value = value.args[0].value
+    dims = nested_literal_shape(value)
+    return dims if dims else None
 
 
 @dataclass
@@ -570,8 +588,10 @@ class HybridContext:
         declared = self.cls.params if self.cls is not None else {}
         for position, param in enumerate(data_params):
             name = param.name.value
-            if name in incoming:
+            if name in incoming and incoming[name].kind is not Kind.UNKNOWN:
                 self.params[name] = replace(incoming[name], name=name)
+                if position == 0 and self.params[name].is_tensor:
+                    self.first_data_param = name
                 continue
             annotation = ""
             if param.annotation is not None:
@@ -990,22 +1010,20 @@ class HybridContext:
                 return PY
             helper = self.module.functions.get(name)
             if helper is not None:
-                self._maybe_helper(helper, None, node, arg_values)
+                return self._maybe_helper(helper, None, node, arg_values)
             return UNKNOWN
         if isinstance(node.func, cst.Attribute):
             base = self.values.get(node.func.value, UNKNOWN)
             method = node.func.attr.value
             if callee.startswith("self.") and callee.count(".") == 1:
                 if self.cls is not None and method in self.cls.methods:
-                    self._maybe_helper(self.cls.methods[method], self.cls, node, arg_values)
-                    return UNKNOWN
+                    return self._maybe_helper(self.cls.methods[method], self.cls, node, arg_values)
                 return self._child_call(node)
             if base.kind is Kind.TENSOR:
                 return self._tensor_method(base, method, node)
             if base.kind is Kind.BLOCK:
                 if dotted_name(node.func.value) == "self" and self.cls is not None and method in self.cls.methods:
-                    self._maybe_helper(self.cls.methods[method], self.cls, node, arg_values)
-                    return UNKNOWN
+                    return self._maybe_helper(self.cls.methods[method], self.cls, node, arg_values)
                 return self._child_call(node)
             if base.kind is Kind.PARAM_OBJ:
                 return Value(Kind.UNKNOWN)  # self.weight.data(): an NDArray outside the graph
@@ -1034,7 +1052,13 @@ class HybridContext:
         return Value(Kind.CHILD, certain=False)
 
     def _maybe_helper(self, helper: cst.FunctionDef, cls: Optional[ClassInfo], node: cst.Call,
-                      arg_values: List[Value]) -> None:
+                      arg_values: List[Value]) -> Value:
+        """Record a call that passes F to a function of this module (or a method of the class).
+
+        The helper becomes a hybrid context whose parameters hold what the call passes (tensor
+        shapes keep their evidence; roots are renamed so they cannot meet the helper's own names).
+        Returns the call's value: a possible tensor, or a sequence when the helper returns a tuple.
+        """
         params = param_names(helper)
         offset = 1 if cls is not None and params and params[0].name.value in ("self", "cls") else 0
         f_param = None
@@ -1054,17 +1078,27 @@ class HybridContext:
                     f_param = arg.keyword.value
                 else:
                     mapped[arg.keyword.value] = value
-        if f_param is not None:
-            self.helper_calls.append((helper, cls, f_param, mapped))
+        if f_param is None:
+            return UNKNOWN
+        for pname, value in list(mapped.items()):
+            if value.kind is Kind.TENSOR and value.shape.root is not None:
+                mapped[pname] = replace(value, shape=replace(value.shape, root="^" + value.shape.root.lstrip("^")))
+        self.helper_calls.append((helper, cls, f_param, mapped))
+        if _returns_tuple(helper):
+            return Value(Kind.SEQ)
+        return tensor(certain=False)
 
     def _f_op(self, op: str, node: cst.Call, args: List[Value]) -> Value:
         short = op.rsplit(".", 1)[-1]
-        if short in ("split", "SliceChannel", "split_v2"):
+        if short in ("split", "SliceChannel"):
+            count = call_arg(node, 1, "num_outputs")
+            return multi(literal_int(count.value) if count is not None else None)
+        if short == "split_v2":
             return Value(Kind.MULTI)
         if short == "topk":
             ret = keyword_value(node, "ret_typ")
             if isinstance(ret, cst.SimpleString) and ret.evaluated_value == "both":
-                return Value(Kind.MULTI)
+                return multi(2)
             return tensor()
         if short in ("foreach", "while_loop"):
             return Value(Kind.PY, elements=(Value(Kind.SEQ), Value(Kind.SEQ)))
@@ -1073,7 +1107,7 @@ class HybridContext:
         if short == "multinomial":
             get_prob = keyword_value(node, "get_prob")
             if is_true(get_prob):
-                return Value(Kind.MULTI)
+                return multi(2)
             return tensor()
         if short in optable.CREATION_OPS:
             return tensor(self._creation_shape(short, node))
@@ -1081,12 +1115,8 @@ class HybridContext:
         if short in optable.SHAPE_PRESERVING and data is not None:
             return tensor(replace(data.shape, why=data.shape.why))
         if short in optable.REDUCTIONS:
-            keepdims = is_true(keyword_value(node, "keepdims"))
             base = data.shape if data is not None else UNKNOWN_SHAPE
-            if keepdims:
-                return tensor(Shape(rank=base.rank, unit_axis=True, static=base.static,
-                                    why=f"`{self.f_name}.{op}(..., keepdims=True)` keeps a size-1 axis"))
-            return tensor(Shape(static=base.static))
+            return tensor(reduced_shape(base, node, 2 if short == "norm" else 1, f"{self.f_name}.{op}"))
         if short == "expand_dims":
             base = data.shape if data is not None else UNKNOWN_SHAPE
             return tensor(Shape(rank=None if base.rank is None else base.rank + 1, unit_axis=True,
@@ -1094,6 +1124,10 @@ class HybridContext:
         if short == "reshape":
             dims = literal_shape(keyword_value(node, "shape") or (node.args[1].value if len(node.args) > 1 else None))
             return tensor(self._reshape_shape(dims, data))
+        if short == "broadcast_to":
+            return tensor(broadcast_to_shape(literal_shape(keyword_value(node, "shape")), data))
+        if short == "broadcast_like" and len(args) > 1 and args[1].kind is Kind.TENSOR:
+            return tensor(replace(args[1].shape, unit_axis=False, why=""))
         return tensor()
 
     def _tensor_method(self, base: Value, method: str, node: cst.Call) -> Value:
@@ -1104,15 +1138,13 @@ class HybridContext:
         if method in ("wait_to_read", "attach_grad", "backward"):
             return PY
         if method in ("split",):
-            return Value(Kind.MULTI)
+            count = call_arg(node, 0, "num_outputs")
+            return multi(literal_int(count.value) if count is not None else None)
         if method in optable.SHAPE_PRESERVING or method in ("copy", "detach", "as_in_context", "copyto", "astype",
                                                               "tostype", "clip", "abs"):
             return tensor(base.shape, certain=base.certain)
         if method in optable.REDUCTIONS:
-            if is_true(keyword_value(node, "keepdims")):
-                return tensor(Shape(rank=base.shape.rank, unit_axis=True, static=base.shape.static,
-                                    why=f"`.{method}(..., keepdims=True)` keeps a size-1 axis"), certain=base.certain)
-            return tensor(Shape(static=base.shape.static), certain=base.certain)
+            return tensor(reduced_shape(base.shape, node, 1 if method == "norm" else 0, f".{method}"), certain=base.certain)
         if method == "expand_dims":
             rank = None if base.shape.rank is None else base.shape.rank + 1
             return tensor(Shape(rank=rank, unit_axis=True, static=base.shape.static,
@@ -1121,6 +1153,10 @@ class HybridContext:
             dims = literal_shape(node.args[0].value) if len(node.args) == 1 and node.args[0].keyword is None \
                 else literal_shape(keyword_value(node, "shape"))
             return tensor(self._reshape_shape(dims, base), certain=base.certain)
+        if method == "broadcast_to":
+            shape_arg = call_arg(node, 0, "shape")
+            dims = literal_shape(shape_arg.value) if shape_arg is not None else None
+            return tensor(broadcast_to_shape(dims, base), certain=base.certain)
         return tensor(certain=base.certain)
 
     def _reshape_shape(self, dims: Optional[Tuple[Optional[int], ...]], data: Optional[Value]) -> Shape:
@@ -1141,6 +1177,52 @@ class HybridContext:
         unit = 1 in dims
         why = f"`{self.f_name}.{op}({format_dims(dims)})` has a size-1 axis" if unit else ""
         return Shape(rank=len(dims), dims=dims, unit_axis=unit, static=True, why=why)
+
+
+def broadcast_to_shape(dims: Optional[Tuple[Optional[int], ...]], data: Optional[Value]) -> Shape:
+    """``broadcast_to(shape=dims)``: the rank of dims; 0 (keep this axis) leaves the size unknown."""
+    static = data.shape.static if data is not None else False
+    if dims is None:
+        return Shape(static=static)
+    known = tuple(None if d in (0, None) else d for d in dims)
+    return Shape(rank=len(dims), dims=known, static=static)
+
+
+def multi(count: Optional[int]) -> Value:
+    """A multi-output result; its elements say how many outputs it has, when known."""
+    if count is None or count < 1 or count > 64:
+        return Value(Kind.MULTI)
+    return Value(Kind.MULTI, elements=(tensor(),) * count)
+
+
+def reduced_shape(base: Shape, node: cst.Call, axis_position: int, label: str) -> Shape:
+    """Shape evidence for a reduction ``label(..., axis=..., keepdims=...)``.
+
+    ``keepdims=True`` keeps the rank and leaves a size-1 axis; no axis (legacy MXNet has no 0-d
+    arrays) gives shape ``(1,)``; a literal axis of a tensor of known rank removes that axis.
+    """
+    if is_true(keyword_value(node, "keepdims")):
+        return Shape(rank=base.rank, unit_axis=True, static=base.static,
+                     why=f"`{label}(..., keepdims=True)` keeps a size-1 axis")
+    if keyword_value(node, "exclude") is not None:
+        return Shape(static=base.static)
+    axis_arg = call_arg(node, axis_position, "axis")
+    axis = axis_arg.value if axis_arg is not None else None
+    if axis is None or isinstance(axis, cst.Name) and axis.value == "None":
+        return Shape(rank=1, dims=(1,), unit_axis=True, static=base.static,
+                     why=f"`{label}(...)` without an axis reduces to shape (1,)")
+    axes = literal_shape(axis)
+    if base.rank is None or axes is None or any(a is None for a in axes):
+        return Shape(static=base.static)
+    rank = base.rank - len(set(a % base.rank for a in axes if base.rank))
+    if rank <= 0:
+        return Shape(rank=1, dims=(1,), unit_axis=True, static=base.static,
+                     why=f"`{label}(...)` reduces every axis: shape (1,)")
+    dims = None
+    if base.dims is not None:
+        dropped = {a % base.rank for a in axes}
+        dims = tuple(d for i, d in enumerate(base.dims) if i not in dropped)
+    return Shape(rank=rank, dims=dims, static=base.static)
 
 
 def parent_map(root: cst.CSTNode) -> Dict[cst.CSTNode, cst.CSTNode]:

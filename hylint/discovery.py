@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import os
 import re
 from dataclasses import dataclass
@@ -121,7 +122,12 @@ def matches_any(path: Path, patterns: Iterable[str], root: Path) -> bool:
 @lru_cache(maxsize=64)
 def _compiled(patterns: Tuple[str, ...]) -> Tuple["re.Pattern[str]", "re.Pattern[str]"]:
     """One regex for ``fnmatchcase(x, p)`` over all patterns; one adding ``p + "/*"``."""
-    stripped = [p.rstrip("/") for p in patterns]
+    stripped = []
+    for pattern in patterns:
+        # `**/` also matches no folder at all (`tests/**/*.py` matches `tests/a.py`)
+        for variant in (pattern.rstrip("/"), pattern.rstrip("/").replace("**/", "")):
+            if variant not in stripped:
+                stripped.append(variant)
     whole = "|".join(f"(?:{fnmatch.translate(p)})" for p in stripped)
     relative = "|".join(f"(?:{fnmatch.translate(p)})|(?:{fnmatch.translate(p + '/*')})" for p in stripped)
     return re.compile(whole), re.compile(relative)
@@ -143,9 +149,25 @@ def _resolve(path: Path) -> str:
     return os.path.join(_resolve_dir(parent), name)
 
 
+def excluded_explicitly(path: Path, exclude: Sequence[str], root: Path) -> bool:
+    """--force-exclude for a path named on the command line: the path or one of its folders is excluded
+    (only the folders below ``root``, or those written in the path when it lies outside ``root``)."""
+    if matches_any(path, exclude, root):
+        return True
+    absolute = Path(os.path.abspath(path))
+    resolved_root = root.resolve()
+    try:
+        folders = [resolved_root / part for part in
+                   list(itertools.accumulate(absolute.relative_to(resolved_root).parts[:-1], os.path.join))]
+    except ValueError:
+        folders = [Path(p) for p in itertools.accumulate(path.parts[:-1], os.path.join)]
+    return any(matches_any(folder, exclude, root) for folder in folders)
+
+
 def discover(paths: Sequence[str], exclude: Sequence[str], root: Path, force_exclude: bool = False,
              respect_gitignore: bool = True) -> List[Path]:
     """Every Python file under ``paths``, each once, in a stable order."""
+    _resolve_dir.cache_clear()  # folders are resolved once per run, not once per process
     files: List[Path] = []
     seen = set()
 
@@ -160,12 +182,12 @@ def discover(paths: Sequence[str], exclude: Sequence[str], root: Path, force_exc
         if not os.path.lexists(path):
             raise PathError(f"{raw}: no such file or directory")
         if path.is_dir():
-            if force_exclude and matches_any(path, exclude, root):
+            if force_exclude and excluded_explicitly(path, exclude, root):
                 continue
             for found in _walk(path, exclude, root, respect_gitignore):
                 add(found)
         else:
-            if force_exclude and matches_any(path, exclude, root):
+            if force_exclude and excluded_explicitly(path, exclude, root):
                 continue
             add(path)
     return files

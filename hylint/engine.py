@@ -272,11 +272,13 @@ class Linter:
         self.codes = {rule.CODE for rule in rules}
         self.prefilter = True  # skip files in which no selected rule can report (hylint/prefilter.py)
         self.prefilter_keys = keys_for(self.rule_types)
+        # rules that judge the noqa directives once suppression is done (unused-noqa)
+        self.noqa_rules = [rule for rule in self.rules if hasattr(rule, "check_noqa")]
 
     # -- linting ---------------------------------------------------------------------------
     def lint_source(self, source: str, filename: str = "<stdin>") -> LintResult:
         if self.prefilter and not might_hold_hybrid_code(source, self.prefilter_keys):
-            return LintResult([], source)
+            return LintResult(self._check_noqa(source, filename, set()), source)
         try:
             module = cst.parse_module(source)
         except cst.ParserSyntaxError as error:
@@ -292,12 +294,13 @@ class Linter:
         file_linter = _FileLinter(module, module_info)
         file_linter.run(self.rules)
         if not file_linter.reports:
-            return []
+            return self._check_noqa(source, filename, set())
         positions = Positions(module)
         text = SourceText(source)
         noqa = parse_noqa(text.lines)
         diagnostics = []
         seen = set()
+        used = set()  # (row, code) of the noqa directives that suppressed something
         for report in file_linter.reports:
             start, end = positions.span(report.node, report.statement)
             key = (report.rule.CODE, start, end)
@@ -306,13 +309,20 @@ class Linter:
             seen.add(key)
             directive = noqa.get(start[0])
             if directive is not None and directive.suppresses(report.rule.CODE):
+                used.add((start[0], report.rule.CODE))
                 continue
             fix = self._resolve_fix(report, positions, text, module) if report.fix is not None else None
             diagnostics.append(Diagnostic(
                 report.rule.CODE, report.rule.NAME, report.message, filename,
                 (start[0], start[1] + 1), (end[0], end[1] + 1), fix, noqa_row=start[0]))
+        diagnostics.extend(self._check_noqa(source, filename, used))
         diagnostics.sort(key=Diagnostic.sort_key)
         return diagnostics
+
+    def _check_noqa(self, source: str, filename: str, used: set) -> List[Diagnostic]:
+        if not self.noqa_rules or "noqa" not in source.lower():
+            return []
+        return [d for rule in self.noqa_rules for d in rule.check_noqa(source, filename, used, self.codes)]
 
     def _resolve_fix(self, report: _Report, positions: Positions, text: SourceText, module: cst.Module) -> Fix:
         edits = []
@@ -324,6 +334,10 @@ class Linter:
                 end = start
             elif pending.mode == "insert_after":
                 start = end
+            elif pending.mode == "delete_lines" and start[0] < len(text.lines) and end[0] < len(text.lines) and \
+                    not text.lines[start[0] - 1][:start[1]].strip() and not text.lines[end[0] - 1][end[1]:].strip():
+                # a statement alone on its lines: remove the lines, indentation and newline included
+                start, end, content = (start[0], 0), (end[0] + 1, 0), ""
             edits.append(Edit(content, (start[0], start[1] + 1), (end[0], end[1] + 1),
                               text.offset(*start), text.offset(*end)))
         edits.sort(key=lambda e: (e.start_offset, e.end_offset))
@@ -335,39 +349,52 @@ class Linter:
         allowed = {Applicability.SAFE} | ({Applicability.UNSAFE} if unsafe else set())
         fixed_by_code: Dict[str, int] = defaultdict(int)
         messages: List[str] = []
+        discarded = set()  # fixes whose result did not parse: never retried
         current = source
-        for _ in range(MAX_FIX_PASSES):
+        for passes in range(MAX_FIX_PASSES + 1):
             result = self.lint_source(current, filename)
-            fixable = [d for d in result.diagnostics if d.fix is not None and d.fix.applicability in allowed]
+            fixable = [d for d in result.diagnostics if d.fix is not None and d.fix.applicability in allowed
+                       and _fix_key(d, current) not in discarded]
             if not fixable:
                 break
+            if passes == MAX_FIX_PASSES:
+                codes = ", ".join(sorted({d.code for d in fixable}))
+                raise FixLoopError(f"{filename}: fixes did not converge after {MAX_FIX_PASSES} passes "
+                                   f"(still fixable: {codes})")
             candidate, applied = apply_fixes(current, fixable)
-            broken = _parse_error(candidate)
-            if broken is not None:
-                # find the fixes that break the syntax, drop them, and keep the others
-                good = [d for d in applied if _parse_error(apply_fixes(current, [d])[0]) is None]
-                for bad in applied:
-                    if bad not in good:
-                        messages.append(f"{filename}:{bad.start[0]}:{bad.start[1]}: fix for {bad.code} "
-                                        f"({bad.name}) was discarded: the result did not parse")
-                candidate, applied = apply_fixes(current, good)
-                if not applied or _parse_error(candidate) is not None:
-                    break
-            if candidate == current:
+            dropped = False
+            if _parse_error(candidate) is not None:
+                # keep the fixes that still parse together, drop (and name) the others
+                kept: List[Diagnostic] = []
+                for diagnostic in applied:
+                    if _parse_error(apply_fixes(current, kept + [diagnostic])[0]) is None:
+                        kept.append(diagnostic)
+                    else:
+                        discarded.add(_fix_key(diagnostic, current))
+                        dropped = True
+                        message = (f"{filename}:{diagnostic.start[0]}:{diagnostic.start[1]}: fix for {diagnostic.code} "
+                                   f"({diagnostic.name}) was discarded: the result did not parse")
+                        if message not in messages:
+                            messages.append(message)
+                candidate, applied = apply_fixes(current, kept)
+            if not applied or candidate == current:
+                if dropped:
+                    continue  # the fixes that overlapped the discarded ones get their turn
                 break
             for diagnostic in applied:
                 fixed_by_code[diagnostic.code] += 1
             current = candidate
-            if any("was discarded" in m for m in messages):
-                # do not retry the discarded fixes forever
-                pass
-        else:
-            raise FixLoopError(f"{filename}: fixes did not converge after {MAX_FIX_PASSES} passes")
         final = self.lint_source(current, filename)
         final.fixed = sum(fixed_by_code.values())
         final.fixed_by_code = dict(fixed_by_code)
         final.messages = messages
         return final
+
+
+def _fix_key(diagnostic: Diagnostic, source: str) -> Tuple:
+    """A fix's identity across passes (positions shift as other fixes apply): what it replaces, by what."""
+    return (diagnostic.code, diagnostic.fix.message,
+            tuple((edit.content, source[edit.start_offset:edit.end_offset]) for edit in diagnostic.fix.edits))
 
 
 def _parse_error(source: str) -> Optional[Exception]:

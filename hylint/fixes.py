@@ -1,7 +1,7 @@
 """Builders for the rewrites rules offer (libcst nodes, so comments inside operands survive)."""
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -80,17 +80,6 @@ def keep_parens(original: cst.BaseExpression, replacement: cst.BaseExpression) -
 # subscripts -> slice_axis / slice (+ squeeze)
 
 
-class SubscriptPlan:
-    """How ``x[...]`` maps to F.slice_axis / F.slice; ``None`` from :func:`plan_subscript` means no fix."""
-
-    def __init__(self, axes: List[Tuple[int, cst.BaseSlice]]) -> None:
-        self.axes = axes  # (axis, Index or Slice) for every non-trivial axis
-
-    @property
-    def dropped(self) -> List[int]:
-        return [axis for axis, item in self.axes if isinstance(item, cst.Index)]
-
-
 def _literal_or_none(node: Optional[cst.BaseExpression]) -> Tuple[bool, Optional[int]]:
     """(ok, value): ok when node is absent, None, or an integer literal."""
     if node is None:
@@ -101,75 +90,102 @@ def _literal_or_none(node: Optional[cst.BaseExpression]) -> Tuple[bool, Optional
     return (value is not None), value
 
 
-def subscript_rewrite(f_name: str, node: cst.Subscript) -> Optional[Tuple[cst.BaseExpression, bool]]:
+def _atom(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` parenthesized unless it binds tighter than ``+`` on its own."""
+    if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer)) or getattr(node, "lpar", None):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+Bound = Union[int, None, cst.BaseExpression]  # a literal, absent, or a Python expression (not a literal)
+
+
+def _bound_node(value: Bound) -> cst.BaseExpression:
+    return value if isinstance(value, cst.BaseExpression) else int_node(value)
+
+
+def subscript_rewrite(f_name: str, node: cst.Subscript,
+                      is_python_value: Callable[[cst.BaseExpression], bool] = lambda n: False,
+                      ) -> Optional[Tuple[cst.BaseExpression, bool]]:
     """(replacement, exact) for a tensor subscript, or None when there is no rewrite.
 
-    Only integer literals (and None) are rewritten: an integer index is exact (it fails exactly
-    where the original fails); slice bounds are exact only while they stay inside the axis
-    (NDArray clamps ``x[1:10]``, ``slice_axis`` refuses it), so slices with an explicit end or a
-    negative start are reported as not exact.
+    Measured on MXNet 1.9.1 (docs/fixing.md):
+
+    * an integer index ``x[i]`` -> ``F.squeeze(F.slice_axis(x, axis=a, begin=i, end=i + 1), axis=a)``
+      (``x[-1]`` ends at ``None``): exact, and it fails (MXNetError) exactly where the index is out of
+      range (IndexError). ``F.slice_axis`` alone keeps the axis (mxnet-truth §1.4).
+    * slices ``x[a:b]``, ``x[:, a:b:s]``: ``F.slice(x, begin=..., end=..., step=...)``. ``F.slice``
+      clamps out-of-range bounds and returns empty axes exactly as NDArray's ``[]`` does, while
+      ``F.slice_axis`` refuses them (``x[1:10]``, ``x[3:]`` on 3 rows, ``x[-10:]``), so a slice is
+      never rewritten to ``slice_axis``.
+    * several indexed axes: one ``F.slice`` with ``(i, i + 1)`` for integer indices, then
+      ``F.squeeze`` over those axes (an out-of-range index makes the squeeze fail, as the original).
+
+    Literal indices are exact. A non-literal index or bound that is a Python value (a loop
+    variable, ``self.k``) gives a rewrite that is not exact: ``i + 1`` is wrong for ``i == -1``,
+    and the value may be a tuple. Tensors, ellipsis, ``None``, starred and unknown indices: no rewrite.
+    Literal slices whose NDArray form always raises (``x[2:1]``) are left alone.
     """
-    items: List[Tuple[int, cst.BaseSlice]] = []
+    exact = True
+    items: List[Tuple[int, str, Tuple[Bound, Bound, Bound]]] = []  # (axis, "index"|"slice", (begin, end, step))
     for axis, element in enumerate(node.slice):
         item = element.slice
         if isinstance(item, cst.Index):
             if item.star is not None:
                 return None
-            if literal_int(item.value) is None:
+            index = literal_int(item.value)
+            if index is not None:
+                items.append((axis, "index", (index, None if index == -1 else index + 1, None)))
+                continue
+            if not is_python_value(item.value):
                 return None
-            items.append((axis, item))
+            exact = False
+            end = cst.BinaryOperation(left=_atom(item.value), operator=cst.Add(
+                whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" ")),
+                right=cst.Integer("1"))
+            items.append((axis, "index", (item.value, end, None)))
         elif isinstance(item, cst.Slice):
-            ok_lower, lower = _literal_or_none(item.lower)
-            ok_upper, upper = _literal_or_none(item.upper)
-            ok_step, step = _literal_or_none(item.step)
-            if not (ok_lower and ok_upper and ok_step) or step == 0:
+            parts: List[Bound] = []
+            for part in (item.lower, item.upper, item.step):
+                ok, value = _literal_or_none(part)
+                if ok:
+                    parts.append(value)
+                elif part is not None and is_python_value(part):
+                    exact = False
+                    parts.append(part)
+                else:
+                    return None
+            lower, upper, step = parts
+            if step == 0:
                 return None
             if lower is None and upper is None and step in (None, 1):
                 continue  # `:` keeps the axis as it is
-            items.append((axis, item))
+            if isinstance(lower, int) and isinstance(upper, int) and step in (None, 1) \
+                    and (lower >= 0) == (upper >= 0) and lower > upper:
+                return None  # NDArray raises for x[2:1]; F.slice would return an empty axis
+            items.append((axis, "slice", (lower, upper, step)))
         else:
             return None
     if not items:
         return None
     data = node.value
-    exact = True
-    stepped = any(isinstance(i, cst.Slice) and _literal_or_none(i.step)[1] not in (None, 1) for _, i in items)
-    if len(items) == 1 and not stepped:
-        axis, item = items[0]
-        if isinstance(item, cst.Index):
-            index = literal_int(item.value)
-            begin, end = index, (None if index == -1 else index + 1)
-        else:
-            begin = _literal_or_none(item.lower)[1]
-            end = _literal_or_none(item.upper)[1]
-            if end is not None or (begin is not None and begin < 0):
-                exact = False
-            begin = 0 if begin is None else begin
+    dropped = [axis for axis, kind, _ in items if kind == "index"]
+    if len(items) == 1 and items[0][1] == "index":
+        axis, _, (begin, end, _) = items[0]
         result: cst.BaseExpression = f_call(f_name, "slice_axis", [data], [
-            ("axis", int_node(axis)), ("begin", int_node(begin)), ("end", int_node(end))])
+            ("axis", int_node(axis)), ("begin", _bound_node(begin)), ("end", _bound_node(end))])
     else:
-        last_axis = max(axis for axis, _ in items)
-        begins, ends, steps = [], [], []
-        for axis in range(last_axis + 1):
-            item = next((i for a, i in items if a == axis), None)
-            if item is None:
-                begins.append(None), ends.append(None), steps.append(None)
-            elif isinstance(item, cst.Index):
-                index = literal_int(item.value)
-                begins.append(index), ends.append(None if index == -1 else index + 1), steps.append(None)
-            else:
-                lower = _literal_or_none(item.lower)[1]
-                upper = _literal_or_none(item.upper)[1]
-                step = _literal_or_none(item.step)[1]
-                if lower is not None or upper is not None:
-                    exact = False
-                begins.append(lower), ends.append(upper), steps.append(step)
-        keywords = [("begin", tuple_node([int_node(v) for v in begins])),
-                    ("end", tuple_node([int_node(v) for v in ends]))]
+        last_axis = max(axis for axis, _, _ in items)
+        begins: List[Bound] = [None] * (last_axis + 1)
+        ends: List[Bound] = [None] * (last_axis + 1)
+        steps: List[Bound] = [None] * (last_axis + 1)
+        for axis, _, (begin, end, step) in items:
+            begins[axis], ends[axis], steps[axis] = begin, end, step
+        keywords = [("begin", tuple_node([_bound_node(v) for v in begins])),
+                    ("end", tuple_node([_bound_node(v) for v in ends]))]
         if any(s is not None for s in steps):
-            keywords.append(("step", tuple_node([int_node(v) for v in steps])))
+            keywords.append(("step", tuple_node([_bound_node(v) for v in steps])))
         result = f_call(f_name, "slice", [data], keywords)
-    dropped = [axis for axis, item in items if isinstance(item, cst.Index)]
     if dropped:
         axis_node = int_node(dropped[0]) if len(dropped) == 1 else tuple_node([int_node(a) for a in dropped])
         result = f_call(f_name, "squeeze", [result], [("axis", axis_node)])

@@ -89,6 +89,48 @@ SYM_ONLY = {
     "sparse": []
 }
 
+SHARED_WRAPPERS = {
+    "top": [
+        "arange",
+        "eye",
+        "full",
+        "histogram",
+        "linspace",
+        "load",
+        "maximum",
+        "minimum",
+        "ones",
+        "power",
+        "split_v2",
+        "zeros"
+    ],
+    "contrib": [
+        "adamw_update",
+        "cond",
+        "foreach",
+        "mp_adamw_update",
+        "rand_zipfian",
+        "uniform",
+        "while_loop"
+    ],
+    "random": [
+        "exponential",
+        "gamma",
+        "generalized_negative_binomial",
+        "multinomial",
+        "negative_binomial",
+        "normal",
+        "poisson",
+        "randint",
+        "randn",
+        "shuffle",
+        "uniform"
+    ],
+    "linalg": [],
+    "image": [],
+    "sparse": []
+}
+
 NDARRAY_ATTRS_MISSING_ON_SYMBOL = [
     "T",
     "attach_grad",

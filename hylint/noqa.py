@@ -1,9 +1,20 @@
-"""``# noqa`` and ``# noqa: HY301,HY201`` comments (flake8/ruff semantics)."""
+"""``# noqa`` and ``# noqa: HY301,HY201`` comments (flake8/ruff semantics).
+
+Two readers:
+
+- :func:`parse_noqa` (suppression): a text scan of each line, as flake8 does. Every directive on a
+  line counts (a line may hold several comments' worth, e.g. ``# type: ignore  # noqa: HY301``).
+- :func:`comment_directives` (editing: ``unused-noqa`` and ``--add-noqa``): only directives inside
+  real comments (found with :mod:`tokenize`), with their exact spans, so an edit never touches a
+  string literal that happens to contain ``# noqa``.
+"""
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 NOQA = re.compile(r"#\s*noqa(?::[ \t]*(?P<codes>[A-Za-z]+[0-9]+(?:[ \t]*,?[ \t]*[A-Za-z]+[0-9]+)*))?", re.I)
 CODE = re.compile(r"[A-Za-z]+[0-9]+")
@@ -23,17 +34,80 @@ class Noqa:
 def parse_noqa(lines: List[str]) -> Dict[int, Noqa]:
     """Map 1-based row -> its noqa directive, for rows that have one.
 
-    A ``#`` inside a string literal can fool this text scan only on lines that also contain the
-    word ``noqa``; that is flake8's behaviour as well.
+    Several directives on one line merge (a blanket one wins). A ``#`` inside a string literal can
+    fool this text scan only on lines that also contain the word ``noqa``; that is flake8's
+    behaviour as well.
     """
     found: Dict[int, Noqa] = {}
     for row, line in enumerate(lines, start=1):
         if "noqa" not in line and "NOQA" not in line.upper():
             continue
-        match = NOQA.search(line)
-        if match is None:
+        codes: Optional[Set[str]] = set()
+        first = None
+        for match in NOQA.finditer(line):
+            if first is None:
+                first = match
+            listed = match.group("codes")
+            if not listed:
+                codes = None
+            elif codes is not None:
+                codes.update(c.upper() for c in CODE.findall(listed))
+        if first is None:
             continue
-        codes = match.group("codes")
-        found[row] = Noqa(row, frozenset(c.upper() for c in CODE.findall(codes)) if codes else None,
-                          match.start(), match.end())
+        found[row] = Noqa(row, frozenset(codes) if codes is not None else None, first.start(), first.end())
     return found
+
+
+@dataclass(frozen=True)
+class CommentDirective:
+    """A ``# noqa`` directive inside a real comment, with the spans an edit needs (columns 0-based)."""
+
+    row: int
+    comment_start: int  # the comment's `#`
+    comment_end: int  # end of the comment (end of the line's text)
+    start: int  # the directive's `#`
+    end: int  # end of the directive (after its last code)
+    codes: Optional[Tuple[str, ...]]  # as written (original spelling and order); None: blanket
+    codes_start: int = -1  # column where the code list starts (-1 for blanket)
+
+
+def comment_directives(source: str) -> Optional[List[CommentDirective]]:
+    """Every noqa directive in a comment, in order; None when the source cannot be tokenized.
+
+    Rows are counted like the engine counts them (``\\r\\n``, ``\\r`` and ``\\n`` all end a line).
+    """
+    if "noqa" not in source.lower():
+        return []
+    out: List[CommentDirective] = []
+    try:
+        # newline=None: universal newlines, so rows agree with the engine's line splitting
+        for token in tokenize.generate_tokens(io.StringIO(source, newline=None).readline):
+            if token.type != tokenize.COMMENT:
+                continue
+            text = token.string
+            row, col = token.start
+            for match in NOQA.finditer(text):
+                listed = match.group("codes")
+                codes = tuple(CODE.findall(listed)) if listed else None
+                codes_start = col + match.start("codes") if listed else -1
+                out.append(CommentDirective(row, col, col + len(text), col + match.start(), col + match.end(),
+                                            codes, codes_start))
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    return out
+
+
+def line_end_columns(source: str) -> Optional[Dict[int, int]]:
+    """Rows where a comment may be appended -> the column where the line's text ends.
+
+    A row qualifies when it ends a line token-wise (NEWLINE or NL): not a row that ends inside a
+    multi-line string, nor one continued with a backslash. None when the source cannot be tokenized.
+    """
+    ends: Dict[int, int] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source, newline=None).readline):
+            if token.type in (tokenize.NEWLINE, tokenize.NL):
+                ends[token.start[0]] = token.start[1]
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    return ends

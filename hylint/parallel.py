@@ -50,7 +50,13 @@ def default_jobs() -> int:
 
 
 def check_files(files: Sequence[Path], mode: str, unsafe: bool, make_linter: Callable[[], "Linter"],
-                jobs: int = 1, cache: Optional["ResultCache"] = None, prefilter: bool = True) -> List[FileOutcome]:
+                jobs: int = 1, cache: Optional["ResultCache"] = None, prefilter: bool = True,
+                linter_for: Optional[Callable[[str], "Linter"]] = None,
+                advance: Callable[[], None] = lambda: None) -> List[FileOutcome]:
+    """One outcome per file, in order. ``make_linter()`` gives the linter of the run (its rules decide
+    the prefilter's keys); ``linter_for(filename)`` the one for a file (per-file-ignores), by default
+    the same. ``advance()`` is called once per file as it is done (a progress bar)."""
+    linter_for = linter_for or (lambda filename: make_linter())
     outcomes: List[Optional[FileOutcome]] = [None] * len(files)
     work: List[Tuple[int, SourceFile, object]] = []  # (index, source, stat)
     keys: object = _UNKNOWN  # the prefilter's keys, from the cache or (importing the rules) the linter
@@ -67,15 +73,18 @@ def check_files(files: Sequence[Path], mode: str, unsafe: bool, make_linter: Cal
                 outcome = _from_cache(path, filename, cached)
                 if outcome is not None:
                     outcomes[index] = outcome
+                    advance()
                     continue
         try:
             source = read_source(path)
         except SourceError:
             # unreadable, a directory, undecodable: the runner reports it (HY001); never cached
-            outcomes[index] = process_path(path, make_linter(), mode, unsafe)
+            outcomes[index] = process_path(path, linter_for(filename), mode, unsafe)
+            advance()
             continue
         if cached is not None and st is not None and cache.verify(path, source.raw, st):
             outcomes[index] = _from_cache(path, filename, cached, source)
+            advance()
             continue
         if keys is _UNKNOWN:
             keys = cache.prefilter_keys if cache is not None and cache.prefilter_keys is not _UNKNOWN_KEYS \
@@ -83,15 +92,22 @@ def check_files(files: Sequence[Path], mode: str, unsafe: bool, make_linter: Cal
             if cache is not None:
                 cache.prefilter_keys = keys
         if prefilter and not might_hold_hybrid_code(source.text, keys):  # type: ignore[arg-type]
-            # what process_source gives for such a file in every mode: nothing to report or fix
-            outcomes[index] = FileOutcome(filename, [], source.text)
+            if "noqa" in source.text.lower():
+                # not parsed, but noqa rules (unused-noqa) read its comments: the linter decides
+                outcomes[index] = process_source(source, filename, linter_for(filename), mode, unsafe, mode == FIX)
+            else:
+                # what process_source gives for such a file in every mode: nothing to report or fix
+                outcomes[index] = FileOutcome(filename, [], source.text)
             _store(cache, path, filename, source, st, outcomes[index], mode)
+            advance()
             continue
         work.append((index, source, st))
     if work:
-        linter = make_linter()
-        linter.prefilter = prefilter
-        for index, outcome in _analyse(work, linter, mode, unsafe, jobs):
+        make_linter().prefilter = prefilter
+        linters = [linter_for(str(files[index])) for index, _, _ in work]
+        for linter in linters:
+            linter.prefilter = prefilter
+        for index, outcome in _analyse(work, linters, mode, unsafe, jobs, advance):
             outcomes[index] = outcome
         for index, source, st in work:
             _store(cache, files[index], str(files[index]), source, st, outcomes[index], mode)
@@ -117,6 +133,8 @@ def _store(cache: Optional["ResultCache"], path: Path, filename: str, source: So
            outcome: FileOutcome, mode: str) -> None:
     if cache is None or st is None:
         return
+    if getattr(outcome, "failed", False):
+        return  # an error (fix loop, write): tried again next run
     if mode == FIX and (outcome.fixed_text is not None or outcome.messages):
         return  # the file was rewritten (its next run checks the new content), or writing it failed
     if any(d.code == "HY001" for d in outcome.diagnostics):
@@ -129,75 +147,85 @@ def _store(cache: Optional["ResultCache"], path: Path, filename: str, source: So
 
 
 # -- analysis, serial or in workers -------------------------------------------------------------
-def _analyse(work: Sequence[Tuple[int, SourceFile, object]], linter: "Linter", mode: str, unsafe: bool,
-             jobs: int) -> List[Tuple[int, FileOutcome]]:
-    write = mode == FIX
+def _analyse(work: Sequence[Tuple[int, SourceFile, object]], linters: Sequence["Linter"], mode: str, unsafe: bool,
+             jobs: int, advance: Callable[[], None]) -> List[Tuple[int, FileOutcome]]:
+    """(index, outcome) of every work item; ``linters[i]`` checks ``work[i]``."""
     total = sum(len(source.raw) for _, source, _ in work)
     jobs = min(jobs, len(work))
     if jobs <= 1 or len(work) < PARALLEL_MIN_FILES or total < PARALLEL_MIN_BYTES:
-        return [(index, process_source(source, str(source.path), linter, mode, unsafe, write))
-                for index, source, _ in work]
-    return _analyse_in_workers(work, linter, mode, unsafe, jobs)
+        results = []
+        for (index, source, _), linter in zip(work, linters):
+            results.append((index, process_source(source, str(source.path), linter, mode, unsafe, mode == FIX)))
+            advance()
+        return results
+    return _analyse_in_workers(work, linters, mode, unsafe, jobs, advance)
 
 
-_WORKER_LINTER: Optional["Linter"] = None
+_WORKER_LINTERS: List["Linter"] = []
 
 
-def _worker_init(rule_codes: Optional[Tuple[str, ...]], prefilter: bool) -> None:
-    global _WORKER_LINTER
+def _worker_init(rule_codes: Optional[List[Tuple[str, ...]]], prefilter: bool) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    if _WORKER_LINTER is None and rule_codes is not None:  # spawned, not forked: build the linter
+    if rule_codes is not None:  # spawned, not forked: build the linters
         from hylint.engine import Linter
         from hylint.registry import all_rules
 
         rules = all_rules()
-        _WORKER_LINTER = Linter([rules[code] for code in rule_codes])
-        _WORKER_LINTER.prefilter = prefilter
+        _WORKER_LINTERS[:] = [Linter([rules[code] for code in codes]) for codes in rule_codes]
+        for linter in _WORKER_LINTERS:
+            linter.prefilter = prefilter
 
 
-def _worker_task(task: Tuple[int, SourceFile, str, bool]) -> Tuple[int, FileOutcome]:
-    index, source, mode, unsafe = task
-    assert _WORKER_LINTER is not None
-    return index, process_source(source, str(source.path), _WORKER_LINTER, mode, unsafe, mode == FIX)
+def _worker_task(task: Tuple[int, SourceFile, int, str, bool]) -> Tuple[int, FileOutcome]:
+    index, source, linter_index, mode, unsafe = task
+    linter = _WORKER_LINTERS[linter_index]
+    return index, process_source(source, str(source.path), linter, mode, unsafe, mode == FIX)
 
 
-def _analyse_in_workers(work: Sequence[Tuple[int, SourceFile, object]], linter: "Linter", mode: str,
-                        unsafe: bool, jobs: int) -> List[Tuple[int, FileOutcome]]:
+def _analyse_in_workers(work: Sequence[Tuple[int, SourceFile, object]], linters: Sequence["Linter"], mode: str,
+                        unsafe: bool, jobs: int, advance: Callable[[], None]) -> List[Tuple[int, FileOutcome]]:
     import multiprocessing
-    from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    global _WORKER_LINTER
-    methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and sys.platform != "darwin":
-        # the workers inherit the linter, libcst and the rules already imported here
+    distinct: List["Linter"] = []
+    for linter in linters:
+        if not any(linter is other for other in distinct):
+            distinct.append(linter)
+    position = [next(i for i, other in enumerate(distinct) if other is linter) for linter in linters]
+    if "fork" in multiprocessing.get_all_start_methods() and sys.platform != "darwin":
+        # the workers inherit the linters, libcst and the rules already imported here
         context = multiprocessing.get_context("fork")
-        _WORKER_LINTER = linter
-        init_args: Tuple = (None, linter.prefilter)
+        _WORKER_LINTERS[:] = distinct
+        init_args: Tuple = (None, distinct[0].prefilter)
     else:
         context = multiprocessing.get_context("spawn")
-        init_args = (tuple(rule.CODE for rule in linter.rule_types), linter.prefilter)
-    ordered = sorted(work, key=lambda item: -len(item[1].raw))  # largest first: better balance
+        init_args = ([tuple(rule.CODE for rule in linter.rule_types) for linter in distinct], distinct[0].prefilter)
+    # largest files first: the long ones start early, the short ones fill the gaps
+    order = sorted(range(len(work)), key=lambda i: -len(work[i][1].raw))
     results: List[Tuple[int, FileOutcome]] = []
     executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init,
                                    initargs=init_args)
     try:
-        futures = {executor.submit(_worker_task, (index, source, mode, unsafe)): source
-                   for index, source, _ in ordered}
-        done, pending = wait(futures, return_when=FIRST_EXCEPTION)
-        for future in done:
-            error = future.exception()
-            if isinstance(error, BrokenProcessPool):
-                checking = sorted(str(futures[f].path) for f in futures if not f.done() or f.exception())
-                shown = ", ".join(checking[:3]) + (f" and {len(checking) - 3} more" if len(checking) > 3 else "")
-                raise WorkerError(f"a worker process died (killed, out of memory or crashed) while checking "
-                                  f"{shown}; run with --jobs 1 to see which file") from None
-            if error is not None:
-                raise error
-            results.append(future.result())
-        if pending:  # pragma: no cover - FIRST_EXCEPTION returns early only on an exception
-            raise WorkerError("worker results are missing")
+        futures = {}
+        for i in order:
+            index, source, _ = work[i]
+            futures[executor.submit(_worker_task, (index, source, position[i], mode, unsafe))] = source
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                error = future.exception()
+                if isinstance(error, BrokenProcessPool):
+                    checking = sorted(str(futures[f].path) for f in futures if not f.done() or f.exception())
+                    shown = ", ".join(checking[:3]) + (f" and {len(checking) - 3} more" if len(checking) > 3 else "")
+                    raise WorkerError(f"a worker process died (killed, out of memory or crashed) while checking "
+                                      f"{shown}; run with --jobs 1 to see which file") from None
+                if error is not None:
+                    raise error
+                results.append(future.result())
+                advance()
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
-        _WORKER_LINTER = None
+        _WORKER_LINTERS[:] = []
     return results

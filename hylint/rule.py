@@ -37,7 +37,7 @@ class PendingEdit:
     node: cst.CSTNode
     replacement: Replacement
     # insert before (or after) the node instead of replacing it
-    mode: str = "replace"  # "replace" | "insert_before" | "insert_after"
+    mode: str = "replace"  # "replace" | "insert_before" | "insert_after" | "delete_lines"
 
 
 @dataclass

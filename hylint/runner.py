@@ -24,6 +24,7 @@ class FileOutcome:
     diff: str = ""  # unified diff (DIFF mode)
     fixed_text: Optional[str] = None  # the fixed source, when it differs
     messages: List[str] = field(default_factory=list)  # problems to tell the user (stderr)
+    failed: bool = False  # an error (fix loop did not converge, file not writable): exit code 2
 
 
 def unreadable(filename: str, reason: str) -> Diagnostic:
@@ -43,6 +44,7 @@ def process_source(source: SourceFile, filename: str, linter: Linter, mode: str,
         result = linter.fix_source(source.text, filename, unsafe=unsafe)
     except FixLoopError as error:
         outcome.messages.append(f"hylint: error: {error}; the file was left as it was")
+        outcome.failed = True
         result = linter.lint_source(source.text, filename)
         outcome.diagnostics, outcome.text = result.diagnostics, source.text
         return outcome
@@ -64,6 +66,7 @@ def process_source(source: SourceFile, filename: str, linter: Linter, mode: str,
                 write_atomic(source, result.source)
             except WriteError as error:
                 outcome.messages.append(f"hylint: error: {filename}: cannot write the fixes: {error}")
+                outcome.failed = True
                 original = linter.lint_source(source.text, filename)
                 outcome.diagnostics, outcome.text = original.diagnostics, source.text
                 outcome.fixed_by_code, outcome.fixed_text = {}, None

@@ -21,6 +21,9 @@ def main():
     tables = {
         "ND_ONLY": {ns: names(f"nd_{ns}_missing_in_sym.txt") for ns in ("top", "contrib", "random", "linalg", "image", "sparse")},
         "SYM_ONLY": {ns: names(f"sym_{ns}_missing_in_nd.txt") for ns in ("top", "contrib", "random", "linalg", "image", "sparse")},
+        # same name in mx.nd and mx.sym, but at least one side is a hand-written Python wrapper
+        "SHARED_WRAPPERS": {ns: names(f"nd_sym_{ns}_shared_python_wrappers.txt")
+                            for ns in ("top", "contrib", "random", "linalg", "image", "sparse")},
         "NDARRAY_ATTRS_MISSING_ON_SYMBOL": sorted(summary["ndarray_only"]),
         "SYMBOL_STUB_METHODS": sorted(summary["symbol_stubs"]),
     }

@@ -12,7 +12,17 @@ FORMATS = {
     "full": "full",
     "concise": "concise",
     "json": "json_format",
+    "json-lines": "json_lines",
+    "github": "github",
+    "sarif": "sarif",
+    "gitlab": "gitlab",
+    "junit": "junit",
+    "grouped": "grouped",
+    "pylint": "pylint",
 }
+# text formats whose rule codes become terminal hyperlinks (OSC 8) to the rule docs when stdout is a
+# terminal; the others carry the URL as data (or text) and never get escape sequences
+HYPERLINK_FORMATS = {"full", "concise", "grouped", "pylint"}
 
 
 @dataclass
@@ -25,6 +35,7 @@ class Report:
     unsafe_fixes: bool = False  # --unsafe-fixes given: unsafe fixes count as available
     fix_mode: bool = False  # --fix given
     files_checked: int = 0
+    hyperlinks: bool = False  # stdout is a terminal: rule codes link to their docs (OSC 8)
 
 
 def render(name: str, report: Report, out: TextIO) -> None:

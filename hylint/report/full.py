@@ -18,7 +18,8 @@ def render(report: Report, out: TextIO) -> None:
     lines_cache = {}
     for d in report.diagnostics:
         mark = " [cyan]\\[*][/]" if fixable(d, report.unsafe_fixes) else ""
-        console.print(f"[bold]{escape(d.filename)}[/]:{d.start[0]}:{d.start[1]}: [bold red]{d.code}[/]{mark} "
+        code = f"[link={d.url}]{d.code}[/link]" if report.color or report.hyperlinks else d.code
+        console.print(f"[bold]{escape(d.filename)}[/]:{d.start[0]}:{d.start[1]}: [bold red]{code}[/]{mark} "
                       f"{escape(d.message)}")
         source = report.sources.get(d.filename)
         if source is not None:
@@ -41,6 +42,9 @@ def render(report: Report, out: TextIO) -> None:
             console.print(f"{' ' * width} [blue]|[/]")
             if d.fix is not None:
                 console.print(f"  [cyan]= help:[/] {escape(d.fix.message)}")
+            console.print(f"  [cyan]= docs:[/] {escape(d.url)}")
             console.print("")
+        else:
+            console.print(f"  [cyan]= docs:[/] {escape(d.url)}")
     for line in summary_lines(report):
         console.print(escape(line))

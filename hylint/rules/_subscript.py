@@ -5,7 +5,7 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.context import literal_int
+from hylint.context import Kind, literal_int
 from hylint.diagnostic import Applicability
 from hylint.fixes import subscript_rewrite
 from hylint.rule import PendingFix, replace
@@ -50,7 +50,7 @@ def what_happens(node: cst.Subscript, name: str) -> str:
 
 
 def subscript_fix(node: cst.Subscript, ctx) -> Optional[PendingFix]:
-    rewrite = subscript_rewrite(ctx.f_name, node)
+    rewrite = subscript_rewrite(ctx.f_name, node, lambda n: ctx.value(n).kind is Kind.PY)
     if rewrite is None:
         return None
     replacement, exact = rewrite

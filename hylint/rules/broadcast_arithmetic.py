@@ -17,10 +17,16 @@ evidence that their shapes differ: a rank difference, or a size-1 axis made for 
 
 Evidence hylint tracks for each tensor of a hybrid context:
 - `F.ones/zeros/full(shape)` with a literal shape: its rank and its size-1 axes;
-- reductions with `keepdims=True` (a size-1 axis), `expand_dims` (rank + 1, a size-1 axis);
-- `reshape` with a literal shape; results of shape-preserving ops keep their input's shape;
+- reductions with `keepdims=True` (a size-1 axis); without an axis, shape `(1,)` (legacy MXNet has
+  no 0-d arrays, so `x - x.mean()` is flagged); with a literal axis of a tensor of known rank, that
+  rank minus the reduced axes;
+- `expand_dims` (rank + 1, a size-1 axis); `reshape` and `broadcast_to` with a literal shape;
+- results of shape-preserving ops (unary math, activations, normalisations, `identity`, ...) keep
+  their input's shape (and are proven equal to it);
 - parameters declared in `__init__` with `shape=` (a fixed shape, while inputs carry the batch axis);
-- `nd.array` literals (their literal shape).
+- `nd.array` literals (their literal shape);
+- in a helper called with F (`_attention(F, q, k)`, `self._step(F, x)`), each parameter carries
+  the evidence of the argument passed at the (first) call.
 Operands with equal or unknown shapes (the residual `x + self.body(x)`) are not flagged here:
 HY102 (off by default) flags every tensor-tensor operator whose shapes are not proven equal.
 
@@ -67,6 +73,8 @@ comparisons (`a < b < c`) are reported without a fix.
                 "class N(HybridBlock):\n    def hybrid_forward(self, G, x):\n        y = G.expand_dims(x.sum(axis=0), axis=0)\n        return G.broadcast_div(x, y)\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * F.ones((1, 3)) + F.zeros((1, 1))\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_add(F.broadcast_mul(x, F.ones((1, 3))), F.zeros((1, 1)))\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x / F.abs(x).sum()\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_div(x, F.abs(x).sum())\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x > F.full((1, 3), 0.5)\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_greater(x, F.full((1, 3), 0.5))\n"),
         Invalid("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"

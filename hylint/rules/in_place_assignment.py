@@ -1,8 +1,8 @@
-from typing import Optional
+from typing import List, Optional
 
 import libcst as cst
 
-from hylint.context import Kind, dotted_name, param_names
+from hylint.context import Kind, dotted_name
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 
@@ -49,10 +49,13 @@ def hybrid_forward(self, F, x):
 ```
 
 ## Fix safety
-`x op= y` -> `x = x op y` (then HY101 rewrites the operator if the shapes differ). Safe when `x` is a
-fresh result of an `F.` operator or of arithmetic and no other name aliases it: then nobody can
-observe the in-place write. Unsafe when `x` is an argument (eagerly, the caller's array is no longer
-mutated) or may share memory with another array (a view, an alias). Item assignment has no fix.
+`x op= y` -> `x = x op y` (then HY101 rewrites the operator if the shapes differ). Safe when nothing
+can observe that the write was in place: `x` is not an argument, every binding of `x` is a new array
+(an `F.<op>(...)` result or arithmetic: measured, every `F.` op allocates its output), and before the
+write (or anywhere in a loop around it) `x` is only read as an operand, an `F.<op>` argument, or the
+receiver of a method that does not return a view. Unsafe otherwise: eagerly, an argument's in-place
+write mutates the caller's array, and `z = x`, `outs.append(x)`, `x[0]`, `x.reshape(...)`,
+`x.detach()` or a child block may share its memory. Item assignment has no fix.
 """
     VALID = [
         Valid(CLS.format("        n = 0\n        n += 1\n        return x * n\n")),
@@ -70,6 +73,17 @@ mutated) or may share memory with another array (a view, an alias). Item assignm
                 unsafe=True),
         Invalid(CLS.format("        y = F.relu(x)\n        y *= F.ones((1, 4))\n        return y\n"),
                 CLS.format("        y = F.relu(x)\n        y = F.broadcast_mul(y, F.ones((1, 4)))\n        return y\n")),
+        Invalid(CLS.format("        y = F.relu(x)\n        z = y\n        y += 1\n        return y + z\n"),
+                CLS.format("        y = F.relu(x)\n        z = y\n        y = y + 1\n        return y + z\n"), unsafe=True),
+        Invalid(CLS.format("        y = F.relu(x)\n        outs = [y.reshape((-1,))]\n        y *= 2\n        return y, outs\n"),
+                CLS.format("        y = F.relu(x)\n        outs = [y.reshape((-1,))]\n        y = y * 2\n        return y, outs\n"),
+                unsafe=True),
+        Invalid(CLS.format("        y = F.relu(x)\n        for _ in range(2):\n            out = y\n            y += 1\n"
+                           "        return out\n"),
+                CLS.format("        y = F.relu(x)\n        for _ in range(2):\n            out = y\n            y = y + 1\n"
+                           "        return out\n"), unsafe=True),
+        Invalid(CLS.format("        y = x * 2 + F.relu(x)\n        y /= 2\n        s = y.sum(axis=0)\n        return y - s\n"),
+                CLS.format("        y = x * 2 + F.relu(x)\n        y = y / 2\n        s = y.sum(axis=0)\n        return y - s\n")),
         Invalid(CLS.format("        x[0] = 1\n        return x\n")),
         Invalid(CLS.format("        x[:, 0] += 1\n        return x\n")),
     ]
@@ -110,58 +124,126 @@ mutated) or may share memory with another array (a view, an alias). Item assignm
         operator = IN_PLACE[type(node.operator)]
         binary = cst.BinaryOperation(left=node.target, operator=operator(), right=value)
         new = cst.Assign(targets=[cst.AssignTarget(target=node.target)], value=binary, semicolon=node.semicolon)
-        safe = _is_fresh_unaliased(node.target.value, ctx)
+        safe = _is_fresh_unaliased(node, ctx)
         return PendingFix(Applicability.SAFE if safe else Applicability.UNSAFE,
                           f"Rebind `{node.target.value}` instead of writing in place", [replace(node, new)])
 
 
-def _is_fresh_unaliased(name: str, ctx) -> bool:
-    """True when every binding of ``name`` is a new array (an F op or arithmetic) and nothing aliases it."""
-    fn = ctx.hybrid.fn
-    if name in {p.name.value for p in param_names(fn)}:
+# NDArray methods whose result shares memory with the receiver (measured on MXNet 1.9.1):
+# `y.reshape(...)`, `y.astype(t, copy=False)`, `y.as_in_context(same ctx)`, `y.detach()`; `y[...]` too.
+# Every `F.<op>(...)` result is a new array (measured: reshape, identity, Dropout, stop_gradient, cast,
+# squeeze, expand_dims, flatten, reshape_like, slice_axis, relu).
+VIEW_METHODS = {"reshape", "astype", "as_in_context", "detach", "copyto"}
+LOOPS = (cst.For, cst.While)
+SCOPES = (cst.FunctionDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.ClassDef)
+
+
+def _is_fresh_unaliased(aug: cst.AugAssign, ctx) -> bool:
+    """True when nothing can observe that ``name op= v`` writes in place, so rebinding is exact.
+
+    That holds when ``name`` is not an argument of the function, every binding of it is a new array
+    (an ``F.<op>(...)`` call or arithmetic), and no other reference to that array exists when the
+    in-place write happens: before the write (or anywhere in a loop around it), ``name`` is only read
+    as an operand of an operator, an argument of an ``F.<op>`` call, or the receiver of a method that
+    does not return a view. Anything else (``z = y``, ``outs.append(y)``, ``y[0]``, ``y.reshape(..)``,
+    ``self.child(y)``, a closure) may alias it.
+    """
+    name = aug.target.value
+    hybrid = ctx.hybrid
+    fn = hybrid.fn
+    params = fn.params
+    every_param = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            every_param.append(star)
+    if name in {p.name.value for p in every_param}:
         return False
+    parents = hybrid.parents
     f_prefix = ctx.f_name + "."
-    verdict = {"fresh": True}
 
-    class _Scan(cst.CSTVisitor):
-        def visit_Assign(self, assign: cst.Assign) -> None:
-            for target in assign.targets:
-                if isinstance(target.target, cst.Name) and target.target.value == name:
-                    v = assign.value
-                    fresh = isinstance(v, cst.BinaryOperation) or isinstance(v, cst.Call) and \
-                        (dotted_name(v.func) or "").startswith(f_prefix) and \
-                        (dotted_name(v.func) or "") not in (f_prefix + "reshape",)
-                    if not fresh:
-                        verdict["fresh"] = False
-                elif not isinstance(target.target, cst.Name):
-                    verdict["fresh"] = False if _mentions(target.target, name) else verdict["fresh"]
-            if _mentions_bare(assign.value, name):
-                verdict["fresh"] = False  # another name (or a container) now refers to the same array
+    def ancestors(node: cst.CSTNode):
+        node = parents.get(node)
+        while node is not None and node is not fn:
+            yield node
+            node = parents.get(node)
 
-        def visit_For(self, loop: cst.For) -> None:
-            if _mentions(loop.target, name):
-                verdict["fresh"] = False
+    aug_loops = {id(n) for n in ancestors(aug) if isinstance(n, LOOPS)}
+    order: dict = {}
 
-    fn.body.visit(_Scan())
-    return verdict["fresh"]
+    class _Order(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            order[id(node)] = len(order)
+            return True
+
+    fn.body.visit(_Order())
+    aug_index = order[id(aug)]
+    bindings = 0
+    names: List[cst.Name] = []
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == name:
+                names.append(node)
+
+    fn.body.visit(_Names())
+    for node in names:
+        parent = parents.get(node)
+        if node is aug.target:
+            continue
+        if any(isinstance(a, SCOPES) for a in ancestors(node)):
+            return False  # a closure or comprehension: evaluated at another time
+        if isinstance(parent, cst.AssignTarget):
+            assign = parents.get(parent)
+            if not _fresh(assign.value, f_prefix):
+                return False
+            bindings += 1
+            continue
+        if isinstance(parent, cst.AnnAssign) and parent.target is node:
+            if parent.value is None or not _fresh(parent.value, f_prefix):
+                return False
+            bindings += 1
+            continue
+        if isinstance(parent, cst.AugAssign) and parent.target is node:
+            continue  # another in-place write to the same array
+        if _consumed(node, parent, parents, f_prefix):
+            continue
+        if _is_target(node, parent, parents) or isinstance(parent, (cst.NamedExpr, cst.Global, cst.Nonlocal)):
+            return False  # unpacking, loop variables, `with ... as y`, `y := ...`: bound without a fresh array
+        # any other use may keep a reference to the array: harmless only after the write, outside loops
+        if order[id(node)] < aug_index:
+            return False
+        if any(id(a) in aug_loops for a in ancestors(node)):
+            return False
+    return bindings > 0
 
 
-def _mentions(node: cst.CSTNode, name: str) -> bool:
-    found = []
-
-    class _Find(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            if n.value == name:
-                found.append(n)
-
-    node.visit(_Find())
-    return bool(found)
-
-
-def _mentions_bare(value: cst.CSTNode, name: str) -> bool:
-    """``y = x`` or ``y = [x, ...]`` / ``(x, ...)``: the same array under another name."""
-    if isinstance(value, cst.Name):
-        return value.value == name
-    if isinstance(value, (cst.Tuple, cst.List)):
-        return any(_mentions_bare(e.value, name) for e in value.elements)
+def _fresh(value: cst.BaseExpression, f_prefix: str) -> bool:
+    if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation)):
+        return True
+    if isinstance(value, cst.Call):
+        callee = dotted_name(value.func) or ""
+        return callee.startswith(f_prefix)
     return False
+
+
+def _consumed(node: cst.Name, parent: cst.CSTNode, parents, f_prefix: str) -> bool:
+    """``node`` is read in a position that cannot keep a reference to its array."""
+    if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget)):
+        return True
+    if isinstance(parent, cst.Arg):
+        call = parents.get(parent)
+        return isinstance(call, cst.Call) and (dotted_name(call.func) or "").startswith(f_prefix) and parent.star == ""
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        call = parents.get(parent)
+        if isinstance(call, cst.Call) and call.func is parent:
+            return parent.attr.value not in VIEW_METHODS
+        return True  # an attribute (`y.shape`, `y.T`: a Python value or a new array)
+    return False
+
+
+def _is_target(node: cst.Name, parent: cst.CSTNode, parents) -> bool:
+    while parent is not None and isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+        node, parent = parent, parents.get(parent)
+    if isinstance(parent, cst.AsName):
+        return parent.name is node
+    return isinstance(parent, (cst.AssignTarget, cst.For, cst.CompFor)) and parent.target is node

@@ -44,9 +44,11 @@ def hybrid_forward(self, F, x):
 ## Fix safety
 Safe, for three exact forms: in `x.reshape((...))`, `x.shape[i]` at position `i` becomes the special
 code `0` (copy this axis); a trailing `x.shape[-1]` becomes `0` with `reverse=True` (copy from the right:
-`(-1, 0)` without `reverse` copies the wrong axis, measured); `F.zeros(x.shape)` / `F.ones(x.shape)`
-become `F.zeros_like(x)` / `F.ones_like(x)`. Every other use is reported without a fix: it needs a
-static value passed to the constructor or `F.shape_array`.
+`(-1, 0)` without `reverse` copies the wrong axis, measured); `F.zeros(x.shape, dtype=x.dtype)` /
+`F.ones(...)` become `F.zeros_like(x)` / `F.ones_like(x)`. Without `dtype=x.dtype` the same rewrite is
+unsafe: `F.zeros(x.shape)` is float32 on the default context, `F.zeros_like(x)` has x's dtype and
+context (they differ for float16 or int32 inputs). Every other use is reported without a fix: it needs
+a static value passed to the constructor or `F.shape_array`.
 """
     VALID = [
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, weight):\n"
@@ -65,7 +67,10 @@ static value passed to the constructor or `F.shape_array`.
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.reshape((-1, x.shape[-1]))\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.reshape((-1, 0), reverse=True)\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.zeros(x.shape)\n",
-                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.zeros_like(x)\n"),
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.zeros_like(x)\n", unsafe=True),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * F.ones(x.shape, dtype=x.dtype)\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * F.ones_like(x)\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.reshape((-3, x.shape[-1]))\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.sum() / x.size\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x / len(x)\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.T\n"),
@@ -103,13 +108,23 @@ static value passed to the constructor or `F.shape_array`.
         # F.zeros(x.shape) / F.ones(x.shape)
         if isinstance(parent, cst.Arg):
             call = parents.get(parent)
-            if isinstance(call, cst.Call) and len(call.args) == 1 and \
-                    (parent.keyword is None or parent.keyword.value == "shape"):
-                callee = dotted_name(call.func) or ""
-                for op in ("zeros", "ones"):
-                    if callee == f"{ctx.f_name}.{op}":
-                        new = f_call(ctx.f_name, f"{op}_like", [attr_node.value])
-                        return PendingFix(Applicability.SAFE, f"Use `{ctx.f_name}.{op}_like`", [replace(call, new)])
+            if not isinstance(call, cst.Call) or parent is not call.args[0] or \
+                    parent.keyword is not None and parent.keyword.value != "shape":
+                return None
+            # `dtype=x.dtype` makes the rewrite exact; without it the result is float32 while
+            # `zeros_like(x)` has x's dtype (and x's context): unsafe
+            rest = call.args[1:]
+            dtype = keyword_value(call, "dtype")
+            if rest and not (len(rest) == 1 and dtype is not None and isinstance(dtype, cst.Attribute)
+                             and dtype.attr.value == "dtype"
+                             and ctx.code(dtype.value).strip() == ctx.code(attr_node.value).strip()):
+                return None
+            callee = dotted_name(call.func) or ""
+            for op in ("zeros", "ones"):
+                if callee == f"{ctx.f_name}.{op}":
+                    new = f_call(ctx.f_name, f"{op}_like", [attr_node.value])
+                    return PendingFix(Applicability.SAFE if rest else Applicability.UNSAFE,
+                                      f"Use `{ctx.f_name}.{op}_like`", [replace(call, new)])
             return None
         # x.reshape((... x.shape[i] ...))
         if not isinstance(parent, cst.Subscript):
@@ -146,8 +161,8 @@ static value passed to the constructor or `F.shape_array`.
                 return None
         if reverse and any(_shape_index(v, target, ctx) is not None and _shape_index(v, target, ctx) >= 0 for v in values):
             return None
-        if reverse and any(literal_int(v) == 0 for v in values):
-            return None  # an existing 0 would change meaning under reverse=True
+        if reverse and any(literal_int(v) in (0, -2, -3, -4) for v in values):
+            return None  # special codes other than -1 change meaning under reverse=True
         new_tuple = tuple_node(new_values).with_changes(lpar=tuple_node_.lpar, rpar=tuple_node_.rpar)
         new_args = [call.args[0].with_changes(value=new_tuple)]
         if reverse:

@@ -40,12 +40,18 @@ def hybrid_forward(self, F, x):
 ```
 
 ## Fix safety
-An integer index (`x[0]`, `x[-1]`, `x[:, 2]`, `x[0, 1]`) is a safe fix: `F.squeeze(F.slice_axis(...))`
-is exact (legacy NDArray has no 0-d arrays, and `squeeze` never goes below shape `(1,)`), and it fails
-exactly where the index is out of range. A slice with an explicit end or a negative start is an
-unsafe fix: NDArray clamps `x[1:10]` to the axis, while `slice_axis` refuses an end beyond it. Plain
-steps (`x[::2]`) are safe. Ellipsis, `None`, and non-literal or tensor indices are reported without a fix.
-Never `F.slice_axis` alone for an integer index: it keeps the axis (measured wrong in mxnet-truth §1.4).
+Safe for literal indices and slices (measured on MXNet 1.9.1, see docs/fixing.md):
+- an integer index (`x[0]`, `x[-1]`, `x[:, 2]`) becomes `F.squeeze(F.slice_axis(...), axis=...)`: exact
+  (legacy NDArray has no 0-d arrays, `squeeze` never goes below shape `(1,)`), and it fails where the
+  index is out of range. Never `F.slice_axis` alone: it keeps the axis (mxnet-truth §1.4);
+- a slice (`x[1:3]`, `x[:, 1:]`, `x[::2]`, `x[::-1]`) becomes `F.slice(x, begin=..., end=..., step=...)`,
+  which clamps out-of-range bounds and returns empty axes exactly as NDArray's `[]` does.
+  `F.slice_axis` is not used for slices: it refuses `x[1:10]` or `x[3:]` on three rows, which work eagerly;
+- several indexed axes (`x[0, 1]`, `x[0, 1:]`) become one `F.slice` plus `F.squeeze` over the
+  integer-indexed axes (an out-of-range index still fails, in the squeeze).
+Unsafe when an index or bound is a Python variable (`x[i]`, `x[:, :n]`): `end=i + 1` is wrong for
+`i == -1`, and the value could be a tuple. Ellipsis, `None`, tensor indices and literal slices that
+always raise eagerly (`x[2:1]`) are reported without a fix.
 """
     VALID = [
         Valid(CLS.format("x[:]")),
@@ -63,10 +69,19 @@ Never `F.slice_axis` alone for an integer index: it keeps the axis (measured wro
         Invalid(CLS.format("x[0]"), CLS.format("F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)")),
         Invalid(CLS.format("x[-1]"), CLS.format("F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0)")),
         Invalid(CLS.format("x[:, 0]"), CLS.format("F.squeeze(F.slice_axis(x, axis=1, begin=0, end=1), axis=1)")),
-        Invalid(CLS.format("x[1:3]"), CLS.format("F.slice_axis(x, axis=0, begin=1, end=3)"), unsafe=True),
-        Invalid(CLS.format("x[:, 1:3]"), CLS.format("F.slice_axis(x, axis=1, begin=1, end=3)"), unsafe=True),
+        Invalid(CLS.format("x[1:3]"), CLS.format("F.slice(x, begin=(1,), end=(3,))")),
+        Invalid(CLS.format("x[:, 1:3]"), CLS.format("F.slice(x, begin=(None, 1), end=(None, 3))")),
+        Invalid(CLS.format("x[1:]"), CLS.format("F.slice(x, begin=(1,), end=(None,))")),
         Invalid(CLS.format("x[::2]"), CLS.format("F.slice(x, begin=(None,), end=(None,), step=(2,))")),
+        Invalid(CLS.format("x[::-1]"), CLS.format("F.slice(x, begin=(None,), end=(None,), step=(-1,))")),
         Invalid(CLS.format("x[0, 1]"), CLS.format("F.squeeze(F.slice(x, begin=(0, 1), end=(1, 2)), axis=(0, 1))")),
+        Invalid(CLS.format("x[0, -1:]"), CLS.format("F.squeeze(F.slice(x, begin=(0, -1), end=(1, None)), axis=0)")),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        for i in range(3):\n"
+                "            x = x + x[i]\n        return x\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        for i in range(3):\n"
+                "            x = x + F.squeeze(F.slice_axis(x, axis=0, begin=i, end=i + 1), axis=0)\n        return x\n",
+                unsafe=True),
+        Invalid(CLS.format("x[2:1]")),
         Invalid(CLS.format("x[..., 0]")),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        h = F.relu(x)\n        return h[0]\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        h = F.relu(x)\n"

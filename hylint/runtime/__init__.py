@@ -1,0 +1,76 @@
+"""hylint.runtime: a NumPy re-implementation of the legacy MXNet 1.x NDArray / Symbol / Gluon surface.
+
+It runs Gluon code eagerly and hybridized, and fails where MXNet 1.9.1 fails, with MXNet's exception
+types and messages (see ``docs/runtime.md``). ``activate()`` makes ``import mxnet`` resolve to it::
+
+    from hylint.runtime import activate
+    with activate():
+        import mxnet as mx
+        ...
+
+Graph-time errors are :class:`MXNetError` with ``node_name`` and ``node_origin`` (the user's
+``(filename, lineno)`` that created the failing node). This package never imports the linter.
+"""
+import contextlib
+import sys
+
+from .base import MXNetError, NotImplementedForSymbol
+
+__all__ = ["activate", "runtime_modules", "MXNetError", "NotImplementedForSymbol", "node_origin", "copy_parameters"]
+
+
+def runtime_modules():
+    """``{'mxnet': module, 'mxnet.nd': module, ...}``: the import names the runtime provides."""
+    from . import _mxnet, autograd, base, context, initializer, names, ndarray, random, symbol, gluon
+    from .gluon import block, loss, nn, parameter, rnn, trainer
+    from .gluon.nn import basic_layers, conv_layers
+    return {
+        "mxnet": _mxnet, "mxnet.base": base, "mxnet.context": context, "mxnet.autograd": autograd,
+        "mxnet.ndarray": ndarray, "mxnet.nd": ndarray, "mxnet.ndarray.ndarray": ndarray,
+        "mxnet.ndarray.random": ndarray.random, "mxnet.ndarray.contrib": ndarray.contrib,
+        "mxnet.symbol": symbol, "mxnet.sym": symbol, "mxnet.symbol.symbol": symbol,
+        "mxnet.symbol.random": symbol.random, "mxnet.symbol.contrib": symbol.contrib,
+        "mxnet.initializer": initializer, "mxnet.init": initializer, "mxnet.random": random, "mxnet.name": names,
+        "mxnet.gluon": gluon, "mxnet.gluon.block": block, "mxnet.gluon.parameter": parameter,
+        "mxnet.gluon.nn": nn, "mxnet.gluon.rnn": rnn, "mxnet.gluon.loss": loss, "mxnet.gluon.trainer": trainer, "mxnet.gluon.rnn.rnn_layer": rnn.rnn_layer, "mxnet.gluon.nn.basic_layers": basic_layers, "mxnet.gluon.nn.conv_layers": conv_layers,
+    }
+
+
+def _is_mxnet_name(name):
+    return name == "mxnet" or name.startswith("mxnet.")
+
+
+@contextlib.contextmanager
+def activate():
+    """Make ``import mxnet`` (and its submodules) resolve to the runtime; restore ``sys.modules`` exactly on exit.
+
+    A real ``mxnet`` imported before is hidden while active and put back afterwards, together with every
+    other ``mxnet.*`` entry; modules imported while active keep referring to the runtime."""
+    saved = {name: module for name, module in sys.modules.items() if _is_mxnet_name(name)}
+    for name in saved:
+        del sys.modules[name]
+    sys.modules.update(runtime_modules())
+    try:
+        yield sys.modules["mxnet"]
+    finally:
+        for name in [n for n in sys.modules if _is_mxnet_name(n)]:
+            del sys.modules[name]
+        sys.modules.update(saved)
+
+
+def node_origin(error):
+    """``(filename, lineno)`` of the user code that created the graph node an MXNetError is about, or None."""
+    return getattr(error, "node_origin", None)
+
+
+def copy_parameters(source, target):
+    """Give ``target`` (a freshly built Block of the same structure) the parameter values of ``source``.
+
+    Parameters are matched by their structural names (``fc1.weight``), so the two instances may have
+    different prefixes (``net0_`` / ``net1_``). Works before ``target``'s deferred shapes are known."""
+    src = source._collect_params_with_prefix()
+    dst = target._collect_params_with_prefix()
+    if sorted(src) != sorted(dst):
+        raise ValueError("blocks differ in structure: %s vs %s" % (sorted(src), sorted(dst)))
+    for name, param in dst.items():
+        param.set_data(src[name].data().copy())

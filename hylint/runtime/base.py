@@ -52,3 +52,8 @@ def shape_str(shape):
 
 def is_number(value):
     return isinstance(value, numbers.Number)
+
+
+# MXNet's exception messages and reprs name these classes by their mxnet module path
+MXNetError.__module__ = "mxnet.base"
+NotImplementedForSymbol.__module__ = "mxnet.base"

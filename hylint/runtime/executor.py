@@ -10,10 +10,11 @@ def _node_error(node, message):
     return MXNetError("Error in operator %s: %s" % (node.name, message), node_name=node.name, node_origin=node.origin)
 
 
-def infer(heads, var_shapes, var_types, partial=False):
+def infer(heads, var_shapes, var_types, partial=False, given_shapes=None, given_types=None):
     """Infer every entry's shape and dtype.
 
-    ``var_shapes``/``var_types``: variable name -> known shape / dtype name (missing = unknown).
+    ``var_shapes``/``var_types``: variable name -> known shape / dtype name (missing = unknown);
+    ``given_shapes``/``given_types``: ``(id(node), index)`` -> known entry (subgraph inputs from outside).
     Returns ``(entry_shapes, entry_types, var_shapes, var_types)`` where entry dicts are keyed by
     ``(id(node), index)``. Raises MXNetError (with ``node_name``/``node_origin``) on a failed check.
     """
@@ -29,24 +30,36 @@ def infer(heads, var_shapes, var_types, partial=False):
                     vshape[n.name] = shape
             if vtype[n.name] is None and n.var_attrs.get("__dtype__"):
                 vtype[n.name] = n.var_attrs["__dtype__"]
-    shapes, types = {}, {}
+    shapes, types, child_fill = {}, {}, {}
+    given_shapes, given_types = given_shapes or {}, given_types or {}
     for _ in range(3):  # a few sweeps let shapes flow back into variables (deferred parameters)
         changed = False
         for node in order:
+            if (id(node), 0) in given_shapes:
+                for i in range(node.n_outputs):
+                    shapes[(id(node), i)] = given_shapes.get((id(node), i))
+                    types[(id(node), i)] = given_types.get((id(node), i))
+                continue
             if node.is_variable:
                 shapes[(id(node), 0)] = vshape[node.name]
                 types[(id(node), 0)] = vtype[node.name]
                 continue
-            in_shapes = [shapes.get((id(c), k)) for c, k in node.inputs]
+            in_shapes = [child_fill.get((id(c), k), shapes.get((id(c), k))) for c, k in node.inputs]
             in_types = [types.get((id(c), k)) for c, k in node.inputs]
             attrs = dict(node.attrs, __eager__=False)
             try:
                 new_in, out_shapes, new_types, out_types = _ops.run_infer(node.op, in_shapes, in_types, attrs)
+            except _ops.UnwrappedCheck as err:
+                raise MXNetError(str(err).format(node=node.name), node_name=node.name, node_origin=node.origin)
             except _ops.ShapeCheck as err:
                 raise _node_error(node, str(err).format(node=node.name))
             except _ops.InferFailed:
                 raise _node_error(node, "Operator %s inferring shapes failed." % node.op.name)
             for (child, k), s, t in zip(node.inputs, new_in, new_types):
+                if not child.is_variable and s is not None and _more_specific(s, shapes.get((id(child), k))):
+                    shapes[(id(child), k)] = tuple(s)  # e.g. F.zeros((0, 3)) learns its 0 from its consumer
+                    child_fill[(id(child), k)] = tuple(s)
+                    changed = True
                 if child.is_variable:
                     if vshape[child.name] is None and s is not None:
                         vshape[child.name] = tuple(s)
@@ -55,11 +68,19 @@ def infer(heads, var_shapes, var_types, partial=False):
                         vtype[child.name] = t
                         changed = True
             for i in range(node.n_outputs):
-                shapes[(id(node), i)] = None if out_shapes[i] is None else tuple(out_shapes[i])
+                filled = child_fill.get((id(node), i))
+                shapes[(id(node), i)] = filled if filled is not None else (
+                    None if out_shapes[i] is None else tuple(out_shapes[i]))
                 types[(id(node), i)] = out_types[i]
         if not changed:
             break
     return shapes, types, vshape, vtype
+
+
+def _more_specific(new, old):
+    if old is None:
+        return True
+    return len(new) == len(old) and new != old and all(o == 0 or o == n for n, o in zip(new, old))
 
 
 def check_complete(heads, shapes):
@@ -71,11 +92,16 @@ def check_complete(heads, shapes):
                              node_name=node.name)
 
 
-def evaluate(heads, values):
-    """Run the graph on numpy ``values`` (variable name -> array); returns the head arrays."""
+def evaluate(heads, values, shapes=None, given=None):
+    """Run the graph on numpy ``values`` (variable name -> array); returns the head arrays.
+
+    ``shapes`` (from :func:`infer`) gives creation ops their inferred shapes (``0`` = unknown dims);
+    ``given`` maps ``(id(node), index)`` to arrays computed outside (a subgraph's free inputs)."""
     order = topo_order(heads)
-    results = {}
+    results = dict(given or {})
     for node in order:
+        if (id(node), 0) in results:
+            continue
         if node.is_variable:
             if node.name not in values:
                 raise MXNetError("Cannot find variable %s in the given arguments" % node.name, node_name=node.name)
@@ -83,6 +109,8 @@ def evaluate(heads, values):
             continue
         inputs = [results[(id(c), k)] for c, k in node.inputs]
         attrs = dict(node.attrs, __eager__=False)
+        if shapes is not None and not node.op.needs_input:
+            attrs["__out_shapes__"] = [shapes.get((id(node), i)) for i in range(node.n_outputs)]
         try:
             out = node.op.kernel(inputs, attrs)
         except MXNetError as err:

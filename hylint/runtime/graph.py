@@ -68,7 +68,7 @@ def _input_slots(node):
     op = node.op
     if op.variadic:
         return ["arg%d" % i for i in range(len(node.inputs))], None
-    names = [n for n in op.inputs if not (n in op.optional_inputs and node.attrs.get("no_bias"))]
+    names = [n for n in op.inputs if not _ops.skip_optional_input(op, n, node.attrs)]
     return names, None
 
 
@@ -78,6 +78,9 @@ def to_json_dict(heads):
     index = {id(n): i for i, n in enumerate(order)}
     nodes = []
     for n in order:
+        if "__subgraph__" in n.attrs:
+            from .base import MXNetError
+            raise MXNetError("hylint.runtime cannot serialise control-flow subgraphs (node %s)" % n.name)
         entry = {"op": "null" if n.is_variable else n.op.name, "name": n.name,
                  "inputs": [[index[id(c)], k, 0] for c, k in n.inputs]}
         attrs = dict(n.var_attrs) if n.is_variable else dict(n.attr_strs)

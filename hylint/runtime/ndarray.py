@@ -134,12 +134,18 @@ class NDArray:
         self._grad = _wrap(np.zeros_like(self._data))
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
-        raise MXNetError("Check failed: !AGInfo::IsNone(*i): Cannot differentiate node because it is not in a "
+        raise MXNetError("Check failed: !AGInfo: :IsNone(*i): Cannot differentiate node because it is not in a "
                          "computational graph. You need to set is_recording to true or use autograd.record() to "
                          "save computational graphs for backward.")
 
     def wait_to_read(self):
         return None
+
+    def to_dlpack_for_read(self):
+        return self._data.__dlpack__()
+
+    def to_dlpack_for_write(self):
+        return self._data.__dlpack__()
 
     def wait_to_write(self):
         return None
@@ -555,7 +561,8 @@ FLUENT_METHODS = (
     "tanh", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
     "degrees", "radians", "reciprocal", "flatten", "expand_dims", "squeeze", "transpose", "swapaxes", "flip",
     "tile", "repeat", "split", "slice", "slice_axis", "slice_like", "take", "pick", "one_hot", "zeros_like",
-    "ones_like", "reshape_like", "diag", "shape_array", "size_array", "broadcast_axes",
+    "ones_like", "reshape_like", "diag", "shape_array", "size_array", "broadcast_axes", "depth_to_space",
+    "space_to_depth",
 )
 #: the Python-level keyword MXNet's fluent wrappers accept and drop
 _FLUENT_DROPPED = ("inplace",)
@@ -572,3 +579,5 @@ def make_fluent(namespace_module, name):
 
 for _name in FLUENT_METHODS:
     setattr(NDArray, _name, make_fluent(_THIS, _name))
+
+NDArray.__module__ = "mxnet.ndarray.ndarray"

@@ -33,6 +33,11 @@ class ShapeCheck(Exception):
     """A failed MXNet ``CHECK``; the message may contain ``{node}`` (the node name, empty eagerly)."""
 
 
+class UnwrappedCheck(ShapeCheck):
+    """A CHECK MXNet raises outside its per-operator error wrapper (no "Error in operator" prefix, and the
+    cached graph is not left half-inferred: the next call fails the same way)."""
+
+
 class InferFailed(Exception):
     """MXNet's shape function returned false without a CHECK message."""
 
@@ -46,10 +51,15 @@ def _assign(shapes, i, target, node_kind="shape"):
     if target is None:
         return
     if len(cur) == len(target) and all(a == b or a == 0 or b == 0 for a, b in zip(cur, target)):
-        shapes[i] = tuple(b if a == 0 else a for a, b in zip(cur, target))
+        shapes[i] = _merge(cur, target)
         return
     raise ShapeCheck("Check failed: assign(&dattr, vec.at(i)): Incompatible attr in node {node} at %d-th input: "
                      "expected %s, got %s" % (i, shape_str(target), shape_str(cur)))
+
+
+def _merge(a, b):
+    """Two compatible shapes, ``0`` (unknown) dims filled from the other."""
+    return tuple(y if x == 0 else x for x, y in zip(a, b))
 
 
 def _known(shape):
@@ -179,6 +189,8 @@ def parse_attrs(op, attr_strs):
     """Parse string attributes of ``op`` into Python values (defaults filled in)."""
     parsed = {}
     for key in attr_strs:
+        if key.startswith("__") and key.endswith("__"):
+            continue  # MXNet keeps dunder attributes (``__layout__``) as plain node annotations
         if key not in op.param_map:
             raise MXNetError("Cannot find argument '%s', Possible Arguments:\n----------------\n%s"
                              % (key, "\n".join("%s : %s" % (p.name, _KINDS[p.kind][1]) for p in op.params)))
@@ -267,7 +279,7 @@ class Op:
         return [n for n in names if not self._skip_input(n, attrs)]
 
     def _skip_input(self, name, attrs):
-        return name in self.optional_inputs and attrs.get("no_bias", False) and name == "bias"
+        return skip_optional_input(self, name, attrs)
 
     def __repr__(self):
         return "<Op %s>" % self.name
@@ -298,7 +310,10 @@ def _shape_same(in_shapes, attrs):
         return shapes, [None]
     for i in range(len(shapes)):
         _assign(shapes, i, ref)
-    return shapes, [shapes[0]]
+        ref = _merge(ref, shapes[i]) if len(shapes[i]) == len(ref) else ref
+    for i in range(len(shapes)):
+        _assign(shapes, i, ref)
+    return shapes, [ref]
 
 
 def _broadcast_shapes(a, b):
@@ -468,7 +483,10 @@ _SCALAR = [("_plus_scalar", "_plusscalar", np.add, False), ("_minus_scalar", "_m
            ("_greater_scalar", "_greater_scalar", np.greater, False),
            ("_greater_equal_scalar", "_greater_equal_scalar", np.greater_equal, False),
            ("_lesser_scalar", "_lesser_scalar", np.less, False),
-           ("_lesser_equal_scalar", "_lesser_equal_scalar", np.less_equal, False)]
+           ("_lesser_equal_scalar", "_lesser_equal_scalar", np.less_equal, False),
+           ("_logical_and_scalar", "_logical_and_scalar", np.logical_and, False),
+           ("_logical_or_scalar", "_logical_or_scalar", np.logical_or, False),
+           ("_logical_xor_scalar", "_logical_xor_scalar", np.logical_xor, False)]
 for _name, _hint, _fn, _rev in _SCALAR:
     register(Op(_name, _scalar_kernel(_fn, _rev), _shape_unary, params=(P("scalar", "float"),), hint=_hint,
                 infer_type=_first_type))
@@ -497,6 +515,12 @@ def _softrelu(a):
     return np.logaddexp(0, a)
 
 
+def _rint(a):
+    """MXNet's rint: halves go down (``rint(2.5) == 2``, ``rint(-2.5) == -3``), unlike numpy's half-to-even."""
+    low = np.floor(a)
+    return np.where(a - low <= 0.5, low, np.ceil(a))
+
+
 def _round_half_away(a):
     return np.sign(a) * np.floor(np.abs(a) + 0.5)
 
@@ -508,7 +532,7 @@ def _erf(a):
 _UNARY = OrderedDict([
     ("exp", np.exp), ("log", np.log), ("log2", np.log2), ("log10", np.log10), ("log1p", np.log1p),
     ("expm1", np.expm1), ("sqrt", np.sqrt), ("rsqrt", _rsqrt), ("cbrt", np.cbrt), ("square", np.square),
-    ("abs", np.abs), ("sign", np.sign), ("round", _round_half_away), ("rint", np.rint), ("floor", np.floor),
+    ("abs", np.abs), ("sign", np.sign), ("round", _round_half_away), ("rint", _rint), ("floor", np.floor),
     ("ceil", np.ceil), ("trunc", np.trunc), ("fix", np.fix), ("negative", np.negative),
     ("reciprocal", np.reciprocal), ("sin", np.sin), ("cos", np.cos), ("tan", np.tan), ("arcsin", np.arcsin),
     ("arccos", np.arccos), ("arctan", np.arctan), ("sinh", np.sinh), ("cosh", np.cosh), ("tanh", np.tanh),
@@ -896,7 +920,7 @@ def _transpose_axes(s, attrs):
         return tuple(reversed(range(len(s))))
     if len(axes) != len(s):
         # MXNet walks the data dims and indexes ``axes`` out of range first
-        raise ShapeCheck("Check failed: i >= 0 && i < ndim(): index = %d must be in range [0, %d)"
+        raise UnwrappedCheck("Check failed: i >= 0 && i < ndim(): index = %d must be in range [0, %d)"
                          % (len(axes), len(axes)))
     for a in axes:
         if not 0 <= a < len(s):
@@ -1335,6 +1359,50 @@ register(Op("diag", _diag_kernel, _unary_shape_fn(_diag_shape),
             params=(P("k", "int", 0), P("axis1", "int", 0), P("axis2", "int", 1))))
 
 
+def _depth_space_shape(to_space):
+    def rule(in_shapes, attrs):
+        s = in_shapes[0]
+        if s is None:
+            return list(in_shapes), [None]
+        name = "Depth To Space" if to_space else "Space To Depth"
+        if len(s) != 4:
+            raise ShapeCheck("Check failed: in_attrs->at(0).ndim() == 4 (%d vs. 4) : Operation %s requires exactly "
+                             "4D tensor" % (len(s), name))
+        b = attrs["block_size"]
+        n, c, h, w = s
+        if to_space:
+            if c % (b * b):
+                raise ShapeCheck("Check failed: in_shape[1] % (block * block) == 0 : Cannot perform Depth To Space "
+                                 "operation on the specified tensor. Dimension:1(depth dimension) should be a "
+                                 "multiple of 'block^2'")
+            return list(in_shapes), [(n, c // (b * b), h * b, w * b)]
+        if h % b or w % b:
+            raise ShapeCheck("Check failed: in_shape[2] % block == 0 : Cannot perform Space To Depth operation on "
+                             "the specified tensor.")
+        return list(in_shapes), [(n, c * b * b, h // b, w // b)]
+    return rule
+
+
+def _depth_to_space_kernel(inputs, attrs):
+    x = inputs[0]
+    b = attrs["block_size"]
+    n, c, h, w = x.shape
+    y = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    return np.ascontiguousarray(y.reshape(n, c // (b * b), h * b, w * b))
+
+
+def _space_to_depth_kernel(inputs, attrs):
+    x = inputs[0]
+    b = attrs["block_size"]
+    n, c, h, w = x.shape
+    y = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return np.ascontiguousarray(y.reshape(n, c * b * b, h // b, w // b))
+
+
+register(Op("depth_to_space", _depth_to_space_kernel, _depth_space_shape(True), params=(P("block_size", "int"),)))
+register(Op("space_to_depth", _space_to_depth_kernel, _depth_space_shape(False), params=(P("block_size", "int"),)))
+
+
 def _one_hot_kernel(inputs, attrs):
     idx = inputs[0].astype(np.int64)
     depth = attrs["depth"]
@@ -1405,9 +1473,15 @@ def _creation_shape(in_shapes, attrs):
     return list(in_shapes), [tuple(shape)]
 
 
+def _target_shape(attrs):
+    """The creation shape; inside a graph, ``0`` dims come from shape inference (``__out_shapes__``)."""
+    inferred = attrs.get("__out_shapes__")
+    return tuple(inferred[0]) if inferred and inferred[0] is not None else tuple(attrs["shape"])
+
+
 def _fill_kernel(value_of):
     def kernel(inputs, attrs):
-        return np.full(attrs["shape"], value_of(attrs), dtype=attrs["dtype"] or "float32")
+        return np.full(_target_shape(attrs), value_of(attrs), dtype=attrs["dtype"] or "float32")
     return kernel
 
 
@@ -1450,7 +1524,7 @@ register(Op("_eye", _eye_kernel, lambda ins, at: (list(ins), [(at["N"], at["M"] 
 # ----------------------------------------------------------------------------------------------
 def _rand_kernel(draw):
     def kernel(inputs, attrs):
-        return draw(rng.generator(), attrs, attrs["shape"]).astype(attrs["dtype"] or "float32")
+        return draw(rng.generator(), attrs, _target_shape(attrs)).astype(attrs["dtype"] or "float32")
     return kernel
 
 
@@ -1893,6 +1967,124 @@ register(Op("Embedding", _embedding_kernel, _embedding_shape, inputs=("data", "w
                     P("sparse_grad", "bool", False))))
 
 
+# ----------------------------------------------------------------------------------------------
+# fused recurrent layers (MXNet's RNN operator: all weights, then all biases, packed in one vector)
+# ----------------------------------------------------------------------------------------------
+_RNN_GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
+
+
+def _rnn_layout(attrs, input_size):
+    """[(layer, direction, i2h shape, h2h shape)] in MXNet's packing order."""
+    g, h, dirs = _RNN_GATES[attrs["mode"]], attrs["state_size"], 2 if attrs["bidirectional"] else 1
+    out, ni = [], input_size
+    for layer in range(attrs["num_layers"]):
+        for d in range(dirs):
+            out.append((layer, d, (g * h, ni), (g * h, h)))
+        ni = h * dirs
+    return out
+
+
+def _rnn_param_size(attrs, input_size):
+    g, h = _RNN_GATES[attrs["mode"]], attrs["state_size"]
+    return sum(int(np.prod(a)) + int(np.prod(b)) + 2 * g * h for _, _, a, b in _rnn_layout(attrs, input_size))
+
+
+def _rnn_outputs(attrs):
+    if not attrs["state_outputs"]:
+        return 1
+    return 3 if attrs["mode"] == "lstm" else 2
+
+
+def _rnn_shape(in_shapes, attrs):
+    shapes = list(in_shapes)
+    data = shapes[0]
+    n_out = _rnn_outputs(attrs)
+    if data is None:
+        return shapes, [None] * n_out
+    if len(data) != 3:
+        raise ShapeCheck("Check failed: dshape.ndim() == 3U (%d vs. 3) : Input data should be rank-3 tensor of dim "
+                         "[sequence length, batch size, input size]" % len(data))
+    t, n, c = data
+    dirs = 2 if attrs["bidirectional"] else 1
+    state = (attrs["num_layers"] * dirs, n, attrs["state_size"])
+    _assign(shapes, 1, (_rnn_param_size(attrs, c),))
+    for i in range(2, len(shapes)):
+        _assign(shapes, i, state)
+    outs = [(t, n, dirs * attrs["state_size"])] + [state] * (n_out - 1)
+    return shapes, outs
+
+
+def _rnn_cell_step(mode, x_proj, h, c, w_h, b_h):
+    hidden = h @ w_h.T + b_h
+    if mode == "lstm":
+        i, f, g, o = np.split(x_proj + hidden, 4, axis=-1)
+        sig = lambda v: 1.0 / (1.0 + np.exp(-v))  # noqa: E731
+        c = sig(f) * c + sig(i) * np.tanh(g)
+        return sig(o) * np.tanh(c), c
+    if mode == "gru":
+        xr, xz, xn = np.split(x_proj, 3, axis=-1)
+        hr, hz, hn = np.split(hidden, 3, axis=-1)
+        r = 1.0 / (1.0 + np.exp(-(xr + hr)))
+        z = 1.0 / (1.0 + np.exp(-(xz + hz)))
+        cand = np.tanh(xn + r * hn)
+        return (1 - z) * cand + z * h, c
+    act = np.tanh if mode == "rnn_tanh" else (lambda v: np.maximum(v, 0))
+    return act(x_proj + hidden), c
+
+
+def _rnn_kernel(inputs, attrs):
+    data, params = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    h0 = inputs[2].astype(np.float64)
+    c0 = inputs[3].astype(np.float64) if attrs["mode"] == "lstm" else np.zeros_like(h0)
+    layout = _rnn_layout(attrs, data.shape[2])
+    dirs = 2 if attrs["bidirectional"] else 1
+    weights, pos = {}, 0
+    for layer, d, i2h, h2h in layout:
+        for key, shape in (("i2h", i2h), ("h2h", h2h)):
+            size = int(np.prod(shape))
+            weights[(layer, d, key)] = params[pos:pos + size].reshape(shape)
+            pos += size
+    for layer, d, i2h, _ in layout:
+        for key in ("i2h", "h2h"):
+            weights[(layer, d, key + "_b")] = params[pos:pos + i2h[0]]
+            pos += i2h[0]
+    x = data
+    h_out, c_out = [], []
+    for layer in range(attrs["num_layers"]):
+        outs = []
+        for d in range(dirs):
+            idx = layer * dirs + d
+            h, c = h0[idx], c0[idx]
+            seq = x if d == 0 else x[::-1]
+            proj = seq @ weights[(layer, d, "i2h")].T + weights[(layer, d, "i2h_b")]
+            steps = []
+            for t in range(seq.shape[0]):
+                h, c = _rnn_cell_step(attrs["mode"], proj[t], h, c, weights[(layer, d, "h2h")],
+                                      weights[(layer, d, "h2h_b")])
+                steps.append(h)
+            out = np.stack(steps)
+            outs.append(out if d == 0 else out[::-1])
+            h_out.append(h)
+            c_out.append(c)
+        x = np.concatenate(outs, axis=-1)
+    dtype = inputs[0].dtype
+    results = [x.astype(dtype)]
+    if attrs["state_outputs"]:
+        results.append(np.stack(h_out).astype(dtype))
+        if attrs["mode"] == "lstm":
+            results.append(np.stack(c_out).astype(dtype))
+    return tuple(results) if len(results) > 1 else results[0]
+
+
+register(Op("RNN", _rnn_kernel, _rnn_shape, inputs=("data", "parameters", "state", "state_cell"),
+            optional_inputs=("state_cell",), num_outputs=_rnn_outputs,
+            params=(P("state_size", "int"), P("num_layers", "int"), P("bidirectional", "bool", False),
+                    P("mode", "str"), P("p", "float", 0.0), P("state_outputs", "bool", False),
+                    P("projection_size", "any", None), P("lstm_state_clip_min", "any", None),
+                    P("lstm_state_clip_max", "any", None), P("lstm_state_clip_nan", "bool", False),
+                    P("use_sequence_length", "bool", False))))
+
+
 def _select_kernel(inputs, attrs):
     """``contrib.cond`` lowered to a select: both branches are computed, the predicate picks one."""
     pred, *branches = inputs
@@ -1917,6 +2109,117 @@ def _select_type(in_types, attrs):
 register(Op("_cond_select", _select_kernel, _select_shape, variadic=True, infer_type=_select_type, hint="_cond",
             num_outputs=lambda at: at["num_outputs"], params=(P("num_outputs", "int", 1), P("num_args", "int", 0)),
             namespaces=()))
+
+
+# ----------------------------------------------------------------------------------------------
+# control flow with subgraphs (symbolic contrib.foreach / contrib.while_loop). The node attribute
+# ``__subgraph__`` holds the traced body: its heads, its placeholder variable names and the "boundary"
+# entries (values from the enclosing graph), which are appended to the node's inputs.
+# ----------------------------------------------------------------------------------------------
+def _subgraph_values(g, inputs, n_loop):
+    loop, bound = list(inputs[:n_loop]), inputs[n_loop:]
+    given = {(id(n), k): v for (n, k), v in zip(g["boundary"], bound)}
+    return loop, given
+
+
+def _run_subgraph(heads, names, values, given):
+    from . import executor  # the evaluator depends on this table, not the other way round
+    return executor.evaluate(heads, dict(zip(names, values)), given=given)
+
+
+def _infer_subgraph(heads, names, in_shapes, in_types, g, n_loop):
+    from . import executor
+    given_shapes = {(id(n), k): s for (n, k), s in zip(g["boundary"], in_shapes[n_loop:])}
+    given_types = {(id(n), k): t for (n, k), t in zip(g["boundary"], in_types[n_loop:])}
+    shapes, types, _, _ = executor.infer(heads, dict(zip(names, in_shapes[:n_loop])),
+                                         dict(zip(names, in_types[:n_loop])), given_shapes=given_shapes,
+                                         given_types=given_types)
+    return [shapes.get((id(n), k)) for n, k in heads], [types.get((id(n), k)) for n, k in heads]
+
+
+def _step_shape(shape):
+    return tuple(shape[1:]) or (1,)
+
+
+def _foreach_kernel(inputs, attrs):
+    g = attrs["__subgraph__"]
+    n_data, n_state = g["n_data"], g["n_state"]
+    loop, given = _subgraph_values(g, inputs, n_data + n_state)
+    data, states = loop[:n_data], loop[n_data:]
+    steps = []
+    for t in range(data[0].shape[0]):
+        slices = [_at_least_1d(d[t]) for d in data]
+        res = _run_subgraph(g["heads"], g["names"], slices + states, given)
+        steps.append(res[:g["n_out"]])
+        states = res[g["n_out"]:]
+    outs = [np.stack([step[i] for step in steps]) for i in range(g["n_out"])]
+    return tuple(outs + list(states))
+
+
+def _foreach_infer(in_shapes, in_types, attrs):
+    g = attrs["__subgraph__"]
+    n_data, n_state = g["n_data"], g["n_state"]
+    if any(s is None for s in in_shapes):
+        return None, None
+    step_in = [_step_shape(s) for s in in_shapes[:n_data]] + list(in_shapes[n_data:])
+    shapes, types = _infer_subgraph(g["heads"], g["names"], step_in, list(in_types), g, n_data + n_state)
+    length = in_shapes[0][0]
+    out_shapes = [None if s is None else (length,) + tuple(s) for s in shapes[:g["n_out"]]] + shapes[g["n_out"]:]
+    return out_shapes, types
+
+
+def _while_loop_kernel(inputs, attrs):
+    g = attrs["__subgraph__"]
+    loop, given = _subgraph_values(g, inputs, g["n_vars"])
+    steps = []
+    for _ in range(g["max_iterations"]):
+        if not float(np.asarray(_run_subgraph(g["cond"], g["names"], loop, given)[0]).reshape(-1)[0]):
+            break
+        res = _run_subgraph(g["heads"], g["names"], loop, given)
+        steps.append(res[:g["n_out"]])
+        loop = res[g["n_out"]:]
+    outs = []
+    for i, shape in enumerate(g.get("step_shapes") or []):
+        rows = [step[i] for step in steps]
+        template = rows[0] if rows else np.zeros(shape, dtype=np.float32)
+        pad = [np.zeros_like(template)] * (g["max_iterations"] - len(rows))  # MXNet leaves these uninitialised
+        outs.append(np.stack(rows + pad))
+    return tuple(outs + list(loop))
+
+
+def _while_loop_infer(in_shapes, in_types, attrs):
+    g = attrs["__subgraph__"]
+    if any(s is None for s in in_shapes):
+        return None, None
+    shapes, types = _infer_subgraph(g["heads"], g["names"], list(in_shapes), list(in_types), g, g["n_vars"])
+    g["step_shapes"] = shapes[:g["n_out"]]
+    out = [None if s is None else (g["max_iterations"],) + tuple(s) for s in shapes[:g["n_out"]]]
+    return out + list(in_shapes[:g["n_vars"]]), types[:g["n_out"]] + list(in_types[:g["n_vars"]])
+
+
+def _subgraph_shape(infer):
+    def rule(in_shapes, attrs):
+        out, _ = infer(in_shapes, [None] * len(in_shapes), attrs)
+        return list(in_shapes), out if out is not None else [None] * attrs["num_outputs"]
+    return rule
+
+
+def _subgraph_type(infer):
+    def rule(in_types, attrs):
+        shapes = attrs.get("__in_shapes__")
+        if shapes is None:
+            return in_types, [in_types[0]] * attrs["num_outputs"]
+        _, types = infer(shapes, in_types, attrs)
+        return in_types, types
+    return rule
+
+
+for _name, _kernel, _infer in [("_foreach", _foreach_kernel, _foreach_infer),
+                               ("_while_loop", _while_loop_kernel, _while_loop_infer)]:
+    register(Op(_name, _kernel, _subgraph_shape(_infer), variadic=True, infer_type=_subgraph_type(_infer), hint=_name,
+                num_outputs=lambda at: at["num_outputs"], params=(P("num_outputs", "int", 1), P("num_args", "int", 0)),
+                namespaces=()))
+SUBGRAPH_OPS = ("_foreach", "_while_loop")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1947,19 +2250,50 @@ def public_names():
 # by the namespace's invoke function). ``ns`` gives: ns.kind ('nd'|'sym'), ns.invoke(op_name, args,
 # kwargs, hint=None), ns.is_tensor(x).
 # ----------------------------------------------------------------------------------------------
-def _tensor_or_scalar(ns, name, elementwise_op, scalar_op, broadcast_op, rscalar_op=None, pyfn=None):
-    def wrapper(lhs, rhs, **kwargs):
-        lt, rt = ns.is_tensor(lhs), ns.is_tensor(rhs)
-        if lt and rt:
-            # nd's Python wrapper broadcasts; sym's uses the elementwise (same-shape) operator
-            return ns.invoke(broadcast_op if ns.kind == "nd" else elementwise_op, (lhs, rhs), kwargs)
-        if lt:
-            return ns.invoke(scalar_op, (lhs,), dict(kwargs, scalar=rhs))
-        if rt:
-            return ns.invoke(rscalar_op or scalar_op, (rhs,), dict(kwargs, scalar=lhs))
-        return pyfn(lhs, rhs)
+_NUMERIC = (float, int, np.generic)
+
+
+def _nd_binary(ns, name, broadcast_op, scalar_op, rscalar_op, pyfn):
+    """MXNet's eager wrappers (``nd.maximum``, ``nd.add``, ...): numbers become scalar ops, two tensors broadcast,
+    anything else on the right is a TypeError (a Symbol on the left reaches the op's type assertion)."""
+    def wrapper(lhs, rhs):
+        if isinstance(lhs, _NUMERIC):
+            if isinstance(rhs, _NUMERIC):
+                return pyfn(lhs, rhs)
+            return ns.invoke(rscalar_op or scalar_op, (rhs,), {"scalar": float(lhs)})
+        if isinstance(rhs, _NUMERIC):
+            return ns.invoke(scalar_op, (lhs,), {"scalar": float(rhs)})
+        if ns.is_tensor(rhs):
+            return ns.invoke(broadcast_op, (lhs, rhs), {})
+        raise TypeError("type %s not supported" % str(type(rhs)))
     wrapper.__name__ = name
     return wrapper
+
+
+def _sym_binary(ns, name, elementwise_op, scalar_op, rscalar_op, pyfn):
+    """MXNet's graph wrappers (``sym.maximum``, ``sym.power``, ...): two Symbols use the elementwise (same-shape)
+    operator, a Symbol and a number the scalar operator."""
+    import numbers
+
+    def wrapper(left, right):
+        lt, rt = ns.is_tensor(left), ns.is_tensor(right)
+        if lt and rt:
+            return ns.invoke(elementwise_op, (left, right), {})
+        if lt and isinstance(right, numbers.Number):
+            return ns.invoke(scalar_op, (left,), {"scalar": right})
+        if rt and isinstance(left, numbers.Number):
+            return ns.invoke(rscalar_op or scalar_op, (right,), {"scalar": left})
+        if isinstance(left, numbers.Number) and isinstance(right, numbers.Number):
+            return pyfn(left, right)
+        raise TypeError("types (%s, %s) not supported" % (str(type(left)), str(type(right))))
+    wrapper.__name__ = name
+    return wrapper
+
+
+def _tensor_or_scalar(ns, name, elementwise_op, scalar_op, broadcast_op, rscalar_op=None, pyfn=None):
+    if ns.kind == "nd":
+        return _nd_binary(ns, name, broadcast_op, scalar_op, rscalar_op, pyfn)
+    return _sym_binary(ns, name, elementwise_op, scalar_op, rscalar_op, pyfn)
 
 
 def _creation(ns, op_name, positional):
@@ -1974,20 +2308,6 @@ def _creation(ns, op_name, positional):
         del ctx  # single CPU context
         return ns.invoke(op_name, (), kwargs)
     wrapper.__name__ = op_name.strip("_")
-    return wrapper
-
-
-def _nd_binary_wrapper(ns, name, op_key, scalar_op=None, rscalar_op=None):
-    def wrapper(lhs, rhs):
-        lt, rt = ns.is_tensor(lhs), ns.is_tensor(rhs)
-        if lt and rt:
-            return ns.invoke("broadcast_" + op_key, (lhs, rhs), {})
-        if lt and scalar_op:
-            return ns.invoke(scalar_op, (lhs,), {"scalar": lhs.__class__._scalar_value(rhs)})
-        if rt and (rscalar_op or scalar_op):
-            return ns.invoke(rscalar_op or scalar_op, (rhs,), {"scalar": rhs.__class__._scalar_value(lhs)})
-        return _BINARY[op_key](lhs, rhs)
-    wrapper.__name__ = name
     return wrapper
 
 
@@ -2025,10 +2345,11 @@ def build_wrappers(ns):
                                      ("greater_equal", "greater_equal", "_greater_equal_scalar", "_lesser_equal_scalar"),
                                      ("lesser", "lesser", "_lesser_scalar", "_greater_scalar"),
                                      ("lesser_equal", "lesser_equal", "_lesser_equal_scalar", "_greater_equal_scalar"),
-                                     ("logical_and", "logical_and", None, None),
-                                     ("logical_or", "logical_or", None, None),
-                                     ("logical_xor", "logical_xor", None, None)]:
-            w[name] = _nd_binary_wrapper(ns, name, key, sop, rsop)
+                                     ("logical_and", "logical_and", "_logical_and_scalar", None),
+                                     ("logical_or", "logical_or", "_logical_or_scalar", None),
+                                     ("logical_xor", "logical_xor", "_logical_xor_scalar", None)]:
+            w[name] = _nd_binary(ns, name, "broadcast_" + key, sop, rsop,
+                                 lambda a, b, fn=_BINARY[key]: fn(a, b).item() if hasattr(fn(a, b), "item") else fn(a, b))
     return w
 
 
@@ -2106,16 +2427,29 @@ def bind_call(op, args, kwargs, kind, is_tensor, describe_tensor_error):
     return BoundCall(op, inputs, input_names, attr_strs, extra["name"], extra["out"], extra["attr"])
 
 
+def skip_optional_input(op, name, attrs):
+    """Optional inputs an op does not take: ``bias`` with ``no_bias=True``, RNN's ``state_cell`` unless LSTM."""
+    if name not in op.optional_inputs:
+        return False
+    if name == "bias":
+        return bool(attrs.get("no_bias"))
+    if name == "state_cell":
+        return attrs.get("mode") != "lstm"
+    return False
+
+
 def present_inputs(bound, attrs):
     """Drop optional inputs the op does not use (``bias`` with ``no_bias=True``)."""
     pairs = [(n, v) for n, v in zip(bound.input_names, bound.inputs)
-             if not (n in bound.op.optional_inputs and attrs.get("no_bias"))]
+             if not skip_optional_input(bound.op, n, attrs)]
     return [n for n, _ in pairs], [v for _, v in pairs]
 
 
 def run_infer(op, in_shapes, in_types, attrs):
     """Shape and dtype inference for one node; raises ShapeCheck / InferFailed."""
     shapes, out_shapes = op.infer_shape(list(in_shapes), attrs)
+    if op.name in SUBGRAPH_OPS:
+        attrs = dict(attrs, __in_shapes__=list(shapes))
     types, out_types = op.infer_type(list(in_types), attrs)
     n = op.num_outputs(attrs)
     if not isinstance(out_types, (list, tuple)):

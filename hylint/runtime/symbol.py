@@ -307,6 +307,12 @@ class Symbol:
     def broadcast_like(self, *args, **kwargs):
         return _invoke("broadcast_like", (self,) + args, kwargs)
 
+    def as_nd_ndarray(self):
+        return self
+
+    def as_np_ndarray(self):
+        raise NotImplementedError("hylint.runtime mirrors only the legacy (non-numpy) MXNet API")
+
 
 class Executor:
     """Result of ``Symbol.bind``: runs the graph with the bound arrays."""
@@ -324,9 +330,9 @@ class Executor:
         heads = self._symbol._outputs
         shapes = {k: v.shape for k, v in values.items()}
         dtypes = {k: v.dtype.name for k, v in values.items()}
-        _executor.infer(heads, shapes, dtypes)
+        inferred = _executor.infer(heads, shapes, dtypes)[0]
         with (autograd.train_mode() if is_train else autograd.predict_mode()):
-            arrays = _executor.evaluate(heads, values)
+            arrays = _executor.evaluate(heads, values, inferred)
         self.outputs = [_wrap(a) for a in arrays]
         return self.outputs
 
@@ -457,9 +463,75 @@ def _contrib_cond(pred, then_func, else_func, name="cond"):
     return selected if single else list(selected)
 
 
+def _boundary(heads, placeholders):
+    """Entries a traced body reads from the enclosing graph (they do not depend on the placeholders)."""
+    ph = {id(p._outputs[0][0]) for p in placeholders}
+    order = topo_order(heads)
+    depends = {}
+    for node in order:
+        depends[id(node)] = id(node) in ph or any(depends[id(c)] for c, _ in node.inputs)
+    boundary, seen = [], set()
+    candidates = [(c, k) for n in order if depends[id(n)] for c, k in n.inputs if not depends[id(c)]]
+    candidates += [(n, k) for n, k in heads if not depends[id(n)]]
+    for node, k in candidates:
+        if (id(node), k) not in seen:
+            seen.add((id(node), k))
+            boundary.append((node, k))
+    return boundary
+
+
+def _subgraph_node(op_name, hint, loop_entries, heads, boundary, n_outputs, extra):
+    op = _ops.OPS[op_name]
+    name = NameManager.current().get(None, hint)
+    graph = dict(extra, heads=heads, boundary=boundary)
+    attrs = {"num_outputs": n_outputs, "num_args": len(loop_entries) + len(boundary), "__subgraph__": graph}
+    node = Node(op, name, {"num_outputs": str(n_outputs)}, attrs, list(loop_entries) + boundary, capture_origin(),
+                n_outputs)
+    return [Symbol([(node, k)]) for k in range(n_outputs)]
+
+
+def _entries(symbols):
+    return [s._outputs[0] for s in symbols]
+
+
+def _contrib_foreach(body, data, init_states, name="foreach"):
+    """Symbolic ``contrib.foreach``: ``body`` is traced once on placeholders and run per step by the node."""
+    data_list, state_list = _as_list(data), _as_list(init_states)
+    data_ph = [var("%s_data%d" % (name, i)) for i in range(len(data_list))]
+    state_ph = [var("%s_state%d" % (name, i)) for i in range(len(state_list))]
+    outs, states = body(data_ph[0] if isinstance(data, Symbol) else data_ph,
+                        state_ph[0] if isinstance(init_states, Symbol) else state_ph)
+    out_list, new_states = _as_list(outs), _as_list(states)
+    heads = _entries(out_list + new_states)
+    results = _subgraph_node("_foreach", "_foreach", _entries(data_list + state_list), heads,
+                             _boundary(heads, data_ph + state_ph), len(heads),
+                             {"names": [p.name for p in data_ph + state_ph], "n_data": len(data_list),
+                              "n_state": len(state_list), "n_out": len(out_list)})
+    out_syms, state_syms = results[:len(out_list)], results[len(out_list):]
+    return (out_syms[0] if isinstance(outs, Symbol) else out_syms,
+            state_syms[0] if isinstance(states, Symbol) else state_syms)
+
+
+def _contrib_while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
+    """Symbolic ``contrib.while_loop``: ``cond`` and ``func`` are traced once and iterated by the node."""
+    var_list = _as_list(loop_vars)
+    ph = [var("%s_var%d" % (name, i)) for i in range(len(var_list))]
+    pred = cond(*ph)
+    step_out, new_vars = func(*ph)
+    out_list, new_list = _as_list(step_out), _as_list(new_vars)
+    heads = _entries(out_list + new_list)
+    cond_heads = _entries([pred])
+    boundary = _boundary(heads + cond_heads, ph)
+    results = _subgraph_node("_while_loop", "_while_loop", _entries(var_list), heads, boundary,
+                             len(out_list) + len(new_list),
+                             {"names": [p.name for p in ph], "cond": cond_heads, "n_vars": len(var_list),
+                              "n_out": len(out_list), "max_iterations": int(max_iterations)})
+    return results[:len(out_list)], results[len(out_list):]
+
+
 contrib = _submodule("contrib", {
     "arange_like": _make_function("arange_like", _ops.OPS["_contrib_arange_like"]),
-    "cond": _contrib_cond,
+    "cond": _contrib_cond, "foreach": _contrib_foreach, "while_loop": _contrib_while_loop,
 })
 
 
@@ -471,3 +543,5 @@ from .ndarray import FLUENT_METHODS, make_fluent  # noqa: E402  (one list of flu
 
 for _name in FLUENT_METHODS:
     setattr(Symbol, _name, make_fluent(_THIS, _name))
+
+Symbol.__module__ = "mxnet.symbol.symbol"

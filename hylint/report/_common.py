@@ -1,0 +1,80 @@
+"""Helpers shared by the machine-readable formats: repository-relative paths, stable fingerprints,
+terminal hyperlinks, source snippets."""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from hylint.diagnostic import Diagnostic
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_SPACE = re.compile(r"\s+")
+
+
+def repository_root(start: Optional[Path] = None) -> Path:
+    """The enclosing git work tree of ``start`` (default: the current folder), else the folder itself."""
+    here = (start or Path.cwd()).resolve()
+    for folder in [here] + list(here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return here
+
+
+def relative_path(filename: str, root: Path) -> Optional[str]:
+    """``filename`` relative to ``root`` with '/' separators, or None when it lies outside ``root``."""
+    if filename == "-" or filename.startswith("<"):
+        return filename
+    try:
+        return Path(os.path.abspath(filename)).relative_to(root).as_posix()
+    except ValueError:
+        try:
+            return Path(filename).resolve().relative_to(root).as_posix()
+        except (ValueError, OSError):
+            return None
+
+
+def snippet(d: Diagnostic, sources: Dict[str, str], cache: Dict[str, List[str]]) -> str:
+    """The flagged source text with whitespace collapsed (the line's text for an empty span)."""
+    source = sources.get(d.filename)
+    if source is None:
+        return d.message
+    lines = cache.get(d.filename)
+    if lines is None:
+        lines = cache[d.filename] = _NEWLINE.split(source)
+    (r1, c1), (r2, c2) = d.start, d.end
+    if not 1 <= r1 <= len(lines) or not 1 <= r2 <= len(lines):
+        return d.message
+    if r1 == r2:
+        text = lines[r1 - 1][c1 - 1:c2 - 1]
+    else:
+        text = "\n".join([lines[r1 - 1][c1 - 1:]] + lines[r1:r2 - 1] + [lines[r2 - 1][:c2 - 1]])
+    if not text.strip():
+        text = lines[r1 - 1]
+    return _SPACE.sub(" ", text).strip()
+
+
+def fingerprints(diagnostics: List[Diagnostic], sources: Dict[str, str], paths: Dict[str, str]) -> List[str]:
+    """One stable fingerprint per diagnostic: rule, file, the flagged text, and which occurrence of
+    that same (rule, file, text) it is. Line numbers are left out, so edits elsewhere in the file
+    (lines added above, other code changed) keep the fingerprint."""
+    seen: Counter = Counter()
+    cache: Dict[str, List[str]] = {}
+    out = []
+    for d in diagnostics:
+        key: Tuple[str, str, str] = (d.code, paths.get(d.filename, d.filename), snippet(d, sources, cache))
+        occurrence = seen[key]
+        seen[key] += 1
+        digest = hashlib.sha256("\0".join(key + (str(occurrence),)).encode("utf-8", "surrogatepass"))
+        out.append(digest.hexdigest())
+    return out
+
+
+def hyperlink(text: str, url: str, enabled: bool) -> str:
+    """``text`` as an OSC 8 terminal hyperlink to ``url`` when ``enabled`` (a terminal), else as is."""
+    if not enabled:
+        return text
+    return f"\x1b]8;;{url}\x1b\\{text}\x1b]8;;\x1b\\"

@@ -1,0 +1,29 @@
+"""GitHub Actions workflow commands: one ``::error`` annotation per diagnostic.
+
+Escaping follows @actions/core (toolkit ``command.ts``): in the message ``%``, ``\\r``, ``\\n`` become
+``%25``, ``%0D``, ``%0A``; in property values ``:`` and ``,`` also become ``%3A`` and ``%2C``.
+Paths are relative to the repository root (where GitHub resolves annotation files); the message's
+second line is the rule's documentation URL.
+"""
+from typing import TextIO
+
+from hylint.report import Report
+from hylint.report._common import relative_path, repository_root
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render(report: Report, out: TextIO) -> None:
+    root = repository_root()
+    for d in report.diagnostics:
+        path = relative_path(d.filename, root) or d.filename
+        properties = [("title", f"hylint ({d.code})"), ("file", path), ("line", str(d.start[0])),
+                      ("col", str(d.start[1])), ("endLine", str(d.end[0])), ("endColumn", str(d.end[1]))]
+        joined = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
+        out.write(f"::error {joined}::{escape_data(f'{d.code} {d.message}')}%0A{escape_data(d.url)}\n")

@@ -1,0 +1,34 @@
+"""GitLab Code Quality (a subset of the Code Climate issue format): a JSON array of issues with
+repository-relative paths and fingerprints that do not depend on line numbers."""
+import json
+from typing import TextIO
+
+from hylint.report import Report
+from hylint.report._common import fingerprints, relative_path, repository_root
+
+SEVERITY = {"HY090": "minor"}  # everything else: "major" (code that breaks or changes under hybridize())
+
+
+def render(report: Report, out: TextIO) -> None:
+    root = repository_root()
+    paths = {d.filename: relative_path(d.filename, root) or d.filename for d in report.diagnostics}
+    prints = fingerprints(report.diagnostics, report.sources, paths)
+    issues = []
+    for d, fingerprint in zip(report.diagnostics, prints):
+        issues.append({
+            "type": "issue",
+            "check_name": d.code,
+            "description": f"{d.code} {d.message}",
+            "content": {"body": f"[{d.code} {d.name}]({d.url})"},
+            "categories": ["Bug Risk"],
+            "severity": SEVERITY.get(d.code, "major"),
+            "fingerprint": fingerprint,
+            "location": {
+                "path": paths[d.filename],
+                "positions": {"begin": {"line": d.start[0], "column": d.start[1]},
+                              "end": {"line": d.end[0], "column": d.end[1]}},
+            },
+            "url": d.url,
+        })
+    json.dump(issues, out, indent=2, ensure_ascii=False)
+    out.write("\n")

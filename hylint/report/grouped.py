@@ -1,0 +1,20 @@
+"""Diagnostics grouped by file (ruff's `grouped`): the file name once, then `row:col CODE message`."""
+from itertools import groupby
+from typing import TextIO
+
+from hylint.report import Report, fixable, summary_lines
+from hylint.report._common import hyperlink
+
+
+def render(report: Report, out: TextIO) -> None:
+    for filename, group in groupby(report.diagnostics, key=lambda d: d.filename):
+        items = list(group)
+        width = max(len(f"{d.start[0]}:{d.start[1]}") for d in items)
+        out.write(f"{filename}:\n")
+        for d in items:
+            mark = "[*] " if fixable(d, report.unsafe_fixes) else ""
+            where = f"{d.start[0]}:{d.start[1]}"
+            out.write(f"  {where:<{width}} {hyperlink(d.code, d.url, report.hyperlinks)} {mark}{d.message}\n")
+        out.write("\n")
+    for line in summary_lines(report):
+        out.write(line + "\n")

@@ -1,0 +1,104 @@
+"""SARIF 2.1.0 for GitHub code scanning (``github/codeql-action/upload-sarif``).
+
+One run; ``tool.driver.rules`` describes every hylint rule (the results point at them with
+``ruleIndex``); each result has a repository-relative location (``uriBaseId`` ``%SRCROOT%``), a full
+region (columns counted in Unicode code points, end column exclusive, as SARIF defines it), the fix
+when there is one, and ``partialFingerprints`` that do not depend on line numbers.
+"""
+import json
+from pathlib import Path
+from typing import Any, Dict, List, TextIO
+from urllib.parse import quote
+
+from hylint import __version__
+from hylint.diagnostic import HOME_URL, Diagnostic, Location, rule_url
+from hylint.report import Report
+from hylint.report._common import fingerprints, relative_path, repository_root
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+FINGERPRINT_KEY = "hylint/v1"
+# unused-noqa is housekeeping; every other rule reports code that breaks or changes under hybridize()
+WARNING_RULES = {"HY090"}
+
+
+def level(code: str) -> str:
+    return "warning" if code in WARNING_RULES else "error"
+
+
+def _uri(filename: str, root: Path) -> Dict[str, str]:
+    relative = relative_path(filename, root)
+    if relative is None:
+        return {"uri": Path(filename).resolve().as_uri()}
+    return {"uri": quote(relative, safe="/"), "uriBaseId": "%SRCROOT%"}
+
+
+def _region(start: Location, end: Location) -> Dict[str, int]:
+    return {"startLine": start[0], "startColumn": start[1], "endLine": end[0], "endColumn": end[1]}
+
+
+def _rules() -> List[Dict[str, Any]]:
+    from hylint.registry import all_rules
+
+    out = []
+    for code, rule in all_rules().items():
+        url = rule_url(code, rule.NAME)
+        out.append({
+            "id": code,
+            "name": rule.NAME,
+            "shortDescription": {"text": rule.summary()},
+            "fullDescription": {"text": rule.DOC.strip(), "markdown": rule.DOC.strip()},
+            "help": {"text": f"{rule.summary()}. See {url}", "markdown": f"[{code} {rule.NAME}]({url})"},
+            "helpUri": url,
+            "defaultConfiguration": {"level": level(code), "enabled": bool(rule.DEFAULT_ENABLED)},
+        })
+    return out
+
+
+def _result(d: Diagnostic, index: Dict[str, int], root: Path, fingerprint: str) -> Dict[str, Any]:
+    location = _uri(d.filename, root)
+    result: Dict[str, Any] = {
+        "ruleId": d.code,
+        "level": level(d.code),
+        "message": {"text": f"{d.message} ({d.url})"},
+        "locations": [{"physicalLocation": {"artifactLocation": location, "region": _region(d.start, d.end)}}],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
+    }
+    if d.code in index:
+        result["ruleIndex"] = index[d.code]
+    if d.fix is not None and d.fix.edits:
+        result["fixes"] = [{
+            "description": {"text": d.fix.message},
+            "artifactChanges": [{
+                "artifactLocation": location,
+                "replacements": [{"deletedRegion": _region(e.start, e.end), "insertedContent": {"text": e.content}}
+                                 for e in d.fix.edits],
+            }],
+        }]
+        result["properties"] = {"fixApplicability": d.fix.applicability.value}
+    return result
+
+
+def render(report: Report, out: TextIO) -> None:
+    root = repository_root()
+    rules = _rules()
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
+    paths = {d.filename: relative_path(d.filename, root) or d.filename for d in report.diagnostics}
+    prints = fingerprints(report.diagnostics, report.sources, paths)
+    log = {
+        "version": "2.1.0",
+        "$schema": SCHEMA,
+        "runs": [{
+            "tool": {"driver": {
+                "name": "hylint",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": HOME_URL,
+                "rules": rules,
+            }},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri() + "/"}},
+            "columnKind": "unicodeCodePoints",
+            "results": [_result(d, index, root, fp) for d, fp in zip(report.diagnostics, prints)],
+        }],
+    }
+    json.dump(log, out, indent=2, ensure_ascii=False)
+    out.write("\n")

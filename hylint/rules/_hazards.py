@@ -1,0 +1,127 @@
+"""Shared by the HY6xx-HY9xx rules: example templates and small syntax helpers."""
+from __future__ import annotations
+
+from typing import Optional, Set
+
+import libcst as cst
+
+from hylint.context import ClassInfo, HYBRID_BASE_NAMES, BLOCK_BASE_NAMES, Kind, dotted_name, is_hybrid_class
+from hylint.optable import SINGLE_OUTPUT_LAYERS
+
+# a hybrid_forward body for examples: CLS.format("        return x\n")
+CLS = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n{}"
+
+ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString,
+         cst.Tuple, cst.List)
+
+RANDOM_OPS = {"Dropout", "dropout"}
+
+# constructors known to build gluon blocks (namespaces and layer names)
+BLOCK_NAMESPACES = ("nn.", "gluon.nn.", "mx.gluon.nn.", "mxnet.gluon.nn.", "rnn.", "gluon.rnn.", "mx.gluon.rnn.",
+                    "contrib.nn.", "gluon.contrib.nn.", "mx.gluon.contrib.nn.")
+HYBRID_LAYERS = set(SINGLE_OUTPUT_LAYERS) | HYBRID_BASE_NAMES | {
+    "HybridConcurrent", "LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell", "HybridBlock", "Identity",
+    "PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D", "SyncBatchNorm", "Concatenate"}
+PLAIN_LAYERS = {"Sequential", "Lambda", "Concurrent", "Block", "HybridConcurrent_"}
+
+
+def is_tensor(value) -> bool:
+    return value.kind is Kind.TENSOR and value.certain
+
+
+def paren(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` wrapped in parentheses unless it is an atom (or already parenthesized)."""
+    if isinstance(node, ATOMS) or getattr(node, "lpar", None):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def is_pure(node: cst.CSTNode, f_name: str) -> bool:
+    """True when evaluating ``node`` twice computes the same thing: names, literals, operators and
+    F./tensor-method calls that are not random (no child blocks, no other calls)."""
+    ok = [True]
+
+    class _Check(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            callee = dotted_name(call.func) or ""
+            short = callee.rsplit(".", 1)[-1]
+            if callee.startswith(f_name + "."):
+                if ".random." in f".{callee}." or short.startswith("random_") or short.startswith("sample_") \
+                        or short in RANDOM_OPS:
+                    ok[0] = False
+                return
+            if isinstance(call.func, cst.Attribute) and not callee.startswith("self."):
+                return  # a fluent method of a tensor
+            ok[0] = False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            ok[0] = False
+            return False
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> bool:
+            ok[0] = False
+            return False
+
+    node.visit(_Check())
+    return ok[0]
+
+
+def block_constructor(callee: str, cls_infos) -> Optional[str]:
+    """'hybrid' / 'plain' for a call that builds a gluon block, else None."""
+    short = callee.rsplit(".", 1)[-1]
+    if not short or not short[0].isupper():
+        return None
+    info: Optional[ClassInfo] = cls_infos.get(short) if "." not in callee else None
+    if info is not None:
+        if is_hybrid_class(info, cls_infos):
+            return "hybrid"
+        if is_block_class(info, cls_infos):
+            return "plain"
+        return None
+    from_gluon = callee.startswith(BLOCK_NAMESPACES)
+    if short in PLAIN_LAYERS and (from_gluon or short in ("Sequential", "Lambda")):
+        return "plain"
+    if short in HYBRID_LAYERS and (from_gluon or "." not in callee):
+        return "hybrid"
+    return None
+
+
+def is_block_class(info: Optional[ClassInfo], classes, _seen: Optional[Set[str]] = None) -> bool:
+    """A class deriving (in this module or by name) from any gluon Block."""
+    if info is None:
+        return False
+    seen = _seen or set()
+    for base in info.base_names:
+        if base in HYBRID_BASE_NAMES or base in BLOCK_BASE_NAMES:
+            return True
+        if base in classes and base not in seen:
+            seen.add(base)
+            if is_block_class(classes[base], classes, seen):
+                return True
+    return False
+
+
+def self_attr(node: cst.CSTNode) -> Optional[str]:
+    """``self.name`` -> "name"."""
+    name = dotted_name(node)
+    if name and name.startswith("self.") and name.count(".") == 1:
+        return name[5:]
+    return None
+
+
+def in_mode_branch(node: cst.CSTNode, ctx, mode: str) -> bool:
+    """True when ``node`` sits in a branch of a mode guard that only runs in ``mode`` ('nd' or 'sym')."""
+    if ctx.hybrid is None:
+        return False
+    guards = {g.node: g.mode for g in ctx.hybrid.guards}
+    parents = ctx.hybrid.parents
+    child, current = node, parents.get(node)
+    while current is not None:
+        if current in guards:
+            guard_mode = guards[current]
+            if child is current.body:
+                return guard_mode == mode
+            if child is current.orelse:
+                return guard_mode != mode
+        child, current = current, parents.get(current)
+    return False

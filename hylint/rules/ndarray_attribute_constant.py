@@ -1,0 +1,71 @@
+import libcst as cst
+
+from hylint.rule import Invalid, LintRule, Valid
+from hylint.rules._hazards import self_attr
+
+INIT = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.c = {}\n\n"
+        "    def hybrid_forward(self, F, x):\n        return {}\n")
+
+
+class NdarrayAttributeConstant(LintRule):
+    CODE = "HY705"
+    NAME = "ndarray-attribute-constant"
+    MESSAGE = "NDArray made in __init__ and used inside a hybrid context"
+    DOC = """
+## What it does
+Flags `self.<name>` inside a hybrid context when `__init__` assigned it an NDArray built with
+`nd.*` / `mx.nd.*` (`self.c = nd.array([...])`, `self.mask = mx.nd.ones((1, 4))`).
+
+## Why is this bad?
+Eagerly the NDArray meets other NDArrays and everything works. After `hybridize()` the other
+operands are Symbols and an NDArray cannot enter the graph: `x + self.c` raises `TypeError: type
+<class 'NDArray'> not supported`, `F.broadcast_add(x, self.c)` raises `AssertionError: Argument rhs
+must be Symbol instances`. It would also never be saved with the parameters, nor moved to the
+block's context.
+
+## Example
+```python
+def __init__(self):
+    super().__init__()
+    self.c = nd.array([[1, 2, 3]])
+
+def hybrid_forward(self, F, x):
+    return F.broadcast_add(x, self.c)
+```
+
+## Use instead
+```python
+def __init__(self):
+    super().__init__()
+    self.c = self.params.get_constant('c', [[1, 2, 3]])
+
+def hybrid_forward(self, F, x, c):
+    return F.broadcast_add(x, c)
+```
+(The argument is named after the attribute, `c`, not after the constant's name.)
+
+## Fix safety
+No fix: it changes `__init__`, the signature and the saved parameters (`get_constant` values are
+part of the checkpoint and need `initialize()`).
+"""
+    VALID = [
+        Valid(INIT.format("self.params.get_constant('c', [[1, 2, 3]])", "x")),
+        Valid(INIT.format("nd.array([[1, 2, 3]])", "x * self.c.shape[0]")),
+        Valid(INIT.format("3.0", "x * self.c")),
+    ]
+    INVALID = [
+        Invalid(INIT.format("nd.array([[1, 2, 3]])", "F.broadcast_add(x, self.c)")),
+        Invalid(INIT.format("mx.nd.ones((1, 3))", "x + self.c")),
+    ]
+
+    def visit_Attribute(self, node: cst.Attribute, ctx) -> None:
+        attr = self_attr(node)
+        if attr is None or ctx.cls is None or attr not in ctx.cls.ndarrays:
+            return
+        parent = ctx.hybrid.parents.get(node) if ctx.hybrid is not None else None
+        if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in (
+                "shape", "size", "ndim", "dtype", "context", "ctx"):
+            return  # a Python value read off the NDArray: fine in both modes
+        ctx.report(node, f"`self.{attr}` is an NDArray made in __init__ ({ctx.cls.ndarrays[attr]}): after hybridize() "
+                         f"it cannot enter the graph (TypeError/AssertionError); make it a constant parameter "
+                         f"(self.params.get_constant) and take it as the `{attr}` argument")

@@ -1,0 +1,112 @@
+from typing import Set
+
+import libcst as cst
+
+from hylint.context import Kind
+from hylint.diagnostic import Applicability
+from hylint.fixes import f_call
+from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
+from hylint.rules._hazards import CLS
+
+
+def bound_names(fn: cst.FunctionDef) -> Set[str]:
+    """Names (re)bound anywhere in the body of ``fn``."""
+    names: Set[str] = set()
+
+    class _Find(cst.CSTVisitor):
+        def _add(self, target) -> None:
+            if isinstance(target, cst.Name):
+                names.add(target.value)
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                for element in target.elements:
+                    self._add(element.value)
+            elif isinstance(target, cst.StarredElement):
+                self._add(target.value)
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            self._add(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._add(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            self._add(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            self._add(node.target)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            self._add(node.target)
+
+        def visit_WithItem(self, node: cst.WithItem) -> None:
+            if node.asname is not None:
+                self._add(node.asname.name)
+
+    fn.body.visit(_Find())
+    return names
+
+
+class ReturnsInputUnchanged(LintRule):
+    CODE = "HY908"
+    NAME = "returns-input-unchanged"
+    MESSAGE = "hybrid_forward returns an input unchanged: the hybridized block cannot be back-propagated"
+    FIX_TITLE = "Return `F.identity(x)`"
+    DOC = """
+## What it does
+Flags, in `hybrid_forward`, a returned name (or element of a returned tuple/list) that is a tensor
+argument never reassigned in the body: `return x`, `return y, x * 2`.
+
+## Why is this bad?
+Hybridized, the graph output is then the graph input itself. The forward pass works, but
+`backward()` through the block fails (`Check failed: !AGInfo::IsNone(*i): Cannot differentiate node
+because it is not in a computational graph`), measured on MXNet 1.9.1. Eagerly it works.
+
+## Example
+```python
+def hybrid_forward(self, F, x, mask):
+    return x * mask, mask
+```
+
+## Use instead
+```python
+def hybrid_forward(self, F, x, mask):
+    return x * mask, F.identity(mask)
+```
+
+## Fix safety
+Safe: `F.identity` returns the same values and passes the gradient through unchanged; the output is
+a new array instead of the caller's own (only in-place writes to the output could tell).
+"""
+    VALID = [
+        Valid(CLS.format("        return F.identity(x)\n")),
+        Valid(CLS.format("        x = x * 2\n        return x\n")),
+        Valid(CLS.format("        if F is nd:\n            return x\n        return F.identity(x)\n")),
+        Valid("def _helper(F, x):\n    return x\n\n\n" + CLS.format("        return _helper(F, x) * 2\n")),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, scale=2.0):\n        return x * scale, scale\n"),
+    ]
+    INVALID = [
+        Invalid(CLS.format("        return x\n"), CLS.format("        return F.identity(x)\n")),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, mask):\n        return x * mask, mask\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x, mask):\n        return x * mask, F.identity(mask)\n"),
+    ]
+
+    def visit_Return(self, node: cst.Return, ctx) -> None:
+        hybrid = ctx.hybrid
+        if hybrid.is_helper or ctx.function is not hybrid.fn or node.value is None:
+            return
+        elements = [e.value for e in node.value.elements] if isinstance(node.value, (cst.Tuple, cst.List)) \
+            else [node.value]
+        rebound = None
+        for element in elements:
+            if not isinstance(element, cst.Name) or element.value not in hybrid.params:
+                continue
+            if hybrid.params[element.value].kind is not Kind.TENSOR:
+                continue
+            if rebound is None:
+                rebound = bound_names(hybrid.fn)
+            if element.value in rebound:
+                continue
+            ctx.report(element, f"`{element.value}` is returned unchanged: hybridized, the graph output is its input and "
+                                f"backward() through the block fails; return {ctx.f_name}.identity({element.value})",
+                       PendingFix(Applicability.SAFE, f"Return `{ctx.f_name}.identity({element.value})`",
+                                  [replace(element, f_call(ctx.f_name, "identity", [element]))]))

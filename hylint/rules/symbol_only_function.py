@@ -1,0 +1,100 @@
+from typing import Optional
+
+import libcst as cst
+
+from hylint.context import Kind, dotted_name
+from hylint.diagnostic import Applicability
+from hylint.fixes import f_call
+from hylint.optable import SYM_ONLY
+from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
+from hylint.rules._hazards import CLS, in_mode_branch, paren
+
+# names that are not functions one calls inside a graph, or that cannot reach hybrid code
+IGNORED = {"check_call"}
+
+
+class SymbolOnlyFunction(LintRule):
+    CODE = "HY602"
+    NAME = "symbol-only-function"
+    MESSAGE = "`F.` function that exists only in mxnet.symbol: the block fails before hybridize()"
+    FIX_TITLE = "Use the operator that exists in both namespaces"
+    DOC = """
+## What it does
+Flags `F.<name>` calls inside a hybrid context where `<name>` exists in `mxnet.symbol` but not in
+`mxnet.ndarray` (generated from MXNet 1.9.1's API): `F.pow`, `F.hypot`, `F.var`, `F.Variable`,
+`F.Group`, `F.load_json`.
+
+## Why is this bad?
+The block works hybridized but not eagerly: F is `mxnet.ndarray` until `hybridize()`, so the first
+eager call (and every call of a block that is never hybridized, or debugged with `hybridize(False)`)
+raises `AttributeError: module 'mxnet.ndarray' has no attribute 'pow'`.
+
+## Example
+```python
+def hybrid_forward(self, F, x, y):
+    return F.pow(x, 2) + F.hypot(x, y)
+```
+
+## Use instead
+```python
+def hybrid_forward(self, F, x, y):
+    return (x ** 2) + F.broadcast_hypot(x, y)
+```
+
+## Fix safety
+Safe. `mxnet.symbol.pow(a, b)` is `a ** b` when one side is a number and the elementwise `_Power`
+when both are tensors; `hypot` of two tensors is `_Hypot`. The rewrites (`a ** b`,
+`F.broadcast_power(a, b)`, `F.broadcast_hypot(a, b)`) compute the same values hybridized (where the
+original worked, the shapes were equal) and also work eagerly, where the original raised. Other
+names, and operands whose kind is unknown, are reported without a fix.
+"""
+    VALID = [
+        Valid(CLS.format("        return F.power(x, 2) + F.broadcast_hypot(x, x)\n")),
+        Valid(CLS.format("        return x ** 2\n")),
+        Valid(CLS.format("        if F is sym:\n            return F.pow(x, 2)\n        return x ** 2\n")),
+        Valid("class N(Block):\n    def forward(self, x):\n        return mx.sym.pow(x, 2)\n"),
+    ]
+    INVALID = [
+        Invalid(CLS.format("        return F.pow(x, 2)\n"), CLS.format("        return (x ** 2)\n")),
+        Invalid(CLS.format("        return F.pow(2, x)\n"), CLS.format("        return (2 ** x)\n")),
+        Invalid(CLS.format("        y = F.relu(x)\n        return F.hypot(x, y) + F.pow(x, y)\n"),
+                CLS.format("        y = F.relu(x)\n        return F.broadcast_hypot(x, y) + F.broadcast_power(x, y)\n")),
+        Invalid(CLS.format("        w = F.var('w')\n        return x * w\n")),
+    ]
+
+    def visit_Call(self, node: cst.Call, ctx) -> None:
+        callee = dotted_name(node.func) or ""
+        if not callee.startswith(ctx.f_name + "."):
+            return
+        path = callee[len(ctx.f_name) + 1:]
+        parts = path.split(".")
+        namespace, name = ("top", parts[0]) if len(parts) == 1 else (parts[0], parts[1]) if len(parts) == 2 \
+            else (None, None)
+        if namespace is None or name not in SYM_ONLY.get(namespace, ()) or name in IGNORED:
+            return
+        if in_mode_branch(node, ctx, "sym"):
+            return  # `if F is sym:` runs only hybridized
+        module = "mxnet.ndarray" + ("" if namespace == "top" else f".{namespace}")
+        ctx.report(node, f"`{callee}(...)` exists only in mxnet.symbol: before hybridize() (F = mxnet.ndarray) it "
+                         f"raises AttributeError (module '{module}' has no attribute '{name}')",
+                   self._fix(node, ctx, namespace, name))
+
+    def _fix(self, node: cst.Call, ctx, namespace: str, name: str) -> Optional[PendingFix]:
+        if namespace != "top" or name not in ("pow", "hypot"):
+            return None
+        if len(node.args) != 2 or any(a.keyword is not None or a.star for a in node.args):
+            return None
+        left, right = node.args[0].value, node.args[1].value
+        lv, rv = ctx.value(left), ctx.value(right)
+        if lv.kind is Kind.TENSOR and rv.kind is Kind.TENSOR:
+            op = "broadcast_power" if name == "pow" else "broadcast_hypot"
+            return PendingFix(Applicability.SAFE, f"Use `{ctx.f_name}.{op}`",
+                              [replace(node, f_call(ctx.f_name, op, [left, right]))])
+        numbers = (cst.Integer, cst.Float)
+        if name == "pow" and (lv.kind is Kind.TENSOR and isinstance(right, numbers) or
+                              rv.kind is Kind.TENSOR and isinstance(left, numbers)):
+            expr = cst.BinaryOperation(left=paren(left), right=paren(right), operator=cst.Power(
+                whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" ")),
+                lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            return PendingFix(Applicability.SAFE, "Use the `**` operator", [replace(node, expr)])
+        return None

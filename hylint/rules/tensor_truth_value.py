@@ -1,0 +1,165 @@
+from typing import Optional
+
+import libcst as cst
+
+from hylint.context import Kind, dotted_name, shape_difference
+from hylint.diagnostic import Applicability
+from hylint.fixes import f_call
+from hylint.rule import Invalid, LintRule, PendingEdit, PendingFix, Valid, replace
+from hylint.rules._hazards import CLS, is_pure, is_tensor
+
+CONVERSIONS = {"bool", "float", "int", "complex"}
+
+
+def _single_return(block) -> Optional[cst.Return]:
+    if not isinstance(block, cst.IndentedBlock) or len(block.body) != 1:
+        return None
+    stmt = block.body[0]
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Return):
+        return stmt.body[0] if stmt.body[0].value is not None else None
+    return None
+
+
+class TensorTruthValue(LintRule):
+    CODE = "HY802"
+    NAME = "tensor-truth-value"
+    MESSAGE = "A tensor used as a Python bool or number"
+    FIX_TITLE = "Select with `F.where` (both branches are computed)"
+    DOC = """
+## What it does
+Flags a tensor in an `if`, `elif` or `while` condition, an `assert`, a conditional expression, an
+operand of `and`/`or`/`not`, and `bool(x)`, `float(x)`, `int(x)` of a tensor, inside a hybrid
+context. Mode guards (`if F is nd:`, `isinstance(x, NDArray)`) are Python values and are never
+flagged (see HY803 to list them).
+
+## Why is this bad?
+Python needs a concrete value, which only an NDArray has. After `hybridize()`, `bool(symbol)` raises
+`NotImplementedForSymbol` (`Function __bool__ is not implemented for Symbol`), and `float()`/`int()`
+raise `TypeError`. (`float()`/`int()` of an NDArray fail eagerly too in MXNet 1.x; and a
+multi-element NDArray in an `if` raises `ValueError` eagerly.)
+
+## Example
+```python
+def hybrid_forward(self, F, x):
+    if x.sum() > 0:
+        return x * 2
+    return x * 3
+```
+
+## Use instead
+```python
+def hybrid_forward(self, F, x):
+    return F.where(F.broadcast_mul(F.ones_like(x * 2), x.sum() > 0), x * 2, x * 3)
+```
+or `F.contrib.cond(x.sum() > 0, lambda: x * 2, lambda: x * 3)`.
+
+## Fix safety
+Unsafe, offered when an `if`/`else` (or `A if c else B`) only selects between two tensors:
+`if c: return A` + `else: return B` (or `return B` right after) -> `return F.where(
+F.broadcast_mul(F.ones_like(A), c), A, B)`, the form verified on MXNet 1.9.1. Both branches are now
+computed, a multi-element condition selects elementwise instead of raising, and the branches must
+have the same shape; `A` is evaluated twice, so it must be free of random ops and calls.
+"""
+    VALID = [
+        Valid(CLS.format("        if F is nd:\n            return x * 2\n        return x * 3\n")),
+        Valid(CLS.format("        if isinstance(x, nd.NDArray):\n            return x * 2\n        return x * 3\n")),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, mask=None):\n        if mask is not None:\n"
+              "            x = x * mask\n        return x\n"),
+        Valid(CLS.format("        if self._scale > 1:\n            x = x * self._scale\n        return x\n")),
+        Valid(CLS.format("        return F.where(x > 0, x, x * 0.1)\n")),
+        Valid(CLS.format("        n = int(self._n)\n        return x * n\n")),
+    ]
+    INVALID = [
+        Invalid(CLS.format("        if x.sum() > 0:\n            return x * 2\n        else:\n            return x * 3\n"),
+                CLS.format("        return F.where(F.broadcast_mul(F.ones_like(x * 2), x.sum() > 0), x * 2, x * 3)\n"),
+                unsafe=True),
+        Invalid(CLS.format("        if x.sum() > 0:\n            return x * 2\n        return x * 3\n"),
+                CLS.format("        return F.where(F.broadcast_mul(F.ones_like(x * 2), x.sum() > 0), x * 2, x * 3)\n"),
+                unsafe=True),
+        Invalid(CLS.format("        return x * 2 if F.mean(x) > 0.5 else x\n"),
+                CLS.format("        return F.where(F.broadcast_mul(F.ones_like(x * 2), F.mean(x) > 0.5), x * 2, x)\n"),
+                unsafe=True),
+        Invalid(CLS.format("        while x.max() > 1:\n            x = x / 2\n        return x\n")),
+        Invalid(CLS.format("        assert x.min() >= 0\n        return x\n")),
+        Invalid(CLS.format("        return x * float(x.sum())\n")),
+        Invalid(CLS.format("        if not x:\n            return x\n        return x * 2\n")),
+    ]
+
+    def _flag(self, node, test, ctx, how: str, fix: Optional[PendingFix] = None) -> bool:
+        value = ctx.value(test)
+        if not is_tensor(value):
+            return False
+        code = ctx.code(test).strip()
+        ctx.report(node, f"{how} `{code}`: a tensor used as a Python value; after hybridize() it is a Symbol, which "
+                         f"has no truth value or number (NotImplementedForSymbol / TypeError)", fix)
+        return True
+
+    def visit_If(self, node: cst.If, ctx) -> None:
+        self._flag(node.test, node.test, ctx, "`if`", self._if_fix(node, ctx))
+
+    def visit_While(self, node: cst.While, ctx) -> None:
+        self._flag(node.test, node.test, ctx, "`while`")
+
+    def visit_Assert(self, node: cst.Assert, ctx) -> None:
+        self._flag(node.test, node.test, ctx, "`assert`")
+
+    def visit_IfExp(self, node: cst.IfExp, ctx) -> None:
+        fix = self._where(ctx, node.test, node.body, node.orelse, lambda call: [replace(node, call)])
+        self._flag(node.test, node.test, ctx, "conditional expression on", fix)
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation, ctx) -> None:
+        for side in (node.left, node.right):
+            self._flag(side, side, ctx, "`and`/`or` operand")
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation, ctx) -> None:
+        if isinstance(node.operator, cst.Not):
+            self._flag(node, node.expression, ctx, "`not`")
+
+    def visit_Call(self, node: cst.Call, ctx) -> None:
+        name = dotted_name(node.func)
+        if name in CONVERSIONS and len(node.args) == 1 and not node.args[0].star:
+            self._flag(node, node.args[0].value, ctx, f"`{name}()` of")
+
+    # -- the F.where rewrite --------------------------------------------------------------------
+    def _if_fix(self, node: cst.If, ctx) -> Optional[PendingFix]:
+        then = _single_return(node.body)
+        if then is None:
+            return None
+        if node.orelse is not None:
+            if not isinstance(node.orelse, cst.Else):
+                return None
+            other = _single_return(node.orelse.body)
+            if other is None:
+                return None
+            return self._where(ctx, node.test, then.value, other.value,
+                               lambda call: [replace(node, f"return {ctx.code(call)}")])
+        # `if c: return A` followed by `return B` in the same block
+        parent = ctx.hybrid.parents.get(node) if ctx.hybrid is not None else None
+        if not isinstance(parent, cst.IndentedBlock):
+            return None
+        body = list(parent.body)
+        index = body.index(node)
+        if index + 1 >= len(body) or index + 2 != len(body):
+            return None
+        following = body[index + 1]
+        if not (isinstance(following, cst.SimpleStatementLine) and len(following.body) == 1
+                and isinstance(following.body[0], cst.Return) and following.body[0].value is not None):
+            return None
+        if following.leading_lines and any(line.comment for line in following.leading_lines):
+            return None  # a comment above `return B` would be lost
+        other = following.body[0].value
+
+        def edits(call):
+            return [replace(node, f"return {ctx.code(call)}"), PendingEdit(following, "", mode="delete_lines")]
+        return self._where(ctx, node.test, then.value, other, edits)
+
+    def _where(self, ctx, test, a, b, make_edits) -> Optional[PendingFix]:
+        va, vb = ctx.value(a), ctx.value(b)
+        if not (is_tensor(ctx.value(test)) and va.kind is Kind.TENSOR and vb.kind is Kind.TENSOR):
+            return None
+        if shape_difference(va.shape, vb.shape) is not None or not is_pure(a, ctx.f_name):
+            return None
+        f = ctx.f_name
+        condition = f_call(f, "broadcast_mul", [f_call(f, "ones_like", [a]), test])
+        call = f_call(f, "where", [condition, a, b])
+        return PendingFix(Applicability.UNSAFE, self.FIX_TITLE, make_edits(call))
