@@ -18,19 +18,28 @@ ROOT = Path(__file__).resolve().parent.parent
 RULES = all_rules()
 
 
+_LINTERS = {}
+
+
+def _linters(rules):
+    key = tuple(rules)
+    if key not in _LINTERS:
+        full = Linter(rules)
+        full.prefilter = False
+        _LINTERS[key] = (full, Linter(rules))
+    return _LINTERS[key]
+
+
 def _full_and_filtered(source: str, rules=None):
-    rules = rules if rules is not None else select_rules(select=["ALL"])
-    full = Linter(rules)
-    full.prefilter = False
-    filtered = Linter(rules)
+    full, filtered = _linters(rules if rules is not None else select_rules(select=["ALL"]))
     return full.lint_source(source, "m.py").diagnostics, filtered.lint_source(source, "m.py").diagnostics, filtered
 
 
 def _check(source: str, rules=None) -> None:
-    full, filtered, linter = _full_and_filtered(source, rules)
+    full, filtered, linter = result = _full_and_filtered(source, rules)
     if might_hold_hybrid_code(source, linter.prefilter_keys):
         assert filtered == full
-        return
+        return result
     # skipped: only the text-based noqa rules (unused-noqa) may report, and exactly as in full
     text_only = {rule.CODE for rule in linter.noqa_rules}
     assert all(d.code in text_only for d in filtered)
@@ -38,6 +47,7 @@ def _check(source: str, rules=None) -> None:
         assert all(d.code in text_only | {"HY000"} for d in full)
     else:
         assert filtered == full, "the prefilter skipped a file with diagnostics"
+    return result
 
 
 def _examples():
@@ -57,7 +67,15 @@ SOURCES = list(_examples()) + list(_fixtures())
 
 @pytest.mark.parametrize("source", SOURCES)
 def test_examples_and_fixtures(source):
-    _check(source)
+    """Linted in full, an example or fixture with a diagnostic is one the prefilter keeps."""
+    full, filtered = _linters(select_rules(select=["ALL"]))
+    found = full.lint_source(source, "m.py").diagnostics
+    text_only = {rule.CODE for rule in full.noqa_rules} | {"HY000"}
+    if any(d.code not in text_only for d in found):
+        assert might_hold_hybrid_code(source, filtered.prefilter_keys), "the prefilter would skip a file with diagnostics"
+        assert filtered.lint_source(source, "m.py").diagnostics == found
+    else:
+        _check(source)
 
 
 # Every rule example and fixture with its keys spelled differently: now nothing may be reported.
@@ -74,10 +92,10 @@ def _without_keys(source: str) -> str:
 def test_examples_and_fixtures_without_the_keys_report_nothing(source):
     renamed = _without_keys(source)
     assert not might_hold_hybrid_code(renamed, CONTEXT_KEYS + CLASS_KEYS)
-    _check(renamed)
-    full, _, linter = _full_and_filtered(renamed)
+    full, _, linter = _check(renamed)
     text_only = {rule.CODE for rule in linter.noqa_rules}
     assert [d for d in full if d.code not in text_only | {"HY000"}] == []
+    assert not might_hold_hybrid_code(renamed, linter.prefilter_keys)
 
 
 # A project HybridBlock in one file, subclassed in another that overrides only a helper called
