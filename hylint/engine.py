@@ -143,21 +143,29 @@ class Positions:
         self._line_offsets: Optional[List[int]] = None
         self._resolved: Dict[int, Dict[cst.CSTNode, object]] = {}
 
-    def _offsets(self) -> List[int]:
+    def _offset(self, index: int) -> int:
+        """Lines before top-level statement ``index`` (generating the code of the statements before it
+        only, once)."""
         if self._line_offsets is None:
-            offsets = []
-            line = len(self.module.header)
-            for stmt in self.module.body:
-                offsets.append(line)
-                line += _count_newlines(self.module.code_for_node(stmt))
-            self._line_offsets = offsets
-        return self._line_offsets
+            self._line_offsets = [len(self.module.header)]
+        offsets = self._line_offsets
+        while len(offsets) <= index:
+            stmt = self.module.body[len(offsets) - 1]
+            offsets.append(offsets[-1] + _count_newlines(self.module.code_for_node(stmt)))
+        return offsets[index]
 
     def _statement(self, index: int) -> Dict[cst.CSTNode, object]:
         if index not in self._resolved:
             stmt = self.module.body[index]
             mini = self.module.with_changes(body=[stmt], header=[], footer=[])
-            self._resolved[index] = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
+            try:
+                # what MetadataWrapper.resolve(PositionProvider) runs, without its batched visit of the
+                # whole tree (PositionProvider needs none: it is one code generation)
+                provider = PositionProvider()
+                provider._gen_impl(mini)
+                self._resolved[index] = provider._computed
+            except AttributeError:  # pragma: no cover - a libcst without these internals
+                self._resolved[index] = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
         return self._resolved[index]
 
     def span(self, node: cst.CSTNode, statement: int) -> Tuple[Tuple[int, int], Tuple[int, int]]:
@@ -172,7 +180,7 @@ class Positions:
                     break
         if code_range is None:
             raise KeyError("node is not part of this module")
-        shift = self._offsets()[statement]
+        shift = self._offset(statement)
         return ((code_range.start.line + shift, code_range.start.column),
                 (code_range.end.line + shift, code_range.end.column))
 
