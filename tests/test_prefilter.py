@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from hylint.engine import Linter
-from hylint.prefilter import CLASS_KEYS, CONTEXT_KEYS, keys_for, might_hold_hybrid_code, rule_keys
+from hylint.prefilter import (CLASS_KEYS, CLASS_NAMES, CONTEXT_KEYS, class_headers, keys_for, might_hold_hybrid_code,
+                              rule_keys)
 from hylint.registry import all_rules, select_rules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +80,7 @@ def test_examples_and_fixtures(source):
 
 
 # Every rule example and fixture with its keys spelled differently: now nothing may be reported.
-RENAMES = [("hybrid_forward", "hybrid_fwd_X")] + [(key, key.lower() + "X") for key in CLASS_KEYS]
+RENAMES = [("hybrid_forward", "hybrid_fwd_X")] + [(name, name.lower() + "X") for name in CLASS_NAMES]
 
 
 def _without_keys(source: str) -> str:
@@ -168,7 +169,7 @@ def test_class_keys_cover_every_block_base_name():
 
     names = set(context.HYBRID_BASE_NAMES) | set(getattr(context, "BLOCK_BASE_NAMES", set()))
     for name in names:
-        assert any(key in name for key in CLASS_KEYS), f"{name} is a block base the prefilter does not key on"
+        assert any(key in name for key in CLASS_NAMES), f"{name} is a block base the prefilter does not key on"
 
 
 def test_linter_with_a_structure_rule_parses_class_files():
@@ -221,3 +222,16 @@ def test_benchmark_corpus():
         found = [d for d in full.lint_source(text, str(path)).diagnostics if d.code != "HY000"]
         assert found == [], f"{path}: skipped by the prefilter but has {found[0].code}"
     assert skipped > 100
+
+
+def test_class_keys_look_in_class_headers_only():
+    keys = CLASS_KEYS
+    assert might_hold_hybrid_code("class N(nn.HybridBlock):\n    pass\n", keys)
+    assert might_hold_hybrid_code("class N(\n    # a comment (with a paren\n    nn.Block,\n):\n    pass\n", keys)
+    assert might_hold_hybrid_code("class \\\n    N(gluon.nn.Sequential): pass\n", keys)
+    assert might_hold_hybrid_code("if True:\n    class N(Base, metaclass=M):\n        pass\n    class M(Lambda): pass\n", keys)
+    assert might_hold_hybrid_code("class N(Base[')'], Block): pass\n", keys)
+    # blocks used, imported or mentioned, but no class deriving from one
+    assert not might_hold_hybrid_code("from mxnet.gluon import Block\nnet = nn.HybridSequential()\n", keys)
+    assert not might_hold_hybrid_code('class N(object):\n    """A Block."""\n    def f(self, x: Block): pass\n', keys)
+    assert list(class_headers("class A(B, (C)) : pass\nclass D(E")) == ["B, (C)", "E"]
