@@ -104,7 +104,8 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
     if fmt not in FORMATS:
         raise UsageError(f"unknown output format {fmt!r} (choose from: {', '.join(FORMATS)})")
     selection = _Selection(_split_codes(select) or config.select, config.extend_select + _split_codes(extend_select),
-                           config.ignore + _split_codes(ignore), config.per_file_ignores, config.root)
+                           config.ignore + _split_codes(ignore), config.per_file_ignores, config.root,
+                           (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore)))
     from hylint.runner import DIFF, FIX, LINT, process_stdin
 
     mode = DIFF if diff else FIX if fix_mode else LINT
@@ -206,7 +207,7 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
         render(fmt, report, out)
     out.flush()
     if any(outcome.failed for outcome in outcomes):
-        return EXIT_ERROR
+        return EXIT_ERROR  # a file could not be checked or written (its message is on stderr)
     if exit_zero:
         return EXIT_OK
     if exit_non_zero_on_fix and fixed_by_code:
@@ -221,10 +222,11 @@ class _Selection:
     earlier run validated this exact selection.
     """
 
-    def __init__(self, select, extend_select, ignore, per_file_ignores, root: Path) -> None:
+    def __init__(self, select, extend_select, ignore, per_file_ignores, root: Path, options=()) -> None:
         self.select, self.extend_select, self.ignore = tuple(select), tuple(extend_select), tuple(ignore)
         self.per_file_ignore_codes = tuple(per_file_ignores)
         self.root = root
+        self.options = tuple((option, tuple(values)) for option, values in options)  # to name a bad one
         self._rules = None
         self._per_file_ignores = None
         self._linter = None
@@ -233,6 +235,12 @@ class _Selection:
         if self._rules is None:
             from hylint.registry import UnknownRuleError, expand, select_rules
 
+            for option, values in self.options:
+                for value in _split_codes(values):
+                    try:
+                        expand(value)
+                    except UnknownRuleError as error:
+                        raise UsageError(f"{option}: {error}") from None
             try:
                 self._rules = select_rules(self.select, self.extend_select, self.ignore)
                 self._per_file_ignores = [(pattern, set().union(*(expand(c) for c in codes)) if codes else set())
@@ -291,3 +299,123 @@ def rule(code: Optional[str], show_all: bool) -> None:
     click.echo(f"Default: {'on' if rule_type.DEFAULT_ENABLED else 'off'}. "
                f"Fix: {'available' if rule_type.fixable() else 'none'}.")
     click.echo(rule_type.DOC.rstrip())
+
+
+@main.command()
+@click.argument("target", required=False)
+@click.option("--input", "inputs", multiple=True, metavar="SHAPE",
+              help="Shape of a positional input, e.g. 16x1x28x28 (once per input; float32, seeded normal(0, 1)).")
+@click.option("--kwargs", "kwargs_json", default=None, metavar="JSON", help="Constructor arguments, a JSON object.")
+@click.option("--backend", type=click.Choice(["numpy", "mxnet"]), default=None,
+              help="numpy: hylint's reference runtime (default, no MXNet needed); mxnet: the installed MXNet.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the parameters and inputs.")
+@click.option("--output-format", type=click.Choice(["full", "json"]), default="full", show_default=True)
+@click.option("--fix", is_flag=True, help="Write what `hylint check --fix` would (unless running proved it harmful).")
+@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply unsafe fixes.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+              help="Use this pyproject.toml (or hylint.toml) instead of the nearest one.")
+def verify(target: Optional[str], inputs: Tuple[str, ...], kwargs_json: Optional[str], backend: Optional[str],
+           seed: int, output_format: str, fix: bool, unsafe_fixes: Optional[bool], config_path: Optional[str]) -> None:
+    """Run TARGET (path/to/file.py::Name) eagerly and hybridized, fix it in memory and prove the fix.
+
+    Without TARGET, every [[tool.hylint.verify]] entry of pyproject.toml is run (a CI gate).
+    Exit 0 when the block (or its fixed source) hybridizes with the eager output, 1 when not, 2 for errors."""
+    try:
+        code = _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsafe_fixes, config_path)
+    except UsageError as error:
+        click.echo(f"hylint: error: {error}", err=True)
+        code = EXIT_ERROR
+    except KeyboardInterrupt:
+        click.echo("hylint: interrupted", err=True)
+        code = 130
+    except Exception as error:  # never a traceback for users; HYLINT_DEBUG=1 shows it
+        if os.environ.get("HYLINT_DEBUG"):
+            raise
+        click.echo(f"hylint: internal error: {type(error).__name__}: {error} (set HYLINT_DEBUG=1 for details)",
+                   err=True)
+        code = EXIT_ERROR
+    sys.exit(code)
+
+
+def _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsafe_fixes, config_path) -> int:
+    import json
+
+    from hylint import verify as verifier
+    from hylint.config import ConfigError, load_config
+    from hylint.registry import UnknownRuleError, expand, select_rules
+
+    try:
+        config = load_config(Path(config_path) if config_path else None)
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    unsafe = unsafe_fixes if unsafe_fixes is not None else config.unsafe_fixes
+    try:
+        if target is not None:
+            path, name = verifier.parse_target(target)
+            if not inputs:
+                raise UsageError("give the shape of each positional input with --input (e.g. --input 2x3)")
+            kwargs = {}
+            if kwargs_json is not None:
+                try:
+                    kwargs = json.loads(kwargs_json)
+                except ValueError as error:
+                    raise UsageError(f"--kwargs is not valid JSON: {error}") from None
+                if not isinstance(kwargs, dict):
+                    raise UsageError("--kwargs must be a JSON object, e.g. '{\"units\": 4}'")
+            targets = [verifier.Target(path, name, [verifier.parse_shape(s) for s in inputs], kwargs,
+                                       backend or "numpy", seed)]
+        else:
+            if inputs or kwargs_json is not None:
+                raise UsageError("--input and --kwargs need a TARGET")
+            where = str(config.path) if config.path else "pyproject.toml"
+            targets = verifier.targets_from_config(config.verify, config.root, where)
+            if not targets:
+                raise UsageError("no TARGET given and no [[tool.hylint.verify]] entries in "
+                                 + (str(config.path) if config.path else "a pyproject.toml [tool.hylint]"))
+            for entry in targets:
+                entry.seed = seed
+                entry.backend = backend or entry.backend
+        rules = select_rules(config.select, config.extend_select, config.ignore)
+        per_file_ignores = [(pattern, set().union(*(expand(c) for c in codes)) if codes else set())
+                            for pattern, codes in config.per_file_ignores]
+    except verifier.VerifyError as error:
+        raise UsageError(str(error)) from None
+    except UnknownRuleError as error:
+        raise UsageError(str(error)) from None
+
+    from hylint.discovery import matches_any
+    from hylint.engine import Linter
+    from hylint.files import SourceError, WriteError, read_source, write_atomic
+
+    reports, failed = [], False
+    for item in targets:
+        ignored = {code for pattern, codes in per_file_ignores
+                   if matches_any(Path(item.path), [pattern], config.root) for code in codes}
+        linter = Linter([rule for rule in rules if rule.CODE not in ignored])
+        try:
+            report = verifier.verify_target(item, linter, unsafe)
+        except verifier.VerifyError as error:
+            click.echo(f"hylint: error: {error}", err=True)
+            details = getattr(error, "details", "")
+            if details:
+                click.echo(details, err=True)
+            failed = True
+            continue
+        if fix and verifier.can_write(report):
+            try:
+                source = read_source(Path(item.path))
+                write_atomic(source, report.check_fix_source)
+                report.written = True
+            except (SourceError, WriteError) as error:
+                click.echo(f"hylint: error: {item.path}: cannot write the fixes: {error}", err=True)
+                failed = True
+        elif fix and report.check_fix_source is not None:
+            report.notes.append("not written: running the fixed source showed the fixes change its results")
+        reports.append(report)
+        if output_format == "full":
+            click.echo(verifier.render_full(report))
+    if output_format == "json":
+        click.echo(json.dumps([report.to_json() for report in reports], indent=2))
+    if failed:
+        return EXIT_ERROR
+    return max((report.exit_code for report in reports), default=EXIT_OK)

@@ -63,6 +63,8 @@ def _read_toml(path: Path) -> Dict[str, Any]:
             return tomllib.load(handle)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: not valid UTF-8 ({error.reason})") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
 
@@ -110,4 +112,20 @@ def parse_table(table: Dict[str, Any], path: Path) -> Config:
             if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
                 raise ConfigError(f"{where}: `verify` must be an array of tables ([[tool.hylint.verify]])")
             values[attr] = tuple(value)
+    _check_codes(values, where)
     return Config(path=path, root=path.parent.resolve(), **values)
+
+
+def _check_codes(values: Dict[str, Any], where: str) -> None:
+    """Unknown rule codes in select / extend-select / ignore / per-file-ignores: an error naming the key."""
+    from hylint.registry import UnknownRuleError, expand
+
+    lists = [(key, values.get(key.replace("-", "_"), ())) for key in ("select", "extend-select", "ignore")]
+    lists += [(f"per-file-ignores.\"{pattern}\"", codes) for pattern, codes in values.get("per_file_ignores", ())]
+    for key, codes in lists:
+        for code in codes:
+            try:
+                expand(code)
+            except UnknownRuleError as error:
+                raise ConfigError(f"{where}: `{key}`: {error}") from None
+

@@ -745,8 +745,10 @@ class HybridContext:
     def _unpack(self, value: Value, index: int) -> Value:
         if value.elements and index < len(value.elements):
             return value.elements[index]
-        if value.kind in (Kind.MULTI, Kind.SEQ):
+        if value.kind is Kind.MULTI:
             return tensor()
+        if value.kind is Kind.SEQ:  # `a, b = states`: the parts may be tensors or lists (nested states)
+            return tensor(certain=False)
         if value.kind is Kind.CHILD:
             return Value(Kind.CHILD, certain=False)
         if value.kind is Kind.TENSOR:
@@ -1093,7 +1095,8 @@ class HybridContext:
         if short in ("split", "SliceChannel"):
             count = call_arg(node, 1, "num_outputs")
             return multi(literal_int(count.value) if count is not None else None)
-        if short == "split_v2":
+        if short == "split_v2" or short in optable.MULTI_OUTPUT_OPS or \
+                short in optable.MULTI_OUTPUT_FLAGS and is_true(keyword_value(node, optable.MULTI_OUTPUT_FLAGS[short])):
             return Value(Kind.MULTI)
         if short == "topk":
             ret = keyword_value(node, "ret_typ")

@@ -172,7 +172,8 @@ def discover(paths: Sequence[str], exclude: Sequence[str], root: Path, force_exc
     seen = set()
 
     def add(path: Path) -> None:
-        key = os.path.normcase(os.path.abspath(path))
+        # one file reached twice (the same path given twice, or a link to a file also found) is checked once
+        key = os.path.normcase(os.path.realpath(path))
         if key not in seen:
             seen.add(key)
             files.append(path)
@@ -227,5 +228,17 @@ def _walk(top: Path, exclude: Sequence[str], root: Path, respect_gitignore: bool
             if is_dir:
                 subfolders.append(path)
             elif entry.name.endswith((".py", ".pyi")):
+                if entry.is_symlink() and _points_outside(path, absolute_top):
+                    continue  # like black: a link out of the folder being walked is not followed
                 yield path
         stack.extend(reversed(subfolders))
+
+
+def _points_outside(link: Path, top: Path) -> bool:
+    """A symlink whose target lies outside ``top`` (a dangling or looping link does not: it gets HY001)."""
+    try:
+        target = link.resolve(strict=True)
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
+        return False
+    real_top = Path(os.path.realpath(top))
+    return target != real_top and real_top not in target.parents

@@ -262,13 +262,33 @@ class LintResult:
     messages: List[str] = field(default_factory=list)  # problems met while fixing
 
 
-def syntax_error_diagnostic(error: Exception, filename: str) -> Diagnostic:
+def syntax_error_diagnostic(error: Exception, filename: str, source: Optional[str] = None) -> Diagnostic:
+    python = _python_syntax_error(source) if source is not None else None
+    if python is not None:  # CPython's own message and position are clearer than the parser's token list
+        row, col, message = python
+        return Diagnostic("HY000", "syntax-error", message, filename, (row, col), (row, col))
     if isinstance(error, cst.ParserSyntaxError):
         row, col = error.raw_line, error.raw_column
         message = f"SyntaxError: {error.message}"
     else:  # pragma: no cover - libcst raises ParserSyntaxError for syntax errors
         row, col, message = 1, 0, f"SyntaxError: {error}"
     return Diagnostic("HY000", "syntax-error", message, filename, (row, col + 1), (row, col + 1))
+
+
+def _python_syntax_error(source: str) -> Optional[Tuple[int, int, str]]:
+    """(row, column 1-based, message) of the error CPython reports for ``source``, if it reports one."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            compile(source, "<hylint>", "exec", dont_inherit=True, flags=0x400)  # ast.PyCF_ONLY_AST
+    except SyntaxError as error:
+        name = type(error).__name__  # SyntaxError, IndentationError, TabError
+        return max(error.lineno or 1, 1), max(error.offset or 1, 1), f"{name}: {error.msg}"
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    return None
 
 
 class Linter:
@@ -290,7 +310,7 @@ class Linter:
         try:
             module = cst.parse_module(source)
         except cst.ParserSyntaxError as error:
-            diagnostics = [syntax_error_diagnostic(error, filename)] if "HY000" in self.codes else []
+            diagnostics = [syntax_error_diagnostic(error, filename, source)] if "HY000" in self.codes else []
             return LintResult(diagnostics, source)
         except RecursionError:
             return LintResult([Diagnostic("HY000", "syntax-error", "SyntaxError: too deeply nested to parse",

@@ -32,18 +32,26 @@ def decode(raw: bytes, name: str = "<stdin>") -> SourceFile:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
     except SyntaxError as error:
+        if "invalid or missing encoding declaration" in str(error):  # bytes that are not UTF-8, no cookie
+            raise SourceError("not valid UTF-8 and no coding cookie declares another encoding") from None
         raise SourceError(f"cannot detect the encoding: {error}") from None
     try:
         text = raw.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as error:
-        raise SourceError(f"not valid {encoding}: {error.reason if hasattr(error, 'reason') else error}") from None
+    except UnicodeDecodeError as error:
+        row = raw.count(b"\n", 0, error.start) + 1
+        raise SourceError(f"not valid {encoding} (line {row}): {error.reason}") from None
+    except LookupError as error:
+        raise SourceError(f"not valid {encoding}: {error}") from None
     return SourceFile(Path(name), text, encoding, raw)
 
 
 def read_source(path: Path) -> SourceFile:
     try:
-        if path.is_dir():
+        info = os.stat(path)  # follows symlinks: a loop or a dangling link raises here
+        if stat.S_ISDIR(info.st_mode):
             raise SourceError("is a directory")
+        if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
+            raise SourceError("not a regular file")
         raw = path.read_bytes()
     except SourceError:
         raise
@@ -67,12 +75,16 @@ def write_atomic(source: SourceFile, text: str) -> None:
     """
     data = encode(source, text)
     path = source.path
+    if path.is_symlink():  # write the file the link points to; the link stays a link
+        path = Path(os.path.realpath(path))
     folder = path.parent if str(path.parent) else Path(".")
     try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
+        info = os.stat(path)
     except OSError as error:
         raise WriteError(error.strerror or str(error)) from None
-    if not os.access(path, os.W_OK):
+    mode = stat.S_IMODE(info.st_mode)
+    # the mode bits decide, for root too (root may write anything, but a read-only file says "keep")
+    if not os.access(path, os.W_OK) or not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
         raise WriteError("file is read-only")
     try:
         handle = tempfile.NamedTemporaryFile("wb", dir=folder, prefix=f".{path.name}.", suffix=".hylint-tmp",
@@ -85,12 +97,19 @@ def write_atomic(source: SourceFile, text: str) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(handle.name, mode)
+        if hasattr(os, "chown") and (info.st_uid, info.st_gid) != (os.getuid(), os.getgid()):
+            try:  # keep the owner when root fixes another user's file
+                os.chown(handle.name, info.st_uid, info.st_gid)
+            except OSError:
+                pass
         if path.read_bytes() != source.raw:
             raise WriteError("file changed on disk while hylint was fixing it; not overwritten")
         os.replace(handle.name, path)
-    except BaseException:
+    except BaseException as error:
         try:
             os.unlink(handle.name)
         except OSError:
             pass
+        if isinstance(error, OSError):  # disk full, the file removed meanwhile, ...
+            raise WriteError(error.strerror or str(error)) from None
         raise

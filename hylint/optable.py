@@ -86,3 +86,12 @@ def is_data_position(op: str, index: int) -> bool:
 
 def is_data_keyword(keyword: str) -> bool:
     return keyword in DATA_KEYWORDS
+
+
+# operators whose result has several outputs (`[i]` selects an output, eagerly and hybridized alike);
+# counted with `len(mx.sym.<op>(...).list_outputs())` on MXNet 1.9.1 with default arguments
+MULTI_OUTPUT_OPS = {"bipartite_matching", "box_encode", "MultiBoxTarget",
+                    "hawkesll", "gelqf", "syevd", "slogdet", "linalg_gelqf", "linalg_syevd", "linalg_slogdet"}
+# ... and those with several outputs when a flag asks for them: op -> keyword
+MULTI_OUTPUT_FLAGS = {"BatchNorm": "output_mean_var", "RNN": "state_outputs", "Proposal": "output_score",
+                      "MultiProposal": "output_score"}

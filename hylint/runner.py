@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
@@ -24,7 +25,7 @@ class FileOutcome:
     diff: str = ""  # unified diff (DIFF mode)
     fixed_text: Optional[str] = None  # the fixed source, when it differs
     messages: List[str] = field(default_factory=list)  # problems to tell the user (stderr)
-    failed: bool = False  # an error (fix loop did not converge, file not writable): exit code 2
+    failed: bool = False  # an error (hylint failed on the file, fix loop did not converge, file not writable): exit 2
 
 
 def unreadable(filename: str, reason: str) -> Diagnostic:
@@ -74,6 +75,23 @@ def process_source(source: SourceFile, filename: str, linter: Linter, mode: str,
 
 
 def process_path(path: Path, linter: Linter, mode: str, unsafe: bool) -> FileOutcome:
+    try:
+        return _process_path(path, linter, mode, unsafe)
+    except Exception as error:  # one file must not stop the run; HYLINT_DEBUG=1 shows the traceback
+        return _internal_error(str(path), error)
+
+
+def _internal_error(filename: str, error: Exception) -> FileOutcome:
+    if os.environ.get("HYLINT_DEBUG"):
+        raise error
+    reason = "too deeply nested" if isinstance(error, RecursionError) else f"{type(error).__name__}: {error}"
+    outcome = FileOutcome(filename, failed=True)
+    outcome.messages.append(f"hylint: error: {filename}: internal error, file not checked ({reason}); "
+                            f"set HYLINT_DEBUG=1 for details")
+    return outcome
+
+
+def _process_path(path: Path, linter: Linter, mode: str, unsafe: bool) -> FileOutcome:
     filename = str(path)
     try:
         source = read_source(path)
@@ -92,4 +110,7 @@ def process_stdin(raw: bytes, filename: str, linter: Linter, mode: str, unsafe: 
         outcome = FileOutcome(filename)
         outcome.diagnostics.append(unreadable(filename, str(error)))
         return outcome
-    return process_source(source, filename, linter, mode, unsafe, write=False)
+    try:
+        return process_source(source, filename, linter, mode, unsafe, write=False)
+    except Exception as error:
+        return _internal_error(filename, error)

@@ -157,12 +157,15 @@ def quiet():
 # ------------------------------------------------------------------------------------------------
 # one run
 # ------------------------------------------------------------------------------------------------
-def _call(fn):
-    """{'kind': 'ok'|'error', 'etype', 'message', 'leaves', 'printed'}"""
+def _call(fn, mx=None):
+    """{'kind': 'ok'|'error', 'etype', 'message', 'leaves', 'printed'}; MXNet reports some errors only when the
+    result is read, so the outputs are converted to numpy inside the same guard."""
     with quiet() as buf:
         try:
             out = fn()
             result = {"kind": "ok", "out": out}
+            if mx is not None:
+                result["numpy"] = leaves_of(mx, out)
         except Exception as err:  # noqa: BLE001 - recording what the implementation raised
             result = {"kind": "error", "etype": exc_name(err), "message": exc_head(err)}
     result["printed"] = bool(buf.getvalue().strip())
@@ -184,17 +187,18 @@ def run_pattern(mx, sig, body, inputs, init=None, base="HybridBlock", prefix="ca
             return outcome
     outcome["construct"] = {"kind": "ok"}
 
-    imp = _call(lambda: net(*make_inputs(mx, inputs)))
+    imp = _call(lambda: net(*make_inputs(mx, inputs)), mx)
     net.hybridize()
-    hyb = _call(lambda: net(*make_inputs(mx, inputs)))
+    hyb = _call(lambda: net(*make_inputs(mx, inputs)), mx)
     if hyb["kind"] == "error":
         hyb["kind"] = "graph_error" if net._cached_graph else "trace_error"
-    hyb2 = _call(lambda: net(*make_inputs(mx, inputs)))
+    hyb2 = _call(lambda: net(*make_inputs(mx, inputs)), mx)
     if hyb2["kind"] == "error":
         hyb2["kind"] = "graph_error" if net._cached_graph else "trace_error"
     for name, res in (("imp", imp), ("hyb", hyb), ("hyb2", hyb2)):
         if res["kind"] == "ok":
-            leaves = leaves_of(mx, res.pop("out"))
+            res.pop("out")
+            leaves = res.pop("numpy")
             res["leaves"] = [leaf.tolist() if isinstance(leaf, np.ndarray) else leaf for leaf in leaves]
             res["shapes"] = [list(np.shape(leaf)) if isinstance(leaf, np.ndarray) else None for leaf in leaves]
             res["dtypes"] = [str(leaf.dtype) if isinstance(leaf, np.ndarray) else None for leaf in leaves]
@@ -288,6 +292,28 @@ FLUENT_EXPRESSIONS = [
 ]
 
 
+Y24 = ([[1.0] * 4, [2.0] * 4], "float32")
+
+#: error paths outside mxnet-truth's table: operators given mismatched inputs x (2,3), y (2,4)
+#: (left out: ``F.transpose(x, axes=(0, 0))`` crashes MXNet 1.9.1; size-changing reshapes and zero-size results,
+#: e.g. ``F.reshape(x, shape=(7, -1))`` or ``F.one_hot(x, 0)``, leave a ``delay_alloc`` error in MXNet's engine
+#: that surfaces in later, unrelated calls)
+ERROR_PROBES = [
+    "return F.concat(x, y, dim=0)", "return F.dot(x, y)",
+    "return F.slice_axis(x, axis=1, begin=2, end=1)", "return F.split(x, num_outputs=4, axis=1)[0]",
+    "return F.squeeze(x, axis=0)", "return F.broadcast_add(x, y)", "return F.stack(x, y)", "return F.batch_dot(x, y)",
+    "return F.FullyConnected(x, y, num_hidden=3, no_bias=True)", "return F.reshape(x, shape=(-1, -1))",
+    "return F.sum(x, axis=3)", "return F.softmax(x, axis=2)", "return F.expand_dims(x, axis=4)",
+    "return F.slice(x, begin=(0, 0, 0), end=(1, 1, 1))", "return F.tile(x, reps=(0,))", "return F.where(x, x, y)",
+    "return F.Embedding(x, y, input_dim=3, output_dim=3)",
+    "return F.Pooling(x, kernel=(2, 2), pool_type='max')",
+    "return F.Convolution(x, y, kernel=(3,), num_filter=2, no_bias=True)", "return F.LayerNorm(x, y, y)",
+    "return F.pick(x, y)", "return F.broadcast_to(x, shape=(4, 3))", "return F.Activation(x, act_type='gelu')",
+    "return F.reshape_like(x, y)", "return F.elemwise_mul(x, y)",
+    "return F.arange(0, 3) + x", "return F.take(x, y, axis=3)", "return F.sum(x, axis=-3)",
+]
+
+
 def variants():
     """[(variant_id, row_id, spec)] for every pattern row, rewrite and fluent expression."""
     from runtime_case_table import ROWS
@@ -303,6 +329,10 @@ def variants():
                 if key in rw:
                     spec[key] = rw[key]
             out.append(("%s.rw%d" % (row["id"], i + 1), row["id"], spec))
+    for body in ERROR_PROBES:
+        spec = {"sig": "x, y", "inputs": [X23, Y24], "init": None, "base": "HybridBlock", "compare": "allclose",
+                "body": body, "kind": "probe"}
+        out.append(("probe:" + body[len("return "):], "error_probes", spec))
     for expr in FLUENT_EXPRESSIONS:
         spec = {"sig": "x", "inputs": [X23], "init": None, "base": "HybridBlock", "compare": "allclose",
                 "body": "return " + expr, "kind": "fluent"}

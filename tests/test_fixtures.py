@@ -3,7 +3,9 @@
 Conventions (docs/architecture.md): ``before.py`` carries ``# expect: CODE[, CODE]`` on each line where
 a diagnostic starts; ``after.py`` is exactly what ``hylint check --fix`` makes of ``before.py``, with
 ``# expect:`` only on the diagnostics that remain; an optional ``after_unsafe.py`` is the same with
-``--unsafe-fixes``. The rules are the default set plus the folder's code (so opt-in rules are exercised).
+``--unsafe-fixes`` (present exactly when that makes more of ``before.py``). The rules are the default set
+plus the folder's code (so opt-in rules are exercised). Numerics (``hylint.verify``, on MXNet and on the
+reference runtime) and the per-block declarations RANDOM, BETWEEN, FAILS and SHOWS_IN: docs/architecture.md.
 
 Regenerate the after files of a folder (then read them critically before committing)::
 
@@ -11,13 +13,20 @@ Regenerate the after files of a folder (then read them critically before committ
 """
 from __future__ import annotations
 
+import ast
+import contextlib
+import io
 import re
 import sys
+import warnings
 from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple
+from types import SimpleNamespace
+from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,6 +36,8 @@ from hylint.context import analyze_module  # noqa: E402
 from hylint.diagnostic import Applicability  # noqa: E402
 from hylint.engine import Linter  # noqa: E402
 from hylint.registry import all_rules, select_rules  # noqa: E402
+from hylint.verify import (DIFFERENT, ERROR, OK, Outcome, build, difference, first_line, flatten_outputs,  # noqa: E402
+                           make_inputs, set_parameters)
 
 FIXTURES = ROOT / "fixtures"
 EXPECT = re.compile(r"[ \t]*# expect: *([A-Z0-9, ]+?)[ \t]*$")
@@ -109,8 +120,12 @@ def test_diagnostics_land_on_expect_lines(folder):
 def test_fixing_before_gives_after(folder):
     assert (folder / "after.py").is_file(), f"{folder.name}/after.py is missing"
     assert fixed(folder) == (folder / "after.py").read_text()
+    unsafe = fixed(folder, unsafe=True)
     if (folder / "after_unsafe.py").is_file():
-        assert fixed(folder, unsafe=True) == (folder / "after_unsafe.py").read_text()
+        assert unsafe == (folder / "after_unsafe.py").read_text()
+        assert unsafe != (folder / "after.py").read_text(), "after_unsafe.py is after.py: delete it"
+    else:
+        assert unsafe == (folder / "after.py").read_text(), "unsafe fixes change more: regenerate after_unsafe.py"
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=IDS)
@@ -162,7 +177,7 @@ def test_check_fix_on_a_copy_leaves_only_diagnostics_without_fix(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# numerics
+# blocks: EXAMPLES and the blocks an `# expect:` flags
 
 
 def _examples(module: cst.Module) -> Dict[str, object]:
@@ -176,11 +191,10 @@ def _examples(module: cst.Module) -> Dict[str, object]:
     return {}
 
 
-def flagged_blocks(path: Path, default_only: bool) -> Set[str]:
-    """Blocks holding an `# expect:` (for a default-on rule, or any), directly or through a child block."""
+def flagged_blocks(path: Path, codes: Callable[[str], bool]) -> Set[str]:
+    """Blocks holding an `# expect:` for a code that ``codes`` accepts, directly or through a child block."""
     text = path.read_text()
-    rules = all_rules()
-    lines = {line for (line, code) in expectations(text) if rules[code].DEFAULT_ENABLED or not default_only}
+    lines = {line for (line, code) in expectations(text) if codes(code)}
     module = cst.parse_module(text)
     wrapper = cst.metadata.MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(cst.metadata.PositionProvider)
@@ -200,40 +214,352 @@ def flagged_blocks(path: Path, default_only: bool) -> Set[str]:
     return flagged
 
 
+# ---------------------------------------------------------------------------------------------
+# per-block declarations (module-level in before.py; docs/architecture.md, "Fixture declarations")
+
+SHOWS = ("training", "backward", "print", "attributes", "graph")
+FAILS_FORMAT = re.compile(r"(eager|construct) ([A-Za-z_]\w*)$")
+
+
+@dataclass(frozen=True)
+class BlockOptions:
+    random: bool = False                    # RANDOM: outputs (and gradients) compared by count and shape
+    between: Optional[Callable] = None      # BETWEEN: called on the block between its two calls
+    fails: Optional[Tuple[str, str]] = None  # FAILS: ("eager" | "construct", exception type), on purpose
+    shows_in: FrozenSet[str] = frozenset()   # SHOWS_IN: where else the hazard shows (SHOWS)
+
+    @property
+    def observed(self) -> bool:
+        """Whether the block needs the observed scenario rather than verify's plain eager/hybridized run."""
+        return self.between is not None or self.fails is not None or bool(self.shows_in)
+
+
+def _names(value: object) -> FrozenSet[str]:
+    return frozenset([value] if isinstance(value, str) else value or ())
+
+
+def block_options(namespace: Dict[str, object], name: str) -> BlockOptions:
+    """The declarations of block ``name`` in a module's namespace (literals, and BETWEEN's callables)."""
+    fails = namespace.get("FAILS", {}).get(name)
+    match = FAILS_FORMAT.match(fails) if isinstance(fails, str) else None
+    return BlockOptions(random=name in namespace.get("RANDOM", ()),
+                        between=namespace.get("BETWEEN", {}).get(name),
+                        fails=match.groups() if match else None,
+                        shows_in=_names(namespace.get("SHOWS_IN", {}).get(name)))
+
+
+def declarations(path: Path) -> Dict[str, Dict[str, object]]:
+    """The module-level RANDOM, BETWEEN, FAILS and SHOWS_IN of a fixture file, read without running it
+    (BETWEEN's values are callables: only its keys are read)."""
+    found: Dict[str, Dict[str, object]] = {}
+    for stmt in ast.parse(path.read_text()).body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            target = stmt.targets[0].id
+            if target == "BETWEEN" and isinstance(stmt.value, ast.Dict):
+                found[target] = {ast.literal_eval(key): None for key in stmt.value.keys}
+            elif target in ("RANDOM", "FAILS", "SHOWS_IN"):
+                value = ast.literal_eval(stmt.value)
+                found[target] = dict.fromkeys(value) if target == "RANDOM" else dict(value)
+    return found
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=IDS)
+def test_block_declarations_are_valid(folder):
+    before = folder / "before.py"
+    declared = declarations(before)
+    blocks = set(_examples(cst.parse_module(before.read_text())))
+    flagged = must_fail_blocks(folder, before)
+    for kind, entries in declared.items():
+        assert set(entries) <= blocks, f"{kind} names blocks that EXAMPLES does not: {set(entries) - blocks}"
+    for name, value in declared.get("FAILS", {}).items():
+        assert isinstance(value, str) and FAILS_FORMAT.match(value), \
+            f"FAILS[{name!r}] = {value!r} is not 'eager ExceptionType' or 'construct ExceptionType'"
+    for name, value in declared.get("SHOWS_IN", {}).items():
+        assert _names(value) and _names(value) <= set(SHOWS), f"SHOWS_IN[{name!r}] = {value!r} (known: {SHOWS})"
+    for kind in ("FAILS", "SHOWS_IN"):  # they describe a hazard: only a block that must break has one
+        assert set(declared.get(kind, {})) <= flagged, f"{kind} names blocks without a hazard: " \
+                                                        f"{set(declared[kind]) - flagged}"
+    for name in ("after.py", "after_unsafe.py"):  # the fixes carry the declarations over unchanged
+        if (folder / name).is_file():
+            assert declarations(folder / name) == declared, name
+
+
+# ---------------------------------------------------------------------------------------------
+# the observed scenario: one fresh block in one mode, built by verify, then
+#   call 1, BETWEEN, call 2 (predict mode) [, call 3 under autograd.record() with backward]
+# with the printed text, public scalar attributes and (hybridized) whether a graph was built
+
+
+@dataclass
+class Observation:
+    calls: List[Outcome]                 # [construction or first-call failure] or the scenario's calls
+    gradients: Optional[Outcome] = None  # input gradients of the recorded call (as outputs)
+    printed: str = ""
+    attributes: Dict[str, object] = field(default_factory=dict)
+    graph: Optional[bool] = None
+
+    @property
+    def failure(self) -> Optional[Outcome]:
+        return next((o for o in self.calls if o.status != OK), None)
+
+
+def _salvage(value: object) -> List[np.ndarray]:
+    """Values of a numpy object array of NDArrays (numpy applied to an NDArray eagerly: HY804), with the
+    size-1 axes numpy added at the end dropped; [] for anything else."""
+    if not (isinstance(value, np.ndarray) and value.dtype == object):
+        return []
+    try:
+        values = np.array([float(np.asarray(e.asnumpy()).reshape(-1)[0]) for e in value.flat], dtype="float32")
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return []
+    shape = list(value.shape)
+    while len(shape) > 1 and shape[-1] == 1:
+        shape.pop()
+    return [values.reshape(shape)]
+
+
+def _observed_call(mx, block, specs, seed: int, record: bool) -> Tuple[Outcome, Optional[Outcome]]:
+    """One call (recorded: under autograd.record(), then backward): its outcome and, recorded, the gradients
+    of its inputs. An output that is not an NDArray is an ERROR (verify's rule) keeping salvaged values."""
+    inputs = make_inputs(mx, specs, seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            if not record:
+                value = block(*inputs)
+            else:
+                for array in inputs:
+                    array.attach_grad()
+                with mx.autograd.record():
+                    value = block(*inputs)
+            outputs = flatten_outputs(value)
+        except TypeError as error:  # verify's "not an NDArray", or the block's own TypeError
+            return Outcome(ERROR, "TypeError", first_line(error), outputs=_salvage(locals().get("value"))), None
+        except Exception as error:
+            return Outcome(ERROR, type(error).__name__, first_line(error)), None
+        if not record:
+            return Outcome(OK, outputs=outputs), None
+        try:
+            heads = [head for head in _heads(value) if np.dtype(head.dtype).kind == "f"]
+            mx.autograd.backward(heads)
+            gradients = Outcome(OK, outputs=[array.grad.asnumpy() for array in inputs])
+        except Exception as error:
+            gradients = Outcome(ERROR, type(error).__name__, first_line(error))
+    return Outcome(OK, outputs=outputs), gradients
+
+
+def _heads(value: object) -> List[object]:
+    return [leaf for item in value for leaf in _heads(item)] if isinstance(value, (list, tuple)) else [value]
+
+
+def observe(mx, module, name: str, specs, options: BlockOptions, hybrid: bool, seed: int = 0) -> Observation:
+    cls = getattr(module, name)
+
+    def make():  # hybridized before its first call, so a block that fails eagerly can still be traced
+        block = cls()
+        if hybrid:
+            block.hybridize()
+        return block
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()):
+        block, built = build(mx, SimpleNamespace(**{name: make}), name, specs, seed)
+    if block is None:
+        return Observation([built])
+    if built.status != OK:  # the first call failed: the scenario shows how (parameters as far as known)
+        with contextlib.suppress(Exception):
+            set_parameters(mx, block, seed)
+    observation = Observation([])
+    with contextlib.redirect_stdout(printed):
+        observation.calls.append(_observed_call(mx, block, specs, seed, False)[0])
+        if options.between is not None:
+            options.between(block)
+        observation.calls.append(_observed_call(mx, block, specs, seed, False)[0])
+        if options.shows_in & {"training", "backward"}:
+            recorded, observation.gradients = _observed_call(mx, block, specs, seed, True)
+            observation.calls.append(recorded)
+    observation.printed = printed.getvalue()
+    observation.attributes = {key: value for key, value in vars(block).items()
+                              if not key.startswith("_") and isinstance(value, (bool, int, float, str))}
+    if hybrid and isinstance(block, mx.gluon.HybridBlock):
+        observation.graph = bool(getattr(block, "_cached_graph", None))
+    return observation
+
+
+def _outcomes_differ(expected: Outcome, got: Outcome, random: bool) -> Optional[str]:
+    if expected.status == ERROR or got.status == ERROR:
+        same = expected.status == got.status and expected.error_type == got.error_type
+        return None if same else f"{got.describe()} where expected {expected.describe()}"
+    if random:  # random ops: only the count and shapes of the outputs are reproducible
+        shapes = [a.shape for a in expected.outputs], [b.shape for b in got.outputs]
+        return None if shapes[0] == shapes[1] else f"output shapes {shapes[1]} instead of {shapes[0]}"
+    return difference(expected.outputs, got.outputs)
+
+
+def observed_difference(expected: Observation, got: Observation, options: BlockOptions) -> Optional[str]:
+    """Why ``got`` differs from ``expected`` in the calls' outcomes and in what SHOWS_IN declares; None if not."""
+    if len(expected.calls) != len(got.calls):
+        return f"{got.failure.describe() if got.failure else 'ran'} where expected " \
+               f"{expected.failure.describe() if expected.failure else 'ran'}"
+    for number, (a, b) in enumerate(zip(expected.calls, got.calls), 1):
+        why = _outcomes_differ(a, b, options.random)
+        if why:
+            return f"call {number}: {why}"
+    if "backward" in options.shows_in and expected.gradients is not None and got.gradients is not None:
+        why = _outcomes_differ(expected.gradients, got.gradients, options.random)
+        if why:
+            return f"input gradients: {why}"
+    if "print" in options.shows_in and expected.printed != got.printed:
+        return f"printed {got.printed!r} instead of {expected.printed!r}"
+    if "attributes" in options.shows_in and expected.attributes != got.attributes:
+        return f"attributes {got.attributes} instead of {expected.attributes}"
+    if "graph" in options.shows_in and got.graph is False:
+        return "hybridize() built no graph"
+    return None
+
+
+def _fails_as_declared(observation: Observation, options: BlockOptions) -> Optional[str]:
+    stage, error_type = options.fails
+    failure = observation.failure
+    if failure is None:
+        return f"runs, but FAILS declares it fails ({stage} {error_type})"
+    got = "construct" if failure.message.startswith("constructing: ") else "eager"
+    if (got, failure.error_type) != (stage, error_type):
+        return f"fails {got}: {failure.describe()}; FAILS declares {stage} {error_type}"
+    return None
+
+
+def _unobservable(mx, observation: Observation, options: BlockOptions) -> bool:
+    """The backend cannot show the declared hazard: the reference runtime has no autograd (backward)."""
+    gradients = observation.gradients
+    return ("backward" in options.shows_in and gradients is not None and gradients.status == ERROR
+            and gradients.error_type == "NotImplementedError" and getattr(mx, "__hylint_runtime__", False))
+
+
+def _check_observed(mx, before, after, after_name: str, name: str, specs, options: BlockOptions,
+                    must: Tuple[bool, bool], may: Tuple[bool, bool]) -> List[str]:
+    """Hazard and fix checks of one declared block: ``must``/``may`` = (before, after) flags."""
+    failures = []
+    eager = observe(mx, before, name, specs, options, hybrid=False)
+    hybrid = observe(mx, before, name, specs, options, hybrid=True)
+    reference: Optional[Observation] = eager
+    if options.fails:
+        why = _fails_as_declared(eager, options)
+        if why:
+            failures.append(f"before.py:{name}: {why}")
+        # what the fix must compute: the traced graph if it works, else numpy's values, else its own eager
+        salvaged = eager.failure is not None and eager.failure.outputs
+        reference = hybrid if hybrid.failure is None else eager if salvaged else None
+        if reference is eager:
+            reference = Observation([replace(o, status=OK) for o in eager.calls], eager.gradients)
+    elif eager.failure is not None:
+        failures.append(f"before.py:{name}: eager run failed: {eager.failure.describe()}")
+        return failures
+    elif not _unobservable(mx, eager, options):
+        why = observed_difference(eager, hybrid, options)
+        if must[0] and why is None:
+            failures.append(f"before.py:{name}: flagged, but hybridizes with equal results")
+        if not may[0] and why is not None:
+            failures.append(f"before.py:{name}: not flagged, but hybridized: {why}")
+
+    fixed_eager = observe(mx, after, name, specs, options, hybrid=False)
+    fixed = observe(mx, after, name, specs, options, hybrid=True)
+    if options.fails and may[1]:  # unfixed: still broken the declared way
+        why = _fails_as_declared(fixed_eager, options)
+        if why:
+            failures.append(f"{after_name}:{name}: {why}")
+        return failures
+    if options.fails:  # fixed: the block works now
+        if fixed_eager.failure is not None:
+            return failures + [f"{after_name}:{name}: the fix still fails eagerly: {fixed_eager.failure.describe()}"]
+        reference = reference or fixed_eager
+        why = observed_difference(reference, fixed_eager, options)
+        if why:
+            failures.append(f"{after_name}:{name}: the fixed block computes eagerly what the original did not: {why}")
+    else:
+        why = observed_difference(eager, fixed_eager, options)
+        if why:
+            failures.append(f"{after_name}:{name}: eager results differ from before.py's: {why}")
+    if _unobservable(mx, fixed_eager, options):
+        return failures
+    why = observed_difference(reference, fixed, options)
+    if must[1] and why is None:
+        failures.append(f"{after_name}:{name}: still flagged, but hybridizes with before.py's results")
+    if not may[1] and why is not None:
+        failures.append(f"{after_name}:{name}: hybridized: {why}")
+    return failures
+
+
+# ---------------------------------------------------------------------------------------------
+# numerics: every block of before.py against its eager self, every block of the after files against
+# before.py's eager results
+
+
+def must_fail_blocks(folder: Path, path: Path) -> Set[str]:
+    """Blocks that must break when hybridized: an `# expect:` for a default-on rule or the folder's own rule
+    (a fixture demonstrates its rule's hazard even when the rule is opt-in)."""
+    return flagged_blocks(path, codes=lambda code: all_rules()[code].DEFAULT_ENABLED or code == folder_code(folder))
+
+
 def _check_numerics(folder: Path, backend_name: str) -> None:
-    from hylint.verify import DIFFERENT, ERROR, OK, compare_files
+    from hylint.verify import backend, compare_files, load_module
 
     failures = []
+    before_path = folder / "before.py"
     for after_name in ("after.py", "after_unsafe.py"):
-        after = folder / after_name
-        if not after.is_file():
+        after_path = folder / after_name
+        if not after_path.is_file():
             continue
-        original, rewritten = compare_files(folder / "before.py", after, backend_name)
-        # must fail: an expect for a default-on rule; must pass: no expect at all (opt-in rules
-        # flag what *may* fail, so a block flagged only by them is held to neither)
-        must_fail_before = flagged_blocks(folder / "before.py", default_only=True)
-        may_fail_before = flagged_blocks(folder / "before.py", default_only=False)
-        must_fail_after = flagged_blocks(after, default_only=True)
-        may_fail_after = flagged_blocks(after, default_only=False)
-        for name, result in original.items():
-            if result.eager.status != OK:
-                failures.append(f"before.py:{name}: eager run failed: {result.eager.describe()}")
-                continue
-            if name in must_fail_before and result.hybrid_status not in (ERROR, DIFFERENT):
-                failures.append(f"before.py:{name}: flagged, but hybridizes with equal output")
-            if name not in may_fail_before and result.hybrid_status != OK:
-                failures.append(f"before.py:{name}: not flagged, but hybridized: {result.hybrid[-1].describe()}")
-        for name, result in rewritten.items():
-            if result.eager.status != OK:
-                failures.append(f"{after_name}:{name}: eager output differs from before.py's: {result.eager.describe()}")
-                continue
-            status = result.hybrid_status
-            if name in must_fail_after and status == OK:
-                failures.append(f"{after_name}:{name}: still flagged, but hybridizes with before.py's output")
-            if name not in may_fail_after and status != OK:
-                failures.append(f"{after_name}:{name}: hybridized: "
-                                f"{next(o for o in result.hybrid if o.status != OK).describe()}")
+        original, rewritten = compare_files(before_path, after_path, backend_name)
+        # must fail: see must_fail_blocks; must pass: no expect at all (opt-in rules flag what *may* fail,
+        # so a block flagged only by them in another rule's folder is held to neither)
+        must_before, must_after = must_fail_blocks(folder, before_path), must_fail_blocks(folder, after_path)
+        may_before = flagged_blocks(before_path, codes=lambda code: True)
+        may_after = flagged_blocks(after_path, codes=lambda code: True)
+        with backend(backend_name) as mx:
+            before, after = load_module(before_path), load_module(after_path)
+            for name, specs in before.EXAMPLES.items():
+                options = block_options(vars(before), name)
+                if options.observed:
+                    failures += _check_observed(mx, before, after, after_name, name, specs, options,
+                                                (name in must_before, name in must_after),
+                                                (name in may_before, name in may_after))
+                    continue
+                result = original[name]
+                if options.random:
+                    result = _by_shape(result, result.eager)
+                if result.eager.status != OK:
+                    failures.append(f"before.py:{name}: eager run failed: {result.eager.describe()}")
+                    continue
+                if name in must_before and result.hybrid_status not in (ERROR, DIFFERENT):
+                    failures.append(f"before.py:{name}: flagged, but hybridizes with equal output")
+                if name not in may_before and result.hybrid_status != OK:
+                    failures.append(f"before.py:{name}: not flagged, but hybridized: {result.hybrid[-1].describe()}")
+                fixed = rewritten[name]
+                if options.random:
+                    fixed = _by_shape(fixed, original[name].eager)
+                if fixed.eager.status != OK:
+                    failures.append(f"{after_name}:{name}: eager output differs from before.py's: "
+                                    f"{fixed.eager.describe()}")
+                    continue
+                status = fixed.hybrid_status
+                if name in must_after and status == OK:
+                    failures.append(f"{after_name}:{name}: still flagged, but hybridizes with before.py's output")
+                if name not in may_after and status != OK:
+                    failures.append(f"{after_name}:{name}: hybridized: "
+                                    f"{next(o for o in fixed.hybrid if o.status != OK).describe()}")
     assert not failures, "\n".join(failures)
+
+
+def _by_shape(result, reference: Outcome):
+    """A RANDOM block's result judged again by output count and shapes only (``reference``: the eager run
+    the outputs were compared with)."""
+    def judged(outcome: Outcome) -> Outcome:
+        if outcome.status == ERROR or reference.status != OK:
+            return outcome
+        why = _outcomes_differ(reference, replace(outcome, status=OK), random=True)
+        return replace(outcome, status=DIFFERENT if why else OK, message=why or "")
+    return replace(result, eager=judged(result.eager), hybrid=[judged(o) for o in result.hybrid])
 
 
 @pytest.mark.mxnet

@@ -13,7 +13,8 @@ from hylint.runtime import ndarray as nd
 from hylint.runtime import ops
 from hylint.runtime import symbol as sym
 
-SETTINGS = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=6, deadline=None, derandomize=True,  # reproducible in CI
+                    suppress_health_check=[HealthCheck.too_slow])
 F32 = np.float32
 
 
@@ -627,8 +628,6 @@ def _act(data):
     return [data.draw(floats(data.draw(shapes())))], {"act_type": data.draw(st.sampled_from(sorted(ACTS)))}
 
 
-CASES["LeakyReLU"] = Case(lambda data: ([data.draw(floats(data.draw(shapes())))], {"slope": 0.1}),
-                          lambda a, slope: np.where(a > 0, a, a * slope))
 CASES["softmax"] = Case(lambda data: (lambda a: ([a], {"axis": data.draw(st.integers(-a.ndim, a.ndim - 1))}))(
     data.draw(floats(data.draw(shapes())))), f64(ref_softmax), rtol=1e-5, atol=1e-6)
 CASES["log_softmax"] = Case(CASES["softmax"].draw, f64(lambda a, axis: np.log(ref_softmax(a, axis))), rtol=1e-4, atol=1e-5)
@@ -678,6 +677,124 @@ def _rnn(data):
     return arrays, {"state_size": h, "num_layers": 1, "mode": mode, "state_outputs": True}
 
 
+def ref_deconv(x, w, b, kernel, stride, pad, num_filter, no_bias):
+    """Transposed convolution as the adjoint of a direct convolution: scatter every input value."""
+    nd_ = len(kernel)
+    full = [(d - 1) * s + k for d, s, k in zip(x.shape[2:], stride, kernel)]
+    out = np.zeros((x.shape[0], num_filter) + tuple(full))
+    for pos in np.ndindex(*x.shape[2:]):
+        for kk in np.ndindex(*kernel):
+            target = tuple(p * s + k for p, s, k in zip(pos, stride, kk))
+            out[(slice(None), slice(None)) + target] += x[(slice(None), slice(None)) + pos] @ w[(slice(None), slice(None)) + kk]
+    out = out[(slice(None), slice(None)) + tuple(slice(p, f - p) for p, f in zip(pad, full))]
+    return out + b.reshape((1, -1) + (1,) * nd_)
+
+
+@case("Deconvolution", ref=ref_deconv, rtol=1e-4, atol=1e-4)
+def _deconv(data):
+    nd_ = data.draw(st.integers(1, 2))
+    kernel = tuple(data.draw(st.integers(1, 3)) for _ in range(nd_))
+    stride = tuple(data.draw(st.integers(1, 2)) for _ in range(nd_))
+    pad = tuple(data.draw(st.integers(0, (k - 1) // 2)) for k in kernel)
+    c, f = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3))
+    x = data.draw(floats((data.draw(st.integers(1, 2)), c) + tuple(data.draw(st.integers(1, 3)) for _ in range(nd_))))
+    return [x, data.draw(floats((c, f) + kernel)), data.draw(floats((f,)))], \
+        {"kernel": kernel, "stride": stride, "pad": pad, "num_filter": f, "no_bias": False}
+
+
+@case("Pad", ref=lambda a, mode, pad_width, constant_value: np.pad(
+    a, [(pad_width[2 * i], pad_width[2 * i + 1]) for i in range(a.ndim)], mode="constant",
+    constant_values=constant_value) if mode == "constant" else np.pad(
+    a, [(pad_width[2 * i], pad_width[2 * i + 1]) for i in range(a.ndim)], mode=mode))
+def _pad(data):
+    shape = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2))) + tuple(
+        data.draw(st.integers(2, 4)) for _ in range(data.draw(st.integers(2, 3))))
+    widths = (0, 0, 0, 0) + tuple(data.draw(st.integers(0, 1)) for _ in range(2 * (len(shape) - 2)))
+    mode = data.draw(st.sampled_from(["constant", "edge", "reflect"]))
+    return [data.draw(floats(shape))], {"mode": mode, "pad_width": widths, "constant_value": 1.5}
+
+
+@case("UpSampling", ref=lambda a, scale, sample_type: a.repeat(scale, axis=2).repeat(scale, axis=3))
+def _upsampling(data):
+    return [data.draw(floats(data.draw(shapes(min_dims=4, max_dims=4, max_side=3))))], \
+        {"scale": data.draw(st.integers(1, 3)), "sample_type": "nearest"}
+
+
+@case("L2Normalization", ref=lambda a, mode: a / np.sqrt((a ** 2).sum(
+    axis={"instance": tuple(range(1, a.ndim)), "channel": (1,), "spatial": tuple(range(2, a.ndim))}[mode],
+    keepdims=True) + 1e-10), rtol=1e-4, atol=1e-5)
+def _l2norm(data):
+    mode = data.draw(st.sampled_from(["instance", "channel", "spatial"]))
+    return [data.draw(floats(data.draw(shapes(min_dims=2 if mode == "instance" else 3, max_dims=4))))], {"mode": mode}
+
+
+@case("SequenceMask", ref=lambda a, lengths, use_sequence_length, value, axis: np.stack(
+    [np.stack([a[t, b] if t < lengths[b] else np.full(a.shape[2:], value) for b in range(a.shape[1])])
+     for t in range(a.shape[0])]) if axis == 0 else np.stack(
+    [np.stack([a[b, t] if t < lengths[b] else np.full(a.shape[2:], value) for t in range(a.shape[1])])
+     for b in range(a.shape[0])]))
+def _sequence_mask(data):
+    a = data.draw(floats(data.draw(shapes(min_dims=2, max_dims=3))))
+    axis = data.draw(st.integers(0, 1))
+    lengths = np.array([data.draw(st.integers(0, a.shape[axis])) for _ in range(a.shape[1 - axis])], dtype=F32)
+    return [a, lengths], {"use_sequence_length": True, "value": -1.0, "axis": axis}
+
+
+@case("gather_nd", ref=lambda a, idx: np.array([a[tuple(int(v) for v in idx[:, j])] for j in range(idx.shape[1])]))
+def _gather_nd(data):
+    a = data.draw(floats(data.draw(shapes(min_dims=2))))
+    m = data.draw(st.integers(1, a.ndim))
+    n = data.draw(st.integers(1, 3))
+    idx = np.array([[data.draw(st.integers(0, a.shape[i] - 1)) for _ in range(n)] for i in range(m)], dtype=F32)
+    return [a, idx], {}
+
+
+CASES["smooth_l1"] = Case(lambda data: ([data.draw(floats(data.draw(shapes())))], {"scalar": 1.5}),
+                          lambda a, scalar: np.where(np.abs(a) < 1 / scalar ** 2, 0.5 * (scalar * a) ** 2,
+                                                     np.abs(a) - 0.5 / scalar ** 2))
+
+
+@case("softmax_cross_entropy", ref=f64(lambda a, label: np.array(
+    [-sum(np.log(ref_softmax(a[i:i + 1])[0, int(label[i])]) for i in range(a.shape[0]))])), rtol=1e-4, atol=1e-4)
+def _softmax_ce(data):
+    a = data.draw(floats(data.draw(shapes(min_dims=2, max_dims=2))))
+    return [a, np.array([data.draw(st.integers(0, a.shape[1] - 1)) for _ in range(a.shape[0])], dtype=F32)], {}
+
+
+CASES["_contrib_div_sqrt_dim"] = Case(unary(), lambda a: a / np.sqrt(a.shape[-1]))
+CASES["SoftmaxOutput"] = Case(lambda data: (lambda a: ([a, np.zeros(a.shape[0], F32)], {}))(
+    data.draw(floats(data.draw(shapes(min_dims=2, max_dims=2))))), f64(lambda a, label: ref_softmax(a, -1)),
+    rtol=1e-5, atol=1e-6)
+CASES["argmax_channel"] = Case(lambda data, _draw=_argmax: (_draw(data)[0], {}),
+                               lambda a: np.argmax(a, axis=1).astype(F32))
+
+
+@case("batch_take", ref=lambda a, idx: a[np.arange(a.shape[0]), idx.astype(int)])
+def _batch_take(data):
+    a = data.draw(floats(data.draw(shapes(min_dims=2, max_dims=2))))
+    return [a, np.array([data.draw(st.integers(0, a.shape[1] - 1)) for _ in range(a.shape[0])], dtype=np.int32)], {}
+
+
+@case("_linalg_gemm2", ref=lambda a, b, transpose_a, transpose_b, alpha: alpha * np.einsum(
+    "...ij,...jk->...ik", np.swapaxes(a, -1, -2) if transpose_a else a, np.swapaxes(b, -1, -2) if transpose_b else b),
+    rtol=1e-4, atol=1e-5)
+def _gemm2(data):
+    batch = tuple(data.draw(st.integers(1, 2)) for _ in range(data.draw(st.integers(0, 2))))
+    m, k, n = (data.draw(st.integers(1, 3)) for _ in range(3))
+    ta, tb = data.draw(st.booleans()), data.draw(st.booleans())
+    return [data.draw(floats(batch + ((k, m) if ta else (m, k)))), data.draw(floats(batch + ((n, k) if tb else (k, n))))], \
+        {"transpose_a": ta, "transpose_b": tb, "alpha": 0.5}
+
+
+@case("LeakyReLU", ref=lambda a, *gamma, act_type, slope: np.where(
+    a > 0, a, a * (gamma[0].reshape((1, -1) + (1,) * (a.ndim - 2)) if gamma else slope)))
+def _leaky(data):
+    a = data.draw(floats(data.draw(shapes(min_dims=2))))
+    if data.draw(st.booleans()):
+        return [a, data.draw(floats((a.shape[1],), 0.0, 1.0))], {"act_type": "prelu", "slope": 0.25}
+    return [a], {"act_type": "leaky", "slope": 0.1}
+
+
 CASES["_cond_select"] = Case(
     lambda data: (lambda shape: ([np.array([data.draw(st.sampled_from([0.0, 1.0]))], dtype=F32),
                                   data.draw(floats(shape)), data.draw(floats(shape))], {"num_outputs": 1}))(
@@ -702,7 +819,10 @@ def eager(op, arrays, attrs):
 def graph(op, arrays, attrs):
     variables = [sym.var("in%d" % i) for i in range(len(arrays))]
     node = sym._invoke(op, tuple(variables), attrs)
-    return node.eval(**{"in%d" % i: nd.array(a, dtype=a.dtype) for i, a in enumerate(arrays)})
+    feed = {"in%d" % i: nd.array(a, dtype=a.dtype) for i, a in enumerate(arrays)}
+    aux = node.list_auxiliary_states()  # BatchNorm's running statistics are bound as auxiliary states
+    executor = node.bind(args={k: v for k, v in feed.items() if k not in aux}, aux_states={k: feed[k] for k in aux})
+    return executor.forward()
 
 
 def as_list(out):
@@ -799,10 +919,11 @@ def test_while_loop_graph_equals_eager_equals_numpy(data):
 
 # --- the same generated calls against real MXNet's eager operators, where MXNet imports -------------
 def _mxnet_function(real, name):
-    for space in (real.nd, real.nd._internal, getattr(real.nd, "contrib", None)):
-        short = name[len("_contrib_"):] if name.startswith("_contrib_") else name
-        for candidate in (name, short):
-            if space is not None and hasattr(space, candidate):
+    """MXNet's generated eager function for an op (exact name first, then its public spellings)."""
+    short = name[len("_contrib_"):] if name.startswith("_contrib_") else name
+    for candidate in (name, short, name.lstrip("_")):
+        for space in (real.nd._internal, real.nd, real.nd.contrib):
+            if hasattr(space, candidate):
                 return getattr(space, candidate)
     return None
 
@@ -814,7 +935,7 @@ NOT_COMPARED_WITH_MXNET = {"_random_uniform", "_random_normal", "_random_uniform
 
 @pytest.mark.mxnet
 @pytest.mark.parametrize("name", [n for n in GENERIC_OPS if n not in NOT_COMPARED_WITH_MXNET])
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=3, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_op_equals_mxnet(name, data):
     real = pytest.importorskip("mxnet")

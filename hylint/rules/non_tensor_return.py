@@ -1,6 +1,7 @@
 import libcst as cst
 
 from hylint.context import Kind, dotted_name
+from hylint.optable import NDARRAY_ONLY_ATTRS, NDARRAY_ONLY_METHODS
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._hazards import CLS
 
@@ -58,6 +59,8 @@ No fix: the callers unpack the outputs.
             return True
         if isinstance(node, (cst.Tuple, cst.List)):
             return False
+        if _reads_ndarray_only(node, ctx):
+            return False  # `return y.asnumpy()`, `return y.shape[0]`: HY401 / HY201 report the cause, once
         value = ctx.value(node)
         return value.kind is Kind.NUMPY or value.kind is Kind.PY and not value.elements
 
@@ -77,3 +80,17 @@ No fix: the callers unpack the outputs.
                              "(Expected a list of symbols)")
             return
         self._walk(node.value, ctx)
+
+
+def _reads_ndarray_only(node: cst.CSTNode, ctx) -> bool:
+    """Whether the expression reads an NDArray-only attribute or method of a tensor."""
+    found = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_Attribute(self, attr: cst.Attribute) -> None:
+            if attr.attr.value in NDARRAY_ONLY_ATTRS | NDARRAY_ONLY_METHODS and \
+                    ctx.value(attr.value).kind in (Kind.TENSOR, Kind.CHILD):
+                found.append(attr)
+
+    node.visit(_Find())
+    return bool(found)

@@ -6,6 +6,13 @@ from .base import MXNetError
 from .graph import topo_order
 
 
+def _annotate(err, node):
+    try:
+        err.node_name, err.node_origin = node.name, node.origin
+    except AttributeError:  # exception types without a __dict__
+        pass
+
+
 def _node_error(node, message):
     return MXNetError("Error in operator %s: %s" % (node.name, message), node_name=node.name, node_origin=node.origin)
 
@@ -53,8 +60,14 @@ def infer(heads, var_shapes, var_types, partial=False, given_shapes=None, given_
                 raise MXNetError(str(err).format(node=node.name), node_name=node.name, node_origin=node.origin)
             except _ops.ShapeCheck as err:
                 raise _node_error(node, str(err).format(node=node.name))
-            except _ops.InferFailed:
-                raise _node_error(node, "Operator %s inferring shapes failed." % node.op.name)
+            except _ops.InferFailed:  # reported without the per-operator prefix, and the graph is not left half-done
+                raise MXNetError("Operator %s inferring shapes failed." % node.op.name, node_name=node.name,
+                                 node_origin=node.origin)
+            except MXNetError:
+                raise
+            except Exception as err:  # a runtime limitation or bug: keep the type, say where the user built the node
+                _annotate(err, node)
+                raise
             for (child, k), s, t in zip(node.inputs, new_in, new_types):
                 if not child.is_variable and s is not None and _more_specific(s, shapes.get((id(child), k))):
                     shapes[(id(child), k)] = tuple(s)  # e.g. F.zeros((0, 3)) learns its 0 from its consumer
@@ -113,9 +126,11 @@ def evaluate(heads, values, shapes=None, given=None):
             attrs["__out_shapes__"] = [shapes.get((id(node), i)) for i in range(node.n_outputs)]
         try:
             out = node.op.kernel(inputs, attrs)
-        except MXNetError as err:
-            raise MXNetError("Error in operator %s: %s" % (node.name, err), node_name=node.name,
-                             node_origin=node.origin)
+        except MXNetError as err:  # checks made while running carry no per-operator prefix in MXNet
+            raise MXNetError(str(err), node_name=node.name, node_origin=node.origin)
+        except Exception as err:  # a runtime limitation or bug: keep the type, say where the user built the node
+            _annotate(err, node)
+            raise
         if not isinstance(out, tuple):
             out = (out,)
         for i, arr in enumerate(out):

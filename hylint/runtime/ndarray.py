@@ -13,7 +13,7 @@ import numpy as np
 from . import ops as _ops
 from . import rng as _rng
 from .base import MXNetError, numeric_types, mx_real_t
-from .context import Context, cpu, current_context
+from .context import Context, cpu
 
 __all__ = ["NDArray", "array", "empty", "waitall"]
 
@@ -321,6 +321,12 @@ class NDArray:
             target = _ops.reshape_target(self.shape, tuple(shape), bool(kwargs.get("reverse", False)))
         except _ops.ShapeCheck as err:
             raise MXNetError(str(err).format(node=""))
+        size, wanted = self.size, int(np.prod(target))
+        if wanted > size:
+            raise MXNetError("NDArray.Reshape: Check failed: shape_.Size() >= shape.Size() (%d vs. %d) : target shape "
+                             "size is larger than the current shape" % (size, wanted))
+        if wanted != size:  # the method checks what the operator does not
+            raise ValueError("Cannot reshape array of size {} into shape {}".format(size, shape))
         return _wrap(self._data.reshape(target))  # a view, as in MXNet
 
     def broadcast_to(self, shape):
@@ -360,7 +366,7 @@ def _invoke(op_name, args, kwargs, hint=None):
     try:
         _ops.run_infer(op, [v.shape for v in inputs], [_np_dtype_name(v._data.dtype) for v in inputs], attrs)
     except _ops.ShapeCheck as err:
-        raise MXNetError(str(err).format(node=""))
+        raise MXNetError((err.eager or str(err)).format(node=""))
     except _ops.InferFailed:
         raise MXNetError("Operator %s inferring shapes failed." % op.name)
     result = op.kernel([v._data for v in inputs], attrs)
@@ -542,8 +548,11 @@ def _isfinite(data):
     return _wrap(np.isfinite(data._data).astype(data._data.dtype))
 
 
+linalg = _submodule("linalg", {"gemm2": _make_function("gemm2", _ops.OPS["_linalg_gemm2"])})
+
 contrib = _submodule("contrib", {
     "arange_like": _make_function("arange_like", _ops.OPS["_contrib_arange_like"]),
+    "div_sqrt_dim": _make_function("div_sqrt_dim", _ops.OPS["_contrib_div_sqrt_dim"]),
     "cond": _contrib_cond, "while_loop": _contrib_while_loop, "foreach": _contrib_foreach,
     "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite,
 })

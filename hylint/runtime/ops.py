@@ -30,7 +30,13 @@ __all__ = ["Op", "OPS", "WRAPPERS", "ShapeCheck", "InferFailed", "parse_attrs", 
 # errors raised by shape / type rules
 # ----------------------------------------------------------------------------------------------
 class ShapeCheck(Exception):
-    """A failed MXNet ``CHECK``; the message may contain ``{node}`` (the node name, empty eagerly)."""
+    """A failed MXNet ``CHECK``; the message may contain ``{node}`` (the node name, empty eagerly).
+
+    ``eager`` is the text MXNet prints instead when the operator runs eagerly (a few differ)."""
+
+    def __init__(self, message, eager=None):
+        super().__init__(message)
+        self.eager = eager
 
 
 class UnwrappedCheck(ShapeCheck):
@@ -57,13 +63,21 @@ def _assign(shapes, i, target, node_kind="shape"):
                      "expected %s, got %s" % (i, shape_str(target), shape_str(cur)))
 
 
+def _assign_param(shapes, i, target, paren=True, message=None):
+    """SHAPE_ASSIGN_CHECK on a parameter input: ``Shape inconsistent, Provided = [2,4], inferred shape=(3,3)``."""
+    cur = shapes[i]
+    if cur is None or (len(cur) == len(target) and all(a == b or a == 0 or b == 0 for a, b in zip(cur, target))):
+        shapes[i] = tuple(target) if cur is None else _merge(cur, target)
+        return
+    if message:
+        raise ShapeCheck(message % shape_str(cur))
+    shown = "(" + ",".join(str(d) for d in target) + ")" if paren else shape_str(target)
+    raise ShapeCheck("Shape inconsistent, Provided = %s, inferred shape=%s" % (shape_str(cur), shown))
+
+
 def _merge(a, b):
     """Two compatible shapes, ``0`` (unknown) dims filled from the other."""
     return tuple(y if x == 0 else x for x, y in zip(a, b))
-
-
-def _known(shape):
-    return shape is not None and all(d > 0 for d in shape)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -193,9 +207,18 @@ def parse_attrs(op, attr_strs):
             continue  # MXNet keeps dunder attributes (``__layout__``) as plain node annotations
         if key not in op.param_map:
             raise MXNetError("Cannot find argument '%s', Possible Arguments:\n----------------\n%s"
-                             % (key, "\n".join("%s : %s" % (p.name, _KINDS[p.kind][1]) for p in op.params)))
+                             % (key, "\n".join("%s : %s" % (p.name, "{%s}" % ", ".join(sorted(p.kind))
+                                                              if isinstance(p.kind, tuple) else _KINDS[p.kind][1])
+                                                  for p in op.params)))
     for p in op.params:
-        if p.name in attr_strs:
+        if p.name in attr_strs and isinstance(p.kind, tuple):  # an enumeration, validated like dmlc does
+            text = attr_strs[p.name]
+            if text not in p.kind:
+                shown = ", ".join(['name=""'] + ['%s="%s"' % (k, v) for k, v in sorted(attr_strs.items())])
+                raise MXNetError("Invalid Input: '%s', valid values are: {%s}, in operator %s(%s)"
+                                 % (text, ", ".join("'%s'" % c for c in sorted(p.kind)), op.name, shown))
+            parsed[p.name] = text
+        elif p.name in attr_strs:
             text = attr_strs[p.name]
             parser, type_name = _KINDS[p.kind]
             try:
@@ -206,7 +229,7 @@ def parse_attrs(op, attr_strs):
                                  % (p.name, type_name, text, op.name, shown))
         elif p.default is _REQUIRED:
             raise MXNetError("Required parameter %s of %s is not presented, in operator %s(name=\"\")"
-                             % (p.name, _KINDS[p.kind][1], op.name))
+                             % (p.name, "string" if isinstance(p.kind, tuple) else _KINDS[p.kind][1], op.name))
         else:
             parsed[p.name] = p.default
     return parsed
@@ -272,15 +295,6 @@ class Op:
         n = self._num_outputs
         return n(attrs) if callable(n) else n
 
-    def input_names(self, n_inputs, attrs):
-        if self.variadic:
-            return ["arg%d" % i for i in range(n_inputs)]
-        names = list(self.inputs)
-        return [n for n in names if not self._skip_input(n, attrs)]
-
-    def _skip_input(self, name, attrs):
-        return skip_optional_input(self, name, attrs)
-
     def __repr__(self):
         return "<Op %s>" % self.name
 
@@ -341,9 +355,12 @@ def _norm_axes(axis, ndim):
     axes = axis if isinstance(axis, tuple) else (axis,)
     out = []
     for a in axes:
-        if not -ndim <= a < ndim:
-            raise ShapeCheck("Check failed: axis < ndim (%d vs. %d) : Reduction axis %d Exceeds input dimensions %s"
-                             % (a, ndim, a, "{shape}"))
+        if a >= ndim:
+            raise ShapeCheck("Check failed: axes[axes.ndim()-1] < ishape.ndim() (%d vs. %d) : Reduction axis %d Exceeds "
+                             "input dimensions %s" % (a, ndim, a, "{shape}"))
+        if a < -ndim:
+            raise ShapeCheck("Check failed: axes[0] >= 0 (%d vs. 0) : Reduction axis [%d] Exceeds input dimensions %s"
+                             % (a + ndim, a, "{shape}"))
         out.append(a % ndim)
     return tuple(sorted(set(out)))
 
@@ -378,23 +395,12 @@ def _unary_shape_fn(fn):
     return rule
 
 
-def _shape_none(in_shapes, attrs):
-    return list(in_shapes), [None]
-
-
 # ----------------------------------------------------------------------------------------------
 # kernels helpers
 # ----------------------------------------------------------------------------------------------
 def _at_least_1d(a):
     a = np.asarray(a)
     return a.reshape((1,)) if a.ndim == 0 else a
-
-
-def _keep(dtype):
-    """Cast a kernel result back to the input dtype (MXNet ops keep the input dtype)."""
-    def wrap(result):
-        return _at_least_1d(np.asarray(result).astype(dtype, copy=False))
-    return wrap
 
 
 def _true_div(a, b):
@@ -575,12 +581,20 @@ def _activation_kernel(inputs, attrs):
         return _ACTS[act](a).astype(a.dtype, copy=False)
 
 
-register(Op("Activation", _activation_kernel, _shape_unary, params=(P("act_type", "str"),)))
+register(Op("Activation", _activation_kernel, _shape_unary,
+            params=(P("act_type", ("relu", "sigmoid", "softrelu", "softsign", "tanh")),)))
 
 
 def _leaky_relu_kernel(inputs, attrs):
     a = inputs[0]
     act, slope = attrs["act_type"], attrs["slope"]
+    if act == "prelu":
+        gamma = inputs[1]
+        shape = [1] * a.ndim
+        if a.ndim > 1:
+            shape[1] = gamma.size
+        g = gamma.reshape(shape) if gamma.size > 1 else gamma.reshape(-1)[0]
+        return np.where(a > 0, a, a * g).astype(a.dtype)
     if act == "leaky":
         return np.where(a > 0, a, a * slope).astype(a.dtype)
     if act == "elu":
@@ -593,8 +607,9 @@ def _leaky_relu_kernel(inputs, attrs):
     raise MXNetError("Invalid Input: '%s' for act_type of LeakyReLU" % act)
 
 
-register(Op("LeakyReLU", _leaky_relu_kernel, _shape_unary,
-            params=(P("act_type", "str", "leaky"), P("slope", "float", 0.25))))
+register(Op("LeakyReLU", _leaky_relu_kernel, _shape_unary, inputs=("data", "gamma"), optional_inputs=("gamma",),
+            params=(P("act_type", ("elu", "gelu", "leaky", "prelu", "rrelu", "selu"), "leaky"), P("slope", "float", 0.25), P("lower_bound", "float", 0.125),
+                    P("upper_bound", "float", 0.334))))
 
 
 def _softmax_np(a, axis, temperature=1.0):
@@ -606,11 +621,12 @@ def _softmax_np(a, axis, temperature=1.0):
 
 def _softmax_kernel(inputs, attrs):
     a = inputs[0]
-    return _softmax_np(a, attrs["axis"], attrs["temperature"] or 1.0).astype(a.dtype)
+    return _softmax_np(a, _softmax_axis(a, attrs), attrs["temperature"] or 1.0).astype(a.dtype)
 
 
 def _log_softmax_kernel(inputs, attrs):
     a = inputs[0]
+    _softmax_axis(a, attrs)
     z = a.astype(np.float64) / (attrs["temperature"] or 1.0)
     z = z - z.max(axis=attrs["axis"], keepdims=True)
     return (z - np.log(np.exp(z).sum(axis=attrs["axis"], keepdims=True))).astype(a.dtype)
@@ -618,7 +634,7 @@ def _log_softmax_kernel(inputs, attrs):
 
 def _softmin_kernel(inputs, attrs):
     a = inputs[0]
-    return _softmax_np(-a, attrs["axis"], attrs["temperature"] or 1.0).astype(a.dtype)
+    return _softmax_np(-a, _softmax_axis(a, attrs), attrs["temperature"] or 1.0).astype(a.dtype)
 
 
 _SOFTMAX_PARAMS = (P("axis", "int", -1), P("temperature", "float", None), P("dtype", "dtype", None),
@@ -626,10 +642,15 @@ _SOFTMAX_PARAMS = (P("axis", "int", -1), P("temperature", "float", None), P("dty
 
 
 def _softmax_shape(in_shapes, attrs):
-    s = in_shapes[0]
-    if s is not None and not -len(s) <= attrs["axis"] < len(s):
-        raise ShapeCheck("Check failed: axis < ndim: axis %d exceeds input dimensions %s" % (attrs["axis"], shape_str(s)))
-    return list(in_shapes), [s]
+    return list(in_shapes), [in_shapes[0]]  # MXNet checks the axis only when the kernel runs
+
+
+def _softmax_axis(a, attrs):
+    axis = attrs["axis"]
+    if not -a.ndim <= axis < a.ndim:
+        raise MXNetError("Check failed: axis < ndim && axis >= -ndim: axis %d exceeds the input dimension of %d"
+                         % (axis, a.ndim))
+    return axis
 
 
 register(Op("softmax", _softmax_kernel, _softmax_shape, params=_SOFTMAX_PARAMS))
@@ -646,7 +667,7 @@ def _softmax_activation_kernel(inputs, attrs):
     return _softmax_np(a, axis).astype(a.dtype)
 
 
-register(Op("SoftmaxActivation", _softmax_activation_kernel, _shape_unary, params=(P("mode", "str", "instance"),)))
+register(Op("SoftmaxActivation", _softmax_activation_kernel, _shape_unary, params=(P("mode", ("channel", "instance", "spatial"), "instance"),)))
 
 
 def _clip_kernel(inputs, attrs):
@@ -806,7 +827,7 @@ def _topk_type(in_types, attrs):
 
 
 register(Op("topk", _topk_kernel, _topk_shape, num_outputs=_topk_outputs, infer_type=_topk_type,
-            params=(P("axis", "opt_int", -1), P("k", "int", 1), P("ret_typ", "str", "indices"),
+            params=(P("axis", "opt_int", -1), P("k", "int", 1), P("ret_typ", ("both", "indices", "mask", "value"), "indices"),
                     P("is_ascend", "bool", False), P("dtype", "dtype", "float32"))))
 
 
@@ -863,19 +884,14 @@ def reshape_target(src, spec, reverse=False):
         i += 1
     total = int(np.prod(src)) if src else 1
     if infer_at is not None:
+        # MXNet 1.9 infers -1 by integer division and never checks the total size: (7, -1) of 6 elements is (7, 0)
         rest = int(np.prod([d for k, d in enumerate(out) if k != infer_at])) if len(out) > 1 else 1
-        if rest == 0 or total % rest:
-            raise ShapeCheck("Check failed: oshape.Size() == dshape.Size() (%d vs. %d) : Target shape size is "
-                             "different to source. Target: %s\nSource: %s"
-                             % (rest, total, shape_str(out), shape_str(src)))
+        if rest == 0:
+            raise ShapeCheck("Check failed: oshape.Size() != 0: Cannot infer the -1 dim of a reshape to a "
+                             "zero-size shape %s" % shape_str(out))
         out[infer_at] = total // rest
     if reverse:
         out = out[::-1]
-        src = src[::-1]
-    if int(np.prod(out)) != total:
-        raise ShapeCheck("Check failed: oshape.Size() == dshape.Size() (%d vs. %d) : Target shape size is "
-                         "different to source. Target: %s\nSource: %s"
-                         % (int(np.prod(out)), total, shape_str(out), shape_str(src)))
     return tuple(out)
 
 
@@ -888,7 +904,14 @@ def _reshape_shape(in_shapes, attrs):
 
 def _reshape_kernel(inputs, attrs):
     a = inputs[0]
-    return a.reshape(reshape_target(a.shape, attrs["shape"], attrs["reverse"]))
+    target = reshape_target(a.shape, attrs["shape"], attrs["reverse"])
+    if int(np.prod(target)) == a.size:
+        return a.reshape(target)
+    # the operator copies min(sizes) elements; MXNet leaves the rest uninitialised (zeros here)
+    out = np.zeros(int(np.prod(target)), dtype=a.dtype)
+    n = min(out.size, a.size)
+    out[:n] = a.reshape(-1)[:n]
+    return out.reshape(target)
 
 
 register(Op("Reshape", _reshape_kernel, _reshape_shape, aliases=("reshape",), hint="reshape",
@@ -898,7 +921,9 @@ register(Op("Reshape", _reshape_kernel, _reshape_shape, aliases=("reshape",), hi
 def _reshape_like_shape(in_shapes, attrs):
     a, b = in_shapes
     if a is not None and b is not None and int(np.prod(a)) != int(np.prod(b)):
-        raise ShapeCheck("Check failed: lshape.Size() == rshape.Size() (%d vs. %d)" % (np.prod(a), np.prod(b)))
+        raise ShapeCheck("Check failed: (*in_attrs)[0].Size() == oshape.Size() (%d vs. %d) : Cannot reshape lhs with "
+                         "shape %sto new shape %s because they have different size."
+                         % (np.prod(a), np.prod(b), shape_str(a), shape_str(b)))
     return list(in_shapes), [b]
 
 
@@ -949,7 +974,8 @@ def _expand(s, attrs):
     axis = attrs["axis"]
     n = len(s) + 1
     if not -n <= axis < n:
-        raise ShapeCheck("Check failed: axis >= -1 - ndim && axis <= ndim")
+        raise ShapeCheck("Check failed: axis >= 0 && axis <= indim: axis must be in the range [-%d, %d] (%d provided)"
+                         % (len(s), len(s), axis))
     axis %= n
     return s[:axis] + (1,) + s[axis:]
 
@@ -988,8 +1014,9 @@ def _concat_shape(in_shapes, attrs):
         if s is None:
             return list(in_shapes), [None]
         if len(s) != ndim or any(a != b for k, (a, b) in enumerate(zip(s, known[0])) if k != axis):
-            raise ShapeCheck("Check failed: shape_assign(&dshape, tmp): Incompatible input shape: expected %s, got %s"
-                             % (shape_str(tuple(0 if k == axis else d for k, d in enumerate(known[0]))), shape_str(s)))
+            raise ShapeCheck("Check failed: shape_assign(&(*in_shape)[i], dshape): Incompatible input shape: expected "
+                             "%s, got %s" % (shape_str(tuple(-1 if k == axis else d for k, d in enumerate(known[0]))),
+                                             shape_str(s)))
         total += s[axis]
     out = tuple(total if k == axis else d for k, d in enumerate(known[0]))
     return list(in_shapes), [out]
@@ -1000,17 +1027,24 @@ register(Op("Concat", lambda ins, at: np.concatenate(ins, axis=at["dim"]), _conc
 
 
 def _stack_shape(in_shapes, attrs):
+    # MXNet infers the output from the first input and only notices a mismatch when the kernel runs
     shapes = list(in_shapes)
     ref = next((s for s in shapes if s is not None), None)
     if ref is None:
         return shapes, [None]
-    for i in range(len(shapes)):
-        _assign(shapes, i, ref)
     axis = attrs["axis"] % (len(ref) + 1)
     return shapes, [ref[:axis] + (len(shapes),) + ref[axis:]]
 
 
-register(Op("stack", lambda ins, at: np.stack(ins, axis=at["axis"]), _stack_shape, variadic=True,
+def _stack_kernel(inputs, attrs):
+    for a in inputs[1:]:
+        if a.shape != inputs[0].shape:
+            raise MXNetError("TBlob.get_with_shape: Check failed: this->shape_.Size() == static_cast<size_t>(shape.Size()) "
+                             "(%d vs. %d) : new and old shape do not match total elements" % (a.size, inputs[0].size))
+    return np.stack(inputs, axis=attrs["axis"])
+
+
+register(Op("stack", _stack_kernel, _stack_shape, variadic=True,
             params=(P("axis", "int", 0), P("num_args", "int", 0))))
 
 
@@ -1036,7 +1070,7 @@ def _split_shape(in_shapes, attrs):
         return list(in_shapes), [None] * n
     axis = attrs["axis"] % len(s)
     if s[axis] % n:
-        raise ShapeCheck("Check failed: dshape[real_axis] % num_outputs == 0U (%d vs. 0) : You are trying to split "
+        raise ShapeCheck("Check failed: dshape[real_axis] %% param_.num_outputs == 0U (%d vs. 0) : You are trying to split "
                          "the %d-th axis of input tensor with shape %s into num_outputs=%d evenly sized chunks, but "
                          "this is not possible because %d is not a multiple of %d"
                          % (s[axis] % n, axis, shape_str(s), n, s[axis], n))
@@ -1068,7 +1102,8 @@ def _slice_bounds(shape, attrs):
     if len(begin) != len(end):
         raise ShapeCheck("Check failed: param.begin.ndim() == param.end.ndim() (%d vs. %d)" % (len(begin), len(end)))
     if len(begin) > len(shape):
-        raise ShapeCheck("Check failed: param.begin.ndim() <= dshape.ndim()")
+        raise ShapeCheck("Check failed: param_begin.ndim() <= dshape.ndim() (%d vs. %d) : Slicing axis exceeds data "
+                         "dimensions" % (len(begin), len(shape)))
     slices = []
     for i in range(len(shape)):
         if i < len(begin):
@@ -1098,8 +1133,10 @@ register(Op("slice", lambda ins, at: np.ascontiguousarray(ins[0][_slice_bounds(i
 def _slice_axis_bounds(shape, attrs):
     axis = attrs["axis"]
     if not -len(shape) <= axis < len(shape):
-        raise ShapeCheck("Check failed: axis < ndim: slice_axis axis %d exceeds input dimensions %s"
-                         % (axis, shape_str(shape)))
+        transformed = axis + len(shape) if axis < 0 else axis
+        raise ShapeCheck("Check failed: *axis < ishape.ndim() && *axis >= 0: Transformed axis must be smaller than the "
+                         "source ndim and larger than zero! Recieved axis=%d, src_ndim=%d, transformed axis=%d"
+                         % (axis, len(shape), transformed))
     axis %= len(shape)
     d = shape[axis]
     begin, end = attrs["begin"], attrs["end"]
@@ -1161,6 +1198,9 @@ def _take_shape(in_shapes, attrs):
     a, idx = in_shapes
     if a is None or idx is None:
         return list(in_shapes), [None]
+    if not -len(a) <= attrs["axis"] < len(a):
+        raise ShapeCheck("Check failed: param.axis >= -1 * arrshape.ndim() && param.axis < arrshape.ndim(): Axis should "
+                         "be in the range of [-r, r-1] where r is the rank of input tensor")
     axis = attrs["axis"] % len(a)
     return list(in_shapes), [tuple(a[:axis]) + tuple(idx) + tuple(a[axis + 1:])]
 
@@ -1177,7 +1217,7 @@ def _take_kernel(inputs, attrs):
 
 
 register(Op("take", _take_kernel, _take_shape, inputs=("a", "indices"), infer_type=_first_type,
-            params=(P("axis", "int", 0), P("mode", "str", "clip"))))
+            params=(P("axis", "int", 0), P("mode", ("clip", "raise", "wrap"), "clip"))))
 
 
 def _pick_shape(in_shapes, attrs):
@@ -1192,6 +1232,10 @@ def _pick_shape(in_shapes, attrs):
     want = tuple(d for k, d in enumerate(a) if k != axis) or (1,)
     if shapes[1] is None:
         shapes[1] = want
+    elif int(np.prod(shapes[1])) != int(np.prod(want)):
+        # MXNet shows the index shape it expected, in the rank the given index has
+        shown = tuple(1 if k == axis else d for k, d in enumerate(a)) if len(shapes[1]) == len(a) else want
+        raise ShapeCheck("Shape inconsistent, Provided = %s, inferred shape=%s" % (shape_str(shapes[1]), shape_str(shown)))
     return shapes, [out]
 
 
@@ -1208,14 +1252,14 @@ def _pick_kernel(inputs, attrs):
 
 
 register(Op("pick", _pick_kernel, _pick_shape, inputs=("data", "index"), infer_type=_first_type,
-            params=(P("axis", "opt_int", -1), P("keepdims", "bool", False), P("mode", "str", "clip"))))
+            params=(P("axis", "opt_int", -1), P("keepdims", "bool", False), P("mode", ("clip", "wrap"), "clip"))))
 
 
 def _where_shape_eager(in_shapes, attrs):
     c, x, y = in_shapes
     shapes = list(in_shapes)
     if x is not None and y is not None and x != y:
-        _assign(shapes, 2, x)
+        raise InferFailed()
     if c is not None and x is not None:
         if c != x and not (len(c) == 1 and c[0] == x[0]):
             raise InferFailed()
@@ -1230,7 +1274,7 @@ def _where_shape(in_shapes, attrs):
         return _where_shape_eager(in_shapes, attrs)
     shapes = list(in_shapes)
     if x is not None and y is not None and x != y:
-        _assign(shapes, 2, x)
+        raise InferFailed()
     return shapes, [x if x is not None else y]
 
 
@@ -1257,6 +1301,8 @@ register(Op("where", _where_kernel, _where_shape, inputs=("condition", "x", "y")
 
 def _tile_shape(s, attrs):
     reps = attrs["reps"]
+    if any(r <= 0 for r in reps):
+        raise InferFailed()
     n = max(len(s), len(reps))
     s2 = (1,) * (n - len(s)) + tuple(s)
     r2 = (1,) * (n - len(reps)) + tuple(reps)
@@ -1407,6 +1453,8 @@ def _one_hot_kernel(inputs, attrs):
     idx = inputs[0].astype(np.int64)
     depth = attrs["depth"]
     out = np.full(idx.shape + (depth,), attrs["off_value"], dtype=attrs["dtype"])
+    if depth == 0:
+        return out
     valid = (idx >= 0) & (idx < depth)
     pos = np.where(valid, idx, 0)
     np.put_along_axis(out, pos[..., None], np.where(valid, attrs["on_value"], attrs["off_value"])[..., None]
@@ -1601,24 +1649,13 @@ def _dropout_kernel(inputs, attrs):
 
 
 register(Op("Dropout", _dropout_kernel, _shape_unary,
-            params=(P("p", "float", 0.5), P("mode", "str", "training"), P("axes", "shape", ()),
+            params=(P("p", "float", 0.5), P("mode", ("always", "training"), "training"), P("axes", "shape", ()),
                     P("cudnn_off", "any", None))))
 
 
 # ----------------------------------------------------------------------------------------------
 # linear algebra and layers
 # ----------------------------------------------------------------------------------------------
-def _dot_operands(a_shape, b_shape, attrs):
-    a = tuple(a_shape)
-    b = tuple(b_shape)
-    if attrs["transpose_a"]:
-        a = a[1:] + a[:1] if len(a) > 1 else a
-        a = tuple(reversed(a_shape)) if len(a_shape) == 2 else a
-    if attrs["transpose_b"]:
-        b = tuple(reversed(b_shape)) if len(b_shape) <= 2 else tuple(b_shape[-1:]) + tuple(b_shape[:-1])
-    return a, b
-
-
 def _dot_shape(in_shapes, attrs):
     a, b = in_shapes
     if a is None or b is None:
@@ -1634,7 +1671,7 @@ def _dot_shape(in_shapes, attrs):
     else:
         b_k, b_rest = b[0], tuple(b[1:])
     if a_k != b_k:
-        raise ShapeCheck("Check failed: L[!Ta] == R[Tb] (%d vs. %d) : dot shape error: %s X %s"
+        raise ShapeCheck("Check failed: L[!Ta].Size() == R[Tb].Size() (%d vs. %d) : dot shape error: %s X %s"
                          % (a_k, b_k, shape_str(a), shape_str(b)))
     return list(in_shapes), [(a_rest + b_rest) or (1,)]
 
@@ -1659,22 +1696,23 @@ def _batch_dot_shape(in_shapes, attrs):
     a, b = in_shapes
     if a is None or b is None:
         return list(in_shapes), [None]
-    if len(a) != 3 or len(b) != 3:
-        raise ShapeCheck("Check failed: lshape.ndim() == 3 && rshape.ndim() == 3: batch_dot only support 3D*3D array")
-    m, k1 = (a[2], a[1]) if attrs["transpose_a"] else (a[1], a[2])
-    k2, n = (b[2], b[1]) if attrs["transpose_b"] else (b[1], b[2])
-    if a[0] != b[0] or k1 != k2:
+    if len(a) < 3 or len(a) != len(b):
+        raise ShapeCheck("batch_dot currently only support N-D*N-D array (N >= 3)%s v.s. %s"
+                         % (shape_str(a), shape_str(b)))
+    m, k1 = (a[-1], a[-2]) if attrs["transpose_a"] else (a[-2], a[-1])
+    k2, n = (b[-1], b[-2]) if attrs["transpose_b"] else (b[-2], b[-1])
+    if tuple(a[:-2]) != tuple(b[:-2]) or k1 != k2:
         raise ShapeCheck("Check failed: lshape[0] == rshape[0] && L[!Ta] == R[Tb]: batch_dot shape error: %s X %s"
                          % (shape_str(a), shape_str(b)))
-    return list(in_shapes), [(a[0], m, n)]
+    return list(in_shapes), [tuple(a[:-2]) + (m, n)]
 
 
 def _batch_dot_kernel(inputs, attrs):
     a, b = inputs
     if attrs["transpose_a"]:
-        a = np.swapaxes(a, 1, 2)
+        a = np.swapaxes(a, -1, -2)
     if attrs["transpose_b"]:
-        b = np.swapaxes(b, 1, 2)
+        b = np.swapaxes(b, -1, -2)
     return np.matmul(a, b).astype(inputs[0].dtype)
 
 
@@ -1690,9 +1728,9 @@ def _fc_shape(in_shapes, attrs):
     if data is None:
         return shapes, [None]
     in_units = int(np.prod(data[1:])) if attrs["flatten"] else data[-1]
-    _assign(shapes, 1, (n, in_units))
+    _assign_param(shapes, 1, (n, in_units))
     if not attrs["no_bias"] and len(shapes) > 2:
-        _assign(shapes, 2, (n,))
+        _assign_param(shapes, 2, (n,), message="Unexpected shape for bias %s")
     out = (data[0], n) if attrs["flatten"] else tuple(data[:-1]) + (n,)
     return shapes, [out]
 
@@ -1725,16 +1763,16 @@ def _conv_shape(in_shapes, attrs):
     if data is None:
         return shapes, [None]
     if len(data) != nd + 2:
-        raise ShapeCheck("Check failed: dshp.ndim() == %d (%d vs. %d) : Input data should be %dD in batch-num_filter-%s"
-                         % (nd + 2, len(data), nd + 2, nd + 2, "x".join("yx"[:nd] if nd < 3 else "zyx")))
+        raise ShapeCheck("Check failed: dshp.ndim() == %dU (%d vs. %d) : Input data should be %dD in batch-num_filter-%s"
+                         % (nd + 2, len(data), nd + 2, nd + 2, {1: "x", 2: "y-x", 3: "depth-y-x"}.get(nd, "x")))
     stride, dilate, pad = _conv_geometry(attrs, nd)
     g = attrs["num_group"]
     nf = attrs["num_filter"]
     if data[1] % g:
         raise ShapeCheck("Check failed: dshape[1] % param_.num_group == 0U: input num_filter must divide group size")
-    _assign(shapes, 1, (nf, data[1] // g) + kernel)
+    _assign_param(shapes, 1, (nf, data[1] // g) + kernel)
     if not attrs["no_bias"] and len(shapes) > 2:
-        _assign(shapes, 2, (nf,))
+        _assign_param(shapes, 2, (nf,))
     spatial = []
     for d, k, s, dl, p in zip(data[2:], kernel, stride, dilate, pad):
         ek = dl * (k - 1) + 1
@@ -1809,6 +1847,11 @@ def _pool_shape(in_shapes, attrs):
     data = in_shapes[0]
     if data is None:
         return list(in_shapes), [None]
+    if len(data) < 3:
+        shapes_text = ("Input data should be  3D in (batch, channel, x) Or 4D in (batch, channel, y, x)  Or 5D in "
+                       "(batch, channel, d, y, x)")
+        raise ShapeCheck("Check failed: dshape.ndim() >= 3 (%d vs. 3) : Pooling: %s" % (len(data), shapes_text),
+                         eager="Pooling: Check failed: dshape.ndim() >= 3 (%d vs. 3) : %s" % (len(data), shapes_text))
     kernel, stride, pad = _pool_params(attrs, data)
     if len(kernel) != len(data) - 2:
         raise ShapeCheck("Check failed: param.kernel.ndim() == dshape.ndim() - 2: kernel must match input rank")
@@ -1859,8 +1902,8 @@ def _pool_kernel(inputs, attrs):
 
 
 register(Op("Pooling", _pool_kernel, _pool_shape,
-            params=(P("kernel", "shape", ()), P("pool_type", "str", "max"), P("global_pool", "bool", False),
-                    P("stride", "shape", ()), P("pad", "shape", ()), P("pooling_convention", "str", "valid"),
+            params=(P("kernel", "shape", ()), P("pool_type", ("avg", "lp", "max", "sum"), "max"), P("global_pool", "bool", False),
+                    P("stride", "shape", ()), P("pad", "shape", ()), P("pooling_convention", ("full", "same", "valid"), "valid"),
                     P("count_include_pad", "bool", True), P("p_value", "int", 0), P("cudnn_off", "bool", False),
                     P("layout", "any", None))))
 
@@ -1873,7 +1916,7 @@ def _channel_param_shape(axis_attr, n_params, aux_count=0):
             return shapes, [None] * 1
         c = data[attrs[axis_attr] % len(data)]
         for i in range(1, len(shapes)):
-            _assign(shapes, i, (c,))
+            _assign_param(shapes, i, (c,), paren=False)
         return shapes, [tuple(data)]
     return rule
 
@@ -1943,7 +1986,7 @@ register(Op("InstanceNorm", _instance_norm_kernel, _instance_norm_shape, inputs=
 
 def _embedding_shape(in_shapes, attrs):
     shapes = list(in_shapes)
-    _assign(shapes, 1, (attrs["input_dim"], attrs["output_dim"]))
+    _assign_param(shapes, 1, (attrs["input_dim"], attrs["output_dim"]))
     data = shapes[0]
     return shapes, [None if data is None else tuple(data) + (attrs["output_dim"],)]
 
@@ -2079,10 +2122,304 @@ def _rnn_kernel(inputs, attrs):
 register(Op("RNN", _rnn_kernel, _rnn_shape, inputs=("data", "parameters", "state", "state_cell"),
             optional_inputs=("state_cell",), num_outputs=_rnn_outputs,
             params=(P("state_size", "int"), P("num_layers", "int"), P("bidirectional", "bool", False),
-                    P("mode", "str"), P("p", "float", 0.0), P("state_outputs", "bool", False),
+                    P("mode", ("gru", "lstm", "rnn_relu", "rnn_tanh")), P("p", "float", 0.0), P("state_outputs", "bool", False),
                     P("projection_size", "any", None), P("lstm_state_clip_min", "any", None),
                     P("lstm_state_clip_max", "any", None), P("lstm_state_clip_nan", "bool", False),
                     P("use_sequence_length", "bool", False))))
+
+# ----------------------------------------------------------------------------------------------
+# more layers' operators: transposed convolution, padding, upsampling, normalisation, masking
+# ----------------------------------------------------------------------------------------------
+def _deconv_geometry(attrs, nd):
+    def tup(name, default):
+        v = attrs.get(name) or ()
+        return tuple(v) if v else (default,) * nd
+    return tup("stride", 1), tup("dilate", 1), tup("pad", 0), tup("adj", 0)
+
+
+def _deconv_shape(in_shapes, attrs):
+    shapes = list(in_shapes)
+    data = shapes[0]
+    kernel = tuple(attrs["kernel"])
+    nd = len(kernel)
+    if data is None:
+        return shapes, [None]
+    if len(data) != nd + 2:
+        raise ShapeCheck("Check failed: dshape.ndim() == %d (%d vs. %d) : Input data should be %dD in batch-num_filter-"
+                         "spatial" % (nd + 2, len(data), nd + 2, nd + 2))
+    stride, dilate, pad, adj = _deconv_geometry(attrs, nd)
+    g, nf = attrs["num_group"], attrs["num_filter"]
+    _assign_param(shapes, 1, (data[1], nf // g) + kernel)
+    if not attrs["no_bias"] and len(shapes) > 2:
+        _assign_param(shapes, 2, (nf,))
+    spatial = tuple((d - 1) * s - 2 * p + dl * (k - 1) + 1 + a
+                    for d, k, s, dl, p, a in zip(data[2:], kernel, stride, dilate, pad, adj))
+    return shapes, [(data[0], nf) + spatial]
+
+
+def _deconv_kernel(inputs, attrs):
+    x, w = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    kernel = tuple(attrs["kernel"])
+    nd = len(kernel)
+    stride, dilate, pad, adj = _deconv_geometry(attrs, nd)
+    g, nf = attrs["num_group"], attrs["num_filter"]
+    n, c = x.shape[:2]
+    full = tuple((d - 1) * s + dl * (k - 1) + 1 + a for d, k, s, dl, a in zip(x.shape[2:], kernel, stride, dilate, adj))
+    buf = np.zeros((n, nf) + full)
+    cg, fg = c // g, nf // g
+    for gi in range(g):
+        xs = x[:, gi * cg:(gi + 1) * cg]
+        ws = w[gi * cg:(gi + 1) * cg]
+        for kidx in np.ndindex(*kernel):
+            contrib = np.tensordot(xs, ws[(slice(None), slice(None)) + kidx], axes=([1], [0]))  # (n, *in, fg)
+            contrib = np.moveaxis(contrib, -1, 1)
+            sl = tuple(slice(k * dl, k * dl + (d - 1) * s + 1, s)
+                       for k, dl, d, s in zip(kidx, dilate, x.shape[2:], stride))
+            buf[(slice(None), slice(gi * fg, (gi + 1) * fg)) + sl] += contrib
+    out_shape = _deconv_shape([x.shape, w.shape] + ([inputs[2].shape] if len(inputs) > 2 else []), attrs)[1][0]
+    crop = tuple(slice(p, p + o) for p, o in zip(pad, out_shape[2:]))
+    y = buf[(slice(None), slice(None)) + crop]
+    if not attrs["no_bias"]:
+        y = y + inputs[2].reshape((1, nf) + (1,) * nd)
+    return y.astype(inputs[0].dtype)
+
+
+register(Op("Deconvolution", _deconv_kernel, _deconv_shape, inputs=("data", "weight", "bias"),
+            optional_inputs=("bias",),
+            params=(P("kernel", "shape"), P("stride", "shape", ()), P("dilate", "shape", ()), P("pad", "shape", ()),
+                    P("adj", "shape", ()), P("target_shape", "shape", ()), P("num_filter", "int"),
+                    P("num_group", "int", 1), P("workspace", "int", 512), P("no_bias", "bool", True),
+                    P("cudnn_tune", "any", None), P("cudnn_off", "bool", False), P("layout", "any", None))))
+
+
+def _pad_widths(shape, attrs):
+    widths = attrs["pad_width"]
+    if len(shape) not in (4, 5):
+        raise ShapeCheck("Check failed: dshape.ndim() == 4 || dshape.ndim() == 5: Current implementation only supports "
+                         "4-D or 5-D input.")
+    if len(widths) != 2 * len(shape):
+        raise ShapeCheck("Check failed: pad.ndim() == 2 * dshape.ndim(): Input shape vs. pad_width mismatch.")
+    if any(widths[:4]):
+        raise ShapeCheck("Check failed: Current implementation expects padding on the first two axes to be zero.")
+    return [(widths[2 * i], widths[2 * i + 1]) for i in range(len(shape))]
+
+
+def _pad_kernel(inputs, attrs):
+    a = inputs[0]
+    widths = _pad_widths(a.shape, attrs)
+    mode = attrs["mode"]
+    if mode == "constant":
+        return np.pad(a, widths, mode="constant", constant_values=attrs["constant_value"])
+    return np.pad(a, widths, mode={"edge": "edge", "reflect": "reflect"}[mode])
+
+
+register(Op("Pad", _pad_kernel, _unary_shape_fn(lambda s, at: tuple(d + a + b for d, (a, b) in zip(s, _pad_widths(s, at)))),
+            aliases=("pad",), hint="pad",
+            params=(P("mode", ("constant", "edge", "reflect"), "constant"), P("pad_width", "shape"), P("constant_value", "float", 0.0))))
+
+
+def _upsampling_shape(in_shapes, attrs):
+    s = in_shapes[0]
+    if s is None:
+        return list(in_shapes), [None]
+    if attrs["sample_type"] != "nearest" or len(in_shapes) != 1:
+        raise ShapeCheck("hylint.runtime implements UpSampling for one input with sample_type='nearest' only")
+    k = attrs["scale"]
+    return list(in_shapes), [tuple(s[:2]) + tuple(d * k for d in s[2:])]
+
+
+def _upsampling_kernel(inputs, attrs):
+    a = inputs[0]
+    for axis in range(2, a.ndim):
+        a = np.repeat(a, attrs["scale"], axis=axis)
+    return a
+
+
+register(Op("UpSampling", _upsampling_kernel, _upsampling_shape, variadic=True,
+            params=(P("scale", "int"), P("num_filter", "int", 0), P("sample_type", "str"),
+                    P("multi_input_mode", "str", "concat"), P("num_args", "int", 1), P("workspace", "int", 512))))
+
+
+def _l2norm_axes(ndim, mode):
+    if mode == "instance":
+        return tuple(range(1, ndim))
+    if mode == "channel":
+        return (1,)
+    if mode == "spatial":
+        return tuple(range(2, ndim))
+    raise MXNetError("Invalid Input: '%s', valid values are: {'channel', 'instance', 'spatial'}" % mode)
+
+
+def _l2norm_kernel(inputs, attrs):
+    a = inputs[0]
+    axes = _l2norm_axes(a.ndim, attrs["mode"])
+    norm = np.sqrt(np.sum(np.square(a.astype(np.float64)), axis=axes, keepdims=True) + attrs["eps"])
+    return (a / norm).astype(a.dtype)
+
+
+def _l2norm_shape(in_shapes, attrs):
+    s = in_shapes[0]
+    if s is not None and attrs["mode"] in ("channel", "spatial") and len(s) < 3:
+        raise ShapeCheck("Check failed: dshape.ndim() >= 3 (%d vs. 3) : At lease 3 dimensions required in %s mode"
+                         % (len(s), attrs["mode"]))
+    return list(in_shapes), [s]
+
+
+register(Op("L2Normalization", _l2norm_kernel, _l2norm_shape, params=(P("eps", "float", 1e-10),
+                                                                     P("mode", ("channel", "instance", "spatial"), "instance"))))
+
+
+def _sequence_mask_kernel(inputs, attrs):
+    a = inputs[0].copy()
+    if not attrs["use_sequence_length"]:
+        return a
+    lengths = inputs[1].astype(np.int64)
+    axis = attrs["axis"]
+    batch_axis = 1 - axis
+    steps = np.arange(a.shape[axis])
+    mask = steps[:, None] >= lengths[None, :] if axis == 0 else lengths[:, None] <= steps[None, :]
+    mask = mask.reshape(mask.shape + (1,) * (a.ndim - 2))
+    del batch_axis
+    return np.where(mask, np.asarray(attrs["value"], dtype=a.dtype), a)
+
+
+def _sequence_mask_shape(in_shapes, attrs):
+    shapes = list(in_shapes)
+    data = shapes[0]
+    if data is not None and attrs["use_sequence_length"] and len(shapes) > 1:
+        _assign(shapes, 1, (data[1 - attrs["axis"]],))
+    return shapes, [data]
+
+
+register(Op("SequenceMask", _sequence_mask_kernel, _sequence_mask_shape, inputs=("data", "sequence_length"),
+            optional_inputs=("sequence_length",), infer_type=_first_type,
+            params=(P("use_sequence_length", "bool", False), P("value", "float", 0.0), P("axis", "int", 0))))
+
+
+def _gather_nd_shape(in_shapes, attrs):
+    data, idx = in_shapes
+    if data is None or idx is None:
+        return list(in_shapes), [None]
+    m = idx[0]
+    if m > len(data):
+        raise ShapeCheck("Check failed: ishape[0] <= dshape.ndim() (%d vs. %d) : Number of indices exceeds data "
+                         "dimension" % (m, len(data)))
+    return list(in_shapes), [tuple(idx[1:]) + tuple(data[m:]) or (1,)]
+
+
+def _gather_nd_kernel(inputs, attrs):
+    data, idx = inputs
+    idx = idx.astype(np.int64)
+    return _at_least_1d(data[tuple(idx[i] for i in range(idx.shape[0]))])
+
+
+register(Op("gather_nd", _gather_nd_kernel, _gather_nd_shape, inputs=("data", "indices"), infer_type=_first_type))
+
+
+def _smooth_l1_kernel(inputs, attrs):
+    a = inputs[0]
+    sigma2 = attrs["scalar"] ** 2
+    absolute = np.abs(a)
+    return np.where(absolute < 1.0 / sigma2, 0.5 * sigma2 * a * a, absolute - 0.5 / sigma2).astype(a.dtype)
+
+
+register(Op("smooth_l1", _smooth_l1_kernel, _shape_unary, params=(P("scalar", "float"),), infer_type=_first_type))
+
+
+def _softmax_ce_kernel(inputs, attrs):
+    data, label = inputs
+    logp = np.log(_softmax_np(data, -1))
+    picked = logp[np.arange(data.shape[0]), label.astype(np.int64)]
+    return np.array([-picked.sum()], dtype=data.dtype)
+
+
+register(Op("softmax_cross_entropy", _softmax_ce_kernel, lambda ins, at: (list(ins), [(1,)]), inputs=("data", "label"),
+            infer_type=_first_type))
+
+
+def _div_sqrt_dim_kernel(inputs, attrs):
+    a = inputs[0]
+    return (a / np.sqrt(a.shape[-1])).astype(a.dtype)
+
+
+register(Op("_contrib_div_sqrt_dim", _div_sqrt_dim_kernel, _shape_unary, aliases=("contrib.div_sqrt_dim",),
+            hint="div_sqrt_dim"))
+
+
+def _softmax_output_kernel(inputs, attrs):
+    a = inputs[0]
+    if attrs["multi_output"]:
+        return _softmax_np(a, 1).astype(a.dtype)
+    if attrs["preserve_shape"]:
+        return _softmax_np(a, -1).astype(a.dtype)
+    return _softmax_np(a.reshape(a.shape[0], -1), -1).reshape(a.shape).astype(a.dtype)
+
+
+def _softmax_output_shape(in_shapes, attrs):
+    shapes = list(in_shapes)
+    data = shapes[0]
+    if data is not None and len(shapes) > 1 and shapes[1] is None:
+        shapes[1] = (data[0],) if not attrs["multi_output"] else (data[0],) + tuple(data[2:])
+    return shapes, [data]
+
+
+register(Op("SoftmaxOutput", _softmax_output_kernel, _softmax_output_shape, inputs=("data", "label"),
+            aliases=("Softmax",), infer_type=_first_type,
+            params=(P("grad_scale", "float", 1.0), P("ignore_label", "float", -1.0), P("multi_output", "bool", False),
+                    P("use_ignore", "bool", False), P("preserve_shape", "bool", False),
+                    P("normalization", "str", "null"), P("out_grad", "bool", False), P("smooth_alpha", "float", 0.0))))
+
+
+register(Op("argmax_channel", lambda ins, at: _at_least_1d(np.argmax(ins[0], axis=1).astype(np.float32)),
+            _unary_shape_fn(lambda s, at: tuple(d for i, d in enumerate(s) if i != 1) or (1,)),
+            infer_type=_fixed_type("float32")))
+
+
+def _batch_take_shape(in_shapes, attrs):
+    a, idx = in_shapes
+    return list(in_shapes), [None if a is None else (a[0],)]
+
+
+def _batch_take_type(in_types, attrs):
+    if in_types[1] is not None and in_types[1] != "int32":
+        raise ShapeCheck("Type inconsistent, Provided = %s, inferred type = int32" % in_types[1])
+    return in_types, in_types[0]
+
+
+register(Op("batch_take", lambda ins, at: ins[0][np.arange(ins[0].shape[0]),
+                                               np.clip(ins[1].astype(np.int64), 0, ins[0].shape[1] - 1)],
+            _batch_take_shape, inputs=("a", "indices"), infer_type=_batch_take_type))
+
+
+def _gemm2_operands(a_shape, b_shape, attrs):
+    m, k = (a_shape[-1], a_shape[-2]) if attrs["transpose_a"] else (a_shape[-2], a_shape[-1])
+    k2, n = (b_shape[-1], b_shape[-2]) if attrs["transpose_b"] else (b_shape[-2], b_shape[-1])
+    return m, k, k2, n
+
+
+def _gemm2_shape(in_shapes, attrs):
+    a, b = in_shapes
+    if a is None or b is None:
+        return list(in_shapes), [None]
+    m, k, k2, n = _gemm2_operands(a, b, attrs)
+    if k != k2 or tuple(a[:-2]) != tuple(b[:-2]):
+        raise ShapeCheck("Check failed: Incompatible matrix dimensions in linalg_gemm2: %s x %s"
+                         % (shape_str(a), shape_str(b)))
+    return list(in_shapes), [tuple(a[:-2]) + (m, n)]
+
+
+def _gemm2_kernel(inputs, attrs):
+    a, b = inputs
+    if attrs["transpose_a"]:
+        a = np.swapaxes(a, -1, -2)
+    if attrs["transpose_b"]:
+        b = np.swapaxes(b, -1, -2)
+    return (attrs["alpha"] * np.matmul(a.astype(np.float64), b)).astype(inputs[0].dtype)
+
+
+register(Op("_linalg_gemm2", _gemm2_kernel, _gemm2_shape, inputs=("A", "B"), aliases=("linalg_gemm2", "linalg.gemm2"),
+            hint="linalg_gemm2", params=(P("transpose_a", "bool", False), P("transpose_b", "bool", False),
+                                         P("alpha", "float", 1.0), P("axis", "int", -2))))
 
 
 def _select_kernel(inputs, attrs):
@@ -2227,8 +2564,6 @@ SUBGRAPH_OPS = ("_foreach", "_while_loop")
 # ----------------------------------------------------------------------------------------------
 #: names hidden from both namespaces (internal ops reached through operators / wrappers)
 _INTERNAL_PREFIX = "_"
-#: public names of sub-namespaces: ``F.random.uniform`` -> op ``_random_uniform``
-SUBNAMESPACE_ALIASES = {name: OPS[name] for name in OPS if "." in name}
 
 
 def public_names():
@@ -2353,11 +2688,6 @@ def build_wrappers(ns):
     return w
 
 
-#: names that exist only in one namespace in MXNet 1.9 (api/nd_top_missing_in_sym.txt & reverse)
-ND_ONLY = ("add", "subtract", "multiply", "divide", "true_divide", "modulo", "equal", "not_equal", "greater",
-           "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor", "concatenate",
-           "moveaxis", "onehot_encode", "array", "empty", "waitall", "save", "load", "NDArray")
-SYM_ONLY = ("var", "Variable", "Group", "pow", "hypot", "load_json", "Symbol")
 WRAPPERS = build_wrappers
 
 
@@ -2435,6 +2765,10 @@ def skip_optional_input(op, name, attrs):
         return bool(attrs.get("no_bias"))
     if name == "state_cell":
         return attrs.get("mode") != "lstm"
+    if name == "gamma" and op.name == "LeakyReLU":
+        return attrs.get("act_type") != "prelu"
+    if name == "sequence_length":
+        return not attrs.get("use_sequence_length")
     return False
 
 

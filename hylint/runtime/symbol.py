@@ -164,13 +164,9 @@ class Symbol:
     def bind(self, ctx=None, args=None, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
              shared_exec=None):
         values = {}
-        for source, names in ((args, self.list_arguments()), (aux_states, self.list_auxiliary_states())):
-            if source is None:
-                continue
-            if isinstance(source, dict):
-                values.update(source)
-            else:
-                values.update(zip(names, source))
+        values.update(_bound_arrays("args", args, self.list_arguments()))
+        values.update(_bound_arrays("aux_states", [] if aux_states is None else aux_states,
+                                    self.list_auxiliary_states()))
         return Executor(self, values)
 
     def simple_bind(self, ctx=None, grad_req="write", **shapes):
@@ -335,6 +331,25 @@ class Executor:
             arrays = _executor.evaluate(heads, values, inferred)
         self.outputs = [_wrap(a) for a in arrays]
         return self.outputs
+
+
+def _bound_arrays(arg_key, arrays, names):
+    """MXNet's checks on ``bind`` inputs: a list in ``names`` order or a dict covering ``names``, of NDArrays."""
+    from .ndarray import NDArray
+    if isinstance(arrays, list):
+        if len(arrays) != len(names):
+            raise ValueError("Length of %s does not match the number of arguments" % arg_key)
+        pairs = list(zip(names, arrays))
+    elif isinstance(arrays, dict):
+        missing = [name for name in names if name not in arrays]
+        if missing:
+            raise ValueError("key `%s` is missing in `%s`" % (missing[0], arg_key))
+        pairs = [(name, arrays[name]) for name in names]
+    else:
+        raise TypeError("Only accept list of NDArrays or dict of str to NDArray")
+    if any(not isinstance(value, NDArray) for _, value in pairs):
+        raise TypeError("Only accept list of NDArrays or dict of str to NDArray")
+    return dict(pairs)
 
 
 def _describe_sym_error(arg_name, value):
@@ -529,8 +544,11 @@ def _contrib_while_loop(cond, func, loop_vars, max_iterations=None, name="while_
     return results[:len(out_list)], results[len(out_list):]
 
 
+linalg = _submodule("linalg", {"gemm2": _make_function("gemm2", _ops.OPS["_linalg_gemm2"])})
+
 contrib = _submodule("contrib", {
     "arange_like": _make_function("arange_like", _ops.OPS["_contrib_arange_like"]),
+    "div_sqrt_dim": _make_function("div_sqrt_dim", _ops.OPS["_contrib_div_sqrt_dim"]),
     "cond": _contrib_cond, "foreach": _contrib_foreach, "while_loop": _contrib_while_loop,
 })
 

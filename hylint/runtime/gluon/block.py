@@ -1,6 +1,5 @@
 """Gluon blocks: ``Block``, ``HybridBlock`` (trace once, replay the cached graph), ``SymbolBlock``."""
 import copy
-import json
 import re
 import threading
 import warnings
@@ -209,8 +208,7 @@ class Block:
     def save_parameters(self, filename, deduplicate=False):
         from .. import serialization
         params = self._collect_params_with_prefix()
-        serialization.save(filename, {key: value._reduce() if hasattr(value, "_reduce") else value.data()
-                                      for key, value in params.items()})
+        serialization.save(filename, {key: value.data() for key, value in params.items()})
 
     def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False, cast_dtype=False,
                         dtype_source="current"):
@@ -489,7 +487,7 @@ class HybridBlock(Block):
         arrays = {}
         for name, param in self.collect_params().items():
             if name in arg_names:
-                arrays["arg:%s" % name] = param._reduce() if hasattr(param, "_reduce") else param.data()
+                arrays["arg:%s" % name] = param.data()
             elif name in aux_names:
                 arrays["aux:%s" % name] = param.data()
         params_file = "%s-%04d.params" % (path, epoch)
@@ -567,7 +565,6 @@ class SymbolBlock(HybridBlock):
 
 def _substitute(symbol, mapping):
     """Copy of ``symbol``'s graph with the named variables replaced by other symbols."""
-    from ..graph import Node
     memo = {}
 
     def clone(node):
@@ -585,7 +582,6 @@ def _substitute(symbol, mapping):
         node, fixed = cloned
         return (node, fixed if fixed is not None else k)
 
-    del Node
     return _sym.Symbol([_entry(clone(n), k) for n, k in symbol._outputs])
 
 for _cls in (Block, HybridBlock, SymbolBlock):

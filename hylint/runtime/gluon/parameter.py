@@ -3,8 +3,6 @@ import re
 import warnings
 from collections import OrderedDict
 
-import numpy as np
-
 from .. import initializer as _init
 from .. import ndarray as _nd
 from .. import symbol as _sym

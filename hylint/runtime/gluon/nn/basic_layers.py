@@ -5,7 +5,7 @@ from ... import ndarray as _nd
 from ..block import Block, HybridBlock
 
 __all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "BatchNorm", "LayerNorm", "Embedding", "Flatten",
-           "Lambda", "HybridLambda", "Activation", "LeakyReLU", "InstanceNorm"]
+           "Lambda", "HybridLambda", "Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish", "InstanceNorm"]
 
 
 def _chain(blocks, x, args):
@@ -91,6 +91,46 @@ class LeakyReLU(HybridBlock):
 
     def hybrid_forward(self, F, x):
         return F.LeakyReLU(x, act_type="leaky", slope=self._alpha, name="fwd")
+
+
+class PReLU(HybridBlock):
+    def __init__(self, alpha_initializer=None, in_channels=1, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.alpha = self.params.get("alpha", shape=(in_channels,),
+                                         init=alpha_initializer if alpha_initializer is not None
+                                         else _init.Constant(0.25))
+
+    def hybrid_forward(self, F, x, alpha):
+        return F.LeakyReLU(x, gamma=alpha, act_type="prelu", name="fwd")
+
+
+class ELU(HybridBlock):
+    def __init__(self, alpha=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self._alpha = alpha
+
+    def hybrid_forward(self, F, x):
+        return F.LeakyReLU(x, act_type="elu", slope=self._alpha)
+
+
+class SELU(HybridBlock):
+    def hybrid_forward(self, F, x):
+        return F.LeakyReLU(x, act_type="selu", name="fwd")
+
+
+class GELU(HybridBlock):
+    def hybrid_forward(self, F, x):
+        return F.LeakyReLU(x, act_type="gelu", name="fwd")
+
+
+class Swish(HybridBlock):
+    def __init__(self, beta=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self._beta = beta
+
+    def hybrid_forward(self, F, x):
+        return x * F.sigmoid(self._beta * x, name="fwd")
 
 
 class Dense(HybridBlock):
@@ -263,8 +303,8 @@ class HybridLambda(HybridBlock):
         return "{name}({function})".format(name=self.__class__.__name__, function=self._func_name)
 
 
-del _init
 
 for _cls_name in __all__:
-    globals()[_cls_name].__module__ = ("mxnet.gluon.nn.activations" if _cls_name in ("Activation", "LeakyReLU")
+    globals()[_cls_name].__module__ = ("mxnet.gluon.nn.activations" if _cls_name in
+                                       ("Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish")
                                        else "mxnet.gluon.nn.basic_layers")

@@ -2,7 +2,7 @@
 from ..block import HybridBlock
 from .basic_layers import Activation
 
-__all__ = ["Conv1D", "Conv2D", "MaxPool1D", "MaxPool2D", "AvgPool1D", "AvgPool2D", "GlobalAvgPool1D",
+__all__ = ["Conv1D", "Conv2D", "Conv1DTranspose", "Conv2DTranspose", "ReflectionPad2D", "MaxPool1D", "MaxPool2D", "AvgPool1D", "AvgPool2D", "GlobalAvgPool1D",
            "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D"]
 
 
@@ -13,7 +13,7 @@ def _tuple(value, n):
 class _Conv(HybridBlock):
     def __init__(self, channels, kernel_size, strides, padding, dilation, groups, layout, in_channels=0,
                  activation=None, use_bias=True, weight_initializer=None, bias_initializer="zeros",
-                 op_name="Convolution", prefix=None, params=None):
+                 op_name="Convolution", adj=None, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
         with self.name_scope():
             self._channels = channels
@@ -21,7 +21,12 @@ class _Conv(HybridBlock):
             self._op_name = op_name
             self._kwargs = {"kernel": kernel_size, "stride": strides, "dilate": dilation, "pad": padding,
                             "num_filter": channels, "num_group": groups, "no_bias": not use_bias, "layout": layout}
-            wshape = (channels, in_channels // groups if in_channels else 0) + tuple(kernel_size)
+            if adj is not None:
+                self._kwargs["adj"] = adj
+            if op_name == "Deconvolution":  # weight: (in_channels, channels / groups, *kernel)
+                wshape = (in_channels, channels // groups) + tuple(kernel_size)
+            else:
+                wshape = (channels, in_channels // groups if in_channels else 0) + tuple(kernel_size)
             self.weight = self.params.get("weight", shape=wshape, init=weight_initializer, allow_deferred_init=True)
             if use_bias:
                 self.bias = self.params.get("bias", shape=(channels,), init=bias_initializer,
@@ -67,6 +72,40 @@ class Conv2D(_Conv):
         super().__init__(channels, _tuple(kernel_size, 2), _tuple(strides, 2), _tuple(padding, 2),
                          _tuple(dilation, 2), groups, layout, in_channels, activation, use_bias,
                          weight_initializer, bias_initializer, **kwargs)
+
+
+class Conv1DTranspose(_Conv):
+    def __init__(self, channels, kernel_size, strides=1, padding=0, output_padding=0, dilation=1, groups=1,
+                 layout="NCW", activation=None, use_bias=True, weight_initializer=None, bias_initializer="zeros",
+                 in_channels=0, **kwargs):
+        assert layout == "NCW", "Only supports 'NCW' layout for now"
+        super().__init__(channels, _tuple(kernel_size, 1), _tuple(strides, 1), _tuple(padding, 1),
+                         _tuple(dilation, 1), groups, layout, in_channels, activation, use_bias, weight_initializer,
+                         bias_initializer, op_name="Deconvolution", adj=_tuple(output_padding, 1), **kwargs)
+        self.outpad = output_padding
+
+
+class Conv2DTranspose(_Conv):
+    def __init__(self, channels, kernel_size, strides=(1, 1), padding=(0, 0), output_padding=(0, 0), dilation=(1, 1),
+                 groups=1, layout="NCHW", activation=None, use_bias=True, weight_initializer=None,
+                 bias_initializer="zeros", in_channels=0, **kwargs):
+        assert layout == "NCHW", "hylint.runtime supports only the 'NCHW' layout"
+        super().__init__(channels, _tuple(kernel_size, 2), _tuple(strides, 2), _tuple(padding, 2),
+                         _tuple(dilation, 2), groups, layout, in_channels, activation, use_bias, weight_initializer,
+                         bias_initializer, op_name="Deconvolution", adj=_tuple(output_padding, 2), **kwargs)
+        self.outpad = output_padding
+
+
+class ReflectionPad2D(HybridBlock):
+    def __init__(self, padding=0, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(padding, int):
+            padding = (0, 0, 0, 0, padding, padding, padding, padding)
+        assert len(padding) == 8
+        self._padding = padding
+
+    def hybrid_forward(self, F, x):
+        return F.pad(x, mode="reflect", pad_width=self._padding)
 
 
 class _Pooling(HybridBlock):

@@ -1,0 +1,2 @@
+"""``mxnet.gluon.contrib`` (``nn`` only)."""
+from . import nn  # noqa: F401

@@ -1,0 +1,34 @@
+"""``mxnet.gluon.utils``: the helpers model code calls (single CPU context)."""
+import numpy as np
+
+from .. import ndarray as _nd
+
+__all__ = ["split_data", "split_and_load", "clip_global_norm"]
+
+
+def split_data(data, num_slice, batch_axis=0, even_split=True):
+    size = data.shape[batch_axis]
+    if even_split and size % num_slice != 0:
+        raise ValueError("data with shape %s cannot be evenly split into %d slices along axis %d. Use a batch size "
+                         "that's multiple of %d or set even_split=False to allow uneven partitioning of data."
+                         % (str(data.shape), num_slice, batch_axis, num_slice))
+    if num_slice == 1:
+        return [data]
+    bounds = np.linspace(0, size, num_slice + 1).astype(int) if not even_split else \
+        np.arange(0, size + 1, size // num_slice)
+    return [_nd.slice_axis(data, axis=batch_axis, begin=int(b), end=int(e)) for b, e in zip(bounds[:-1], bounds[1:])]
+
+
+def split_and_load(data, ctx_list, batch_axis=0, even_split=True):
+    if not isinstance(data, _nd.NDArray):
+        data = _nd.array(data)
+    return split_data(data, len(ctx_list), batch_axis, even_split)
+
+
+def clip_global_norm(arrays, max_norm, check_isfinite=True):
+    total = float(np.sqrt(sum(float((a.asnumpy().astype(np.float64) ** 2).sum()) for a in arrays)))
+    scale = max_norm / (total + 1e-8)
+    if scale < 1.0:
+        for a in arrays:
+            a *= scale
+    return total
