@@ -206,8 +206,8 @@ def _analyse_in_workers(work: Sequence[Tuple[int, SourceFile, object]], linters:
     results: List[Tuple[int, FileOutcome]] = []
     executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init,
                                    initargs=init_args)
+    futures = {}
     try:
-        futures = {}
         for i in order:
             index, source, _ = work[i]
             futures[executor.submit(_worker_task, (index, source, position[i], mode, unsafe))] = source
@@ -216,15 +216,17 @@ def _analyse_in_workers(work: Sequence[Tuple[int, SourceFile, object]], linters:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 error = future.exception()
-                if isinstance(error, BrokenProcessPool):
-                    checking = sorted(str(futures[f].path) for f in futures if not f.done() or f.exception())
-                    shown = ", ".join(checking[:3]) + (f" and {len(checking) - 3} more" if len(checking) > 3 else "")
-                    raise WorkerError(f"a worker process died (killed, out of memory or crashed) while checking "
-                                      f"{shown}; run with --jobs 1 to see which file") from None
                 if error is not None:
                     raise error
                 results.append(future.result())
                 advance()
+    except BrokenProcessPool:
+        # a worker died; it was checking one of the files not done yet
+        checking = sorted(str(source.path) for f, source in futures.items() if not f.done() or f.exception()) \
+            or sorted(str(work[i][1].path) for i in order)
+        shown = ", ".join(checking[:3]) + (f" and {len(checking) - 3} more" if len(checking) > 3 else "")
+        raise WorkerError(f"a worker process died (killed, out of memory or crashed) while checking "
+                          f"{shown}; run with --jobs 1 to see which file") from None
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
         _WORKER_LINTERS[:] = []

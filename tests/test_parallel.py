@@ -113,7 +113,7 @@ def test_cli_crash_exits_2_with_one_line(files, monkeypatch):
     kwargs = {"mix_stderr": False} if "mix_stderr" in inspect.signature(CliRunner.__init__).parameters else {}
     result = CliRunner(**kwargs).invoke(main, ["check", "--no-cache", "--jobs", "2", "."])
     assert result.exit_code == 2
-    assert result.stderr.count("\n") == 1 and "worker process died" in result.stderr
+    assert result.stderr.count("\n") == 1 and "worker process died" in result.stderr, result.stderr
 
 
 def test_spawned_workers_build_their_own_linters(files, monkeypatch):
