@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
 
 from hylint.files import SourceError, SourceFile, read_source
 from hylint.prefilter import might_hold_hybrid_code
-from hylint.runner import DIFF, FIX, FileOutcome, process_path, process_source
+from hylint.runner import DIFF, FIX, FileOutcome, _internal_error, process_path, process_source
 
 from hylint.cache import UNKNOWN_KEYS as _UNKNOWN_KEYS
 
@@ -94,7 +94,7 @@ def check_files(files: Sequence[Path], mode: str, unsafe: bool, make_linter: Cal
         if prefilter and not might_hold_hybrid_code(source.text, keys):  # type: ignore[arg-type]
             if "noqa" in source.text.lower():
                 # not parsed, but noqa rules (unused-noqa) read its comments: the linter decides
-                outcomes[index] = process_source(source, filename, linter_for(filename), mode, unsafe, mode == FIX)
+                outcomes[index] = _process(source, linter_for(filename), mode, unsafe)
             else:
                 # what process_source gives for such a file in every mode: nothing to report or fix
                 outcomes[index] = FileOutcome(filename, [], source.text)
@@ -155,10 +155,18 @@ def _analyse(work: Sequence[Tuple[int, SourceFile, object]], linters: Sequence["
     if jobs <= 1 or len(work) < PARALLEL_MIN_FILES or total < PARALLEL_MIN_BYTES:
         results = []
         for (index, source, _), linter in zip(work, linters):
-            results.append((index, process_source(source, str(source.path), linter, mode, unsafe, mode == FIX)))
+            results.append((index, _process(source, linter, mode, unsafe)))
             advance()
         return results
     return _analyse_in_workers(work, linters, mode, unsafe, jobs, advance)
+
+
+def _process(source: SourceFile, linter: "Linter", mode: str, unsafe: bool) -> FileOutcome:
+    """``process_source``; an internal error ends this file's check, not the run (as process_path)."""
+    try:
+        return process_source(source, str(source.path), linter, mode, unsafe, mode == FIX)
+    except Exception as error:
+        return _internal_error(str(source.path), error)
 
 
 _WORKER_LINTERS: List["Linter"] = []
@@ -178,8 +186,7 @@ def _worker_init(rule_codes: Optional[List[Tuple[str, ...]]], prefilter: bool) -
 
 def _worker_task(task: Tuple[int, SourceFile, int, str, bool]) -> Tuple[int, FileOutcome]:
     index, source, linter_index, mode, unsafe = task
-    linter = _WORKER_LINTERS[linter_index]
-    return index, process_source(source, str(source.path), linter, mode, unsafe, mode == FIX)
+    return index, _process(source, _WORKER_LINTERS[linter_index], mode, unsafe)
 
 
 def _analyse_in_workers(work: Sequence[Tuple[int, SourceFile, object]], linters: Sequence["Linter"], mode: str,
