@@ -95,7 +95,7 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
     from hylint.report import FORMATS, HYPERLINK_FORMATS, Report, render
 
     try:
-        config = load_config(Path(config_path) if config_path else None)
+        config = load_config(Path(config_path) if config_path else None, check_codes=False)
     except ConfigError as error:
         raise UsageError(str(error)) from None
     fix_mode = fix if fix is not None else config.fix
@@ -105,7 +105,8 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
         raise UsageError(f"unknown output format {fmt!r} (choose from: {', '.join(FORMATS)})")
     selection = _Selection(_split_codes(select) or config.select, config.extend_select + _split_codes(extend_select),
                            config.ignore + _split_codes(ignore), config.per_file_ignores, config.root,
-                           (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore)))
+                           (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore)),
+                           config)
     from hylint.runner import DIFF, FIX, LINT, process_stdin
 
     mode = DIFF if diff else FIX if fix_mode else LINT
@@ -222,7 +223,8 @@ class _Selection:
     earlier run validated this exact selection.
     """
 
-    def __init__(self, select, extend_select, ignore, per_file_ignores, root: Path, options=()) -> None:
+    def __init__(self, select, extend_select, ignore, per_file_ignores, root: Path, options=(), config=None) -> None:
+        self.config = config
         self.select, self.extend_select, self.ignore = tuple(select), tuple(extend_select), tuple(ignore)
         self.per_file_ignore_codes = tuple(per_file_ignores)
         self.root = root
@@ -233,8 +235,14 @@ class _Selection:
 
     def rules(self):
         if self._rules is None:
+            from hylint.config import ConfigError, check_config_codes
             from hylint.registry import UnknownRuleError, expand, select_rules
 
+            if self.config is not None:
+                try:
+                    check_config_codes(self.config)
+                except ConfigError as error:
+                    raise UsageError(str(error)) from None
             for option, values in self.options:
                 for value in _split_codes(values):
                     try:

@@ -51,3 +51,15 @@ def test_changed_file_without_hybrid_code_needs_no_libcst(tmp_path):
     (tmp_path / "model.py").write_text(HEAD + "        return F.sigmoid(x)\n")
     code, warm = imported(tmp_path)
     assert code == 0 and "libcst" in warm
+
+
+def test_warm_run_with_rule_codes_in_the_config_imports_nothing_heavy(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.hylint]\nextend-select = ["HY102"]\nignore = ["HY401"]\n')
+    (tmp_path / "model.py").write_text(HEAD + "        return F.relu(x)\n")
+    assert imported(tmp_path)[0] == 0
+    code, warm = imported(tmp_path)
+    assert code == 0 and heavy(warm) == []
+    # a bad code in the config is still an error (another configuration: not served from the cache)
+    (tmp_path / "pyproject.toml").write_text('[tool.hylint]\nignore = ["HY999"]\n')
+    code, _ = imported(tmp_path)
+    assert code == 2
