@@ -54,14 +54,19 @@ def main() -> None:
               help="Use this pyproject.toml (or hylint.toml) instead of the nearest one.")
 @click.option("--force-exclude", is_flag=True, default=None, help="Apply excludes to paths given explicitly too.")
 @click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every line with a diagnostic; report nothing.")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, show_default="0: one per CPU core",
+              help="Worker processes for the files that need analysis.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache (.hylint_cache/).")
 def check(paths: Tuple[str, ...], fix: Optional[bool], unsafe_fixes: Optional[bool], diff: bool, show_fixes: bool,
           exit_non_zero_on_fix: bool, select: Tuple[str, ...], extend_select: Tuple[str, ...], ignore: Tuple[str, ...],
           output_format: Optional[str], statistics: bool, exit_zero: bool, stdin_filename: Optional[str],
-          config_path: Optional[str], force_exclude: Optional[bool], add_noqa: bool) -> None:
+          config_path: Optional[str], force_exclude: Optional[bool], add_noqa: bool, jobs: int = 0,
+          no_cache: bool = False) -> None:
     """Check PATHS (default: the current folder; `-` reads stdin)."""
     try:
         code = _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, select, extend_select, ignore,
-                      output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude, add_noqa)
+                      output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude, add_noqa,
+                      jobs=jobs, no_cache=no_cache)
     except UsageError as error:
         click.echo(f"hylint: error: {error}", err=True)
         code = EXIT_ERROR
@@ -83,14 +88,14 @@ def check(paths: Tuple[str, ...], fix: Optional[bool], unsafe_fixes: Optional[bo
 
 
 def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, select, extend_select, ignore,
-           output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude, add_noqa=False) -> int:
+           output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude, add_noqa=False, jobs=0,
+           no_cache=False) -> int:
     from hylint.config import ConfigError, load_config
     from hylint.discovery import DEFAULT_EXCLUDE, PathError, discover, matches_any
-    from hylint.registry import UnknownRuleError, expand, select_rules
     from hylint.report import FORMATS, HYPERLINK_FORMATS, Report, render
 
     try:
-        config = load_config(Path(config_path) if config_path else None)
+        config = load_config(Path(config_path) if config_path else None, check_codes=False)
     except ConfigError as error:
         raise UsageError(str(error)) from None
     fix_mode = fix if fix is not None else config.fix
@@ -98,34 +103,11 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
     fmt = output_format or config.output_format or "full"
     if fmt not in FORMATS:
         raise UsageError(f"unknown output format {fmt!r} (choose from: {', '.join(FORMATS)})")
-    for option, values in (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore)):
-        for value in _split_codes(values):
-            try:
-                expand(value)
-            except UnknownRuleError as error:
-                raise UsageError(f"{option}: {error}") from None
-    try:
-        rules = select_rules(_split_codes(select) or config.select,
-                             config.extend_select + _split_codes(extend_select),
-                             config.ignore + _split_codes(ignore))
-        per_file_ignores = [(pattern, set().union(*(expand(c) for c in codes)) if codes else set())
-                            for pattern, codes in config.per_file_ignores]
-    except UnknownRuleError as error:
-        raise UsageError(str(error)) from None
-
-    from hylint.engine import Linter
-    from hylint.runner import DIFF, FIX, LINT, process_path, process_stdin
-
-    linter = Linter(rules)
-    linters = {frozenset(): linter}
-
-    def linter_for(filename: str) -> Linter:
-        # per-file-ignores deselect rules for the file, so ignored diagnostics are neither reported nor fixed
-        ignored = frozenset(code for pattern, codes in per_file_ignores
-                            if matches_any(Path(filename), [pattern], config.root) for code in codes)
-        if ignored not in linters:
-            linters[ignored] = Linter([rule for rule in rules if rule.CODE not in ignored])
-        return linters[ignored]
+    selection = _Selection(_split_codes(select) or config.select, config.extend_select + _split_codes(extend_select),
+                           config.ignore + _split_codes(ignore), config.per_file_ignores, config.root,
+                           (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore)),
+                           config)
+    from hylint.runner import DIFF, FIX, LINT, process_stdin
 
     mode = DIFF if diff else FIX if fix_mode else LINT
     if add_noqa and (diff or fix_mode):
@@ -138,8 +120,19 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
         if add_noqa:
             raise UsageError("--add-noqa writes files; it cannot read stdin")
         filename = stdin_filename or "-"
-        outcomes.append(process_stdin(sys.stdin.buffer.read(), filename, linter_for(filename), mode, unsafe))
+        outcomes.append(process_stdin(sys.stdin.buffer.read(), filename, selection.linter_for(filename), mode, unsafe))
     else:
+        from hylint.parallel import check_files, default_jobs
+
+        cache = None
+        if not no_cache and config.cache:
+            from hylint.cache import ResultCache, cache_key
+
+            cache = ResultCache.open(config.root, cache_key(
+                mode=mode, unsafe=bool(unsafe), select=selection.select, extend_select=selection.extend_select,
+                ignore=selection.ignore, per_file_ignores=selection.per_file_ignore_codes))
+        if cache is None or cache.fresh:
+            selection.rules()  # an unknown rule code is an error before any file is read
         excludes = tuple(config.exclude or DEFAULT_EXCLUDE) + config.extend_exclude
         try:
             files = discover(paths, excludes, config.root, force_exclude=bool(force_exclude or config.force_exclude))
@@ -150,7 +143,7 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
 
             added = 0
             for path in files:
-                result = add_noqa_path(path, linter_for(str(path)))
+                result = add_noqa_path(path, selection.linter_for(str(path)))
                 added += result.added
                 for message in result.messages:
                     click.echo(message, err=True)
@@ -159,9 +152,12 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
         from hylint.progress import progress
 
         with progress(len(files)) as advance:
-            for path in files:
-                outcomes.append(process_path(path, linter_for(str(path)), mode, unsafe))
-                advance()
+            outcomes = check_files(files, mode, bool(unsafe), selection.linter, jobs or default_jobs(), cache,
+                                   linter_for=selection.linter_for, advance=advance)
+        if cache is not None:
+            cache.save()
+    per_file_ignores = selection.per_file_ignores() if config.per_file_ignores and any(
+        o.diagnostics for o in outcomes) else []
 
     diagnostics = []
     fixed_by_code: Counter = Counter()
@@ -218,6 +214,75 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
     if exit_non_zero_on_fix and fixed_by_code:
         return EXIT_DIAGNOSTICS
     return EXIT_DIAGNOSTICS if diagnostics else EXIT_OK
+
+
+class _Selection:
+    """The rule selection, resolved (importing the rules, and libcst) only when a file needs analysis.
+
+    A run whose files all hit the result cache never imports them: its cache file exists only if an
+    earlier run validated this exact selection.
+    """
+
+    def __init__(self, select, extend_select, ignore, per_file_ignores, root: Path, options=(), config=None) -> None:
+        self.config = config
+        self.select, self.extend_select, self.ignore = tuple(select), tuple(extend_select), tuple(ignore)
+        self.per_file_ignore_codes = tuple(per_file_ignores)
+        self.root = root
+        self.options = tuple((option, tuple(values)) for option, values in options)  # to name a bad one
+        self._rules = None
+        self._per_file_ignores = None
+        self._linter = None
+
+    def rules(self):
+        if self._rules is None:
+            from hylint.config import ConfigError, check_config_codes
+            from hylint.registry import UnknownRuleError, expand, select_rules
+
+            if self.config is not None:
+                try:
+                    check_config_codes(self.config)
+                except ConfigError as error:
+                    raise UsageError(str(error)) from None
+            for option, values in self.options:
+                for value in _split_codes(values):
+                    try:
+                        expand(value)
+                    except UnknownRuleError as error:
+                        raise UsageError(f"{option}: {error}") from None
+            try:
+                self._rules = select_rules(self.select, self.extend_select, self.ignore)
+                self._per_file_ignores = [(pattern, set().union(*(expand(c) for c in codes)) if codes else set())
+                                          for pattern, codes in self.per_file_ignore_codes]
+            except UnknownRuleError as error:
+                raise UsageError(str(error)) from None
+        return self._rules
+
+    def per_file_ignores(self):
+        self.rules()
+        return self._per_file_ignores
+
+    def linter(self):
+        if self._linter is None:
+            from hylint.engine import Linter
+
+            self._linter = Linter(self.rules())
+            self._linters = {frozenset(): self._linter}
+        return self._linter
+
+    def linter_for(self, filename: str):
+        """The linter for one file: per-file-ignores deselect rules for it, so ignored diagnostics are
+        neither reported nor fixed."""
+        base = self.linter()
+        if not self._per_file_ignores:
+            return base
+        from hylint.discovery import matches_any
+        from hylint.engine import Linter
+
+        ignored = frozenset(code for pattern, codes in self._per_file_ignores
+                            if matches_any(Path(filename), [pattern], self.root) for code in codes)
+        if ignored not in self._linters:
+            self._linters[ignored] = Linter([rule for rule in self._rules if rule.CODE not in ignored])
+        return self._linters[ignored]
 
 
 @main.command()

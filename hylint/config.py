@@ -69,20 +69,21 @@ def _read_toml(path: Path) -> Dict[str, Any]:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
 
 
-def load_config(explicit: Optional[Path] = None, start: Optional[Path] = None) -> Config:
+def load_config(explicit: Optional[Path] = None, start: Optional[Path] = None,
+                check_codes: bool = True) -> Config:
     if explicit is not None:
         if not explicit.is_file():
             raise ConfigError(f"{explicit}: configuration file not found")
         data = _read_toml(explicit)
         table = data.get("tool", {}).get("hylint", data if explicit.name != "pyproject.toml" else {})
-        return parse_table(table, explicit)
+        return parse_table(table, explicit, check_codes)
     path = find_pyproject(start or Path.cwd())
     if path is None:
         return Config()
-    return parse_table(_read_toml(path)["tool"]["hylint"], path)
+    return parse_table(_read_toml(path)["tool"]["hylint"], path, check_codes)
 
 
-def parse_table(table: Dict[str, Any], path: Path) -> Config:
+def parse_table(table: Dict[str, Any], path: Path, check_codes: bool = True) -> Config:
     where = f"{path}: [tool.hylint]"
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table")
@@ -112,8 +113,18 @@ def parse_table(table: Dict[str, Any], path: Path) -> Config:
             if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
                 raise ConfigError(f"{where}: `verify` must be an array of tables ([[tool.hylint.verify]])")
             values[attr] = tuple(value)
-    _check_codes(values, where)
+    if check_codes:  # else the caller runs check_config_codes() before it needs the rules
+        _check_codes(values, where)
     return Config(path=path, root=path.parent.resolve(), **values)
+
+
+def check_config_codes(config: Config) -> None:
+    """The rule-code check of parse_table, for a Config loaded with ``check_codes=False`` (importing
+    the rules, which a run served from the result cache does not need)."""
+    if config.path is None:
+        return
+    _check_codes({"select": config.select, "extend_select": config.extend_select, "ignore": config.ignore,
+                  "per_file_ignores": config.per_file_ignores}, f"{config.path}: [tool.hylint]")
 
 
 def _check_codes(values: Dict[str, Any], where: str) -> None:

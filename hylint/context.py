@@ -22,6 +22,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from hylint import optable
+from hylint.walk import walk
 
 
 class Kind(Enum):
@@ -275,7 +276,7 @@ def _collect_defs(body: Sequence[cst.CSTNode], classes: Dict[str, ClassInfo], fu
                 class_of[method] = info
             init = inner_functions.get("__init__")
             if init is not None:
-                init.body.visit(_InitScanner(info))
+                walk(init.body, _InitScanner(info))
         elif isinstance(stmt, cst.FunctionDef):
             functions.setdefault(stmt.name.value, stmt)
         elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
@@ -598,7 +599,7 @@ class HybridContext:
         if fn.params.star_kwarg is not None:
             names.add(fn.params.star_kwarg.name.value)
         evidence = _Evidence(names, self.f_name)
-        fn.body.visit(evidence)
+        walk(fn.body, evidence)
         doc_seq = _docstring_seq_params(fn)
         declared = self.cls.params if self.cls is not None else {}
         for position, param in enumerate(data_params):
@@ -1271,7 +1272,7 @@ def parent_map(root: cst.CSTNode) -> Dict[cst.CSTNode, cst.CSTNode]:
         def on_leave(self, original_node: cst.CSTNode) -> None:
             stack.pop()
 
-    root.visit(_Parents())
+    walk(root, _Parents())
     return parents
 
 
@@ -1304,7 +1305,7 @@ def _returns_tuple(fn: cst.FunctionDef) -> bool:
         def visit_Return(self, node: cst.Return) -> None:
             found.append(isinstance(node.value, (cst.Tuple, cst.List)))
 
-    fn.visit(_Returns())
+    walk(fn, _Returns())
     return any(found)
 
 

@@ -6,6 +6,7 @@ import itertools
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, List, Optional, Sequence, Tuple
 
@@ -103,20 +104,49 @@ class GitIgnore:
 
 def matches_any(path: Path, patterns: Iterable[str], root: Path) -> bool:
     """ruff-style exclude: a pattern matches the file/folder name or its path relative to ``root``."""
-    try:
-        # realpath, not Path.resolve: it does not raise on a symlink loop
-        relative = Path(os.path.realpath(path)).relative_to(os.path.realpath(root)).as_posix()
-    except ValueError:
+    patterns = tuple(patterns)
+    if not patterns:
+        return False
+    whole, relative_re = _compiled(patterns)
+    resolved = _resolve(path)
+    root_text = _resolve_dir(os.fspath(root))
+    if resolved == root_text:
+        relative = "."
+    elif resolved.startswith(root_text.rstrip("/") + "/"):
+        relative = resolved[len(root_text.rstrip("/")) + 1:]
+    else:
         relative = path.as_posix()
-    name = path.name
+    return bool(whole.match(path.name) or relative_re.match(relative) or whole.match(path.as_posix()))
+
+
+@lru_cache(maxsize=64)
+def _compiled(patterns: Tuple[str, ...]) -> Tuple["re.Pattern[str]", "re.Pattern[str]"]:
+    """One regex for ``fnmatchcase(x, p)`` over all patterns; one adding ``p + "/*"``."""
+    stripped = []
     for pattern in patterns:
-        stripped = pattern.rstrip("/")
         # `**/` also matches no folder at all (`tests/**/*.py` matches `tests/a.py`)
-        for variant in {stripped, stripped.replace("**/", "")}:
-            if fnmatch.fnmatchcase(name, variant) or fnmatch.fnmatchcase(relative, variant) or \
-                    fnmatch.fnmatchcase(relative, variant + "/*") or fnmatch.fnmatchcase(path.as_posix(), variant):
-                return True
-    return False
+        for variant in (pattern.rstrip("/"), pattern.rstrip("/").replace("**/", "")):
+            if variant not in stripped:
+                stripped.append(variant)
+    whole = "|".join(f"(?:{fnmatch.translate(p)})" for p in stripped)
+    relative = "|".join(f"(?:{fnmatch.translate(p)})|(?:{fnmatch.translate(p + '/*')})" for p in stripped)
+    return re.compile(whole), re.compile(relative)
+
+
+@lru_cache(maxsize=4096)
+def _resolve_dir(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def _resolve(path: Path) -> str:
+    """``str(path.resolve())``, resolving each folder once per run."""
+    text = os.path.abspath(path)
+    if os.path.islink(text):
+        return os.path.realpath(text)
+    parent, name = os.path.split(text)
+    if not name:
+        return _resolve_dir(text)
+    return os.path.join(_resolve_dir(parent), name)
 
 
 def excluded_explicitly(path: Path, exclude: Sequence[str], root: Path) -> bool:
@@ -137,6 +167,7 @@ def excluded_explicitly(path: Path, exclude: Sequence[str], root: Path) -> bool:
 def discover(paths: Sequence[str], exclude: Sequence[str], root: Path, force_exclude: bool = False,
              respect_gitignore: bool = True) -> List[Path]:
     """Every Python file under ``paths``, each once, in a stable order."""
+    _resolve_dir.cache_clear()  # folders are resolved once per run, not once per process
     files: List[Path] = []
     seen = set()
 

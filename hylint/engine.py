@@ -14,10 +14,12 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Ty
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from hylint.context import ClassInfo, HybridContext, ModuleInfo, Value, UNKNOWN, analyze_module
+from hylint.context import ClassInfo, HybridContext, ModuleInfo, Value, UNKNOWN, _blocks_of, analyze_module
 from hylint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from hylint.noqa import Noqa, parse_noqa
+from hylint.prefilter import keys_for, might_hold_hybrid_code
 from hylint.rule import LintRule, PendingEdit, PendingFix
+from hylint.walk import skipped_types, walk
 
 MAX_FIX_PASSES = 10
 NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -141,21 +143,29 @@ class Positions:
         self._line_offsets: Optional[List[int]] = None
         self._resolved: Dict[int, Dict[cst.CSTNode, object]] = {}
 
-    def _offsets(self) -> List[int]:
+    def _offset(self, index: int) -> int:
+        """Lines before top-level statement ``index`` (generating the code of the statements before it
+        only, once)."""
         if self._line_offsets is None:
-            offsets = []
-            line = len(self.module.header)
-            for stmt in self.module.body:
-                offsets.append(line)
-                line += _count_newlines(self.module.code_for_node(stmt))
-            self._line_offsets = offsets
-        return self._line_offsets
+            self._line_offsets = [len(self.module.header)]
+        offsets = self._line_offsets
+        while len(offsets) <= index:
+            stmt = self.module.body[len(offsets) - 1]
+            offsets.append(offsets[-1] + _count_newlines(self.module.code_for_node(stmt)))
+        return offsets[index]
 
     def _statement(self, index: int) -> Dict[cst.CSTNode, object]:
         if index not in self._resolved:
             stmt = self.module.body[index]
             mini = self.module.with_changes(body=[stmt], header=[], footer=[])
-            self._resolved[index] = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
+            try:
+                # what MetadataWrapper.resolve(PositionProvider) runs, without its batched visit of the
+                # whole tree (PositionProvider needs none: it is one code generation)
+                provider = PositionProvider()
+                provider._gen_impl(mini)
+                self._resolved[index] = provider._computed
+            except AttributeError:  # pragma: no cover - a libcst without these internals
+                self._resolved[index] = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
         return self._resolved[index]
 
     def span(self, node: cst.CSTNode, statement: int) -> Tuple[Tuple[int, int], Tuple[int, int]]:
@@ -170,7 +180,7 @@ class Positions:
                     break
         if code_range is None:
             raise KeyError("node is not part of this module")
-        shift = self._offsets()[statement]
+        shift = self._offset(statement)
         return ((code_range.start.line + shift, code_range.start.column),
                 (code_range.end.line + shift, code_range.end.column))
 
@@ -200,9 +210,46 @@ class _FileLinter:
 
     def run(self, rules: Sequence[LintRule]) -> None:
         dispatcher = _Dispatcher(self, rules)
+        handled = frozenset(dispatcher.visit_handlers) | frozenset(dispatcher.leave_handlers)
+        skip = skipped_types(handled)
+        if all(rule.HYBRID_ONLY for handlers in (dispatcher.visit_handlers, dispatcher.leave_handlers)
+               for entries in handlers.values() for rule, _ in entries):
+            # only hybrid contexts can report anything: visit just their functions, with the class
+            # the full traversal would have on its stack
+            for index, fn in _context_functions(self.module, self.module_info):
+                self.statement_index = index
+                info = self.module_info.class_of.get(fn)
+                cls = self.module_info.classes.get(info.name) if info is not None else None
+                dispatcher.class_stack = [cls]
+                dispatcher.ctx.cls = cls
+                walk(fn, dispatcher, skip)
+            dispatcher.ctx.cls = None
+            return
         for index, stmt in enumerate(self.module.body):
             self.statement_index = index
-            stmt.visit(dispatcher)
+            walk(stmt, dispatcher, skip)
+
+
+def _context_functions(module: cst.Module, module_info: ModuleInfo) -> List[Tuple[int, cst.FunctionDef]]:
+    """(top-level statement index, function) of every hybrid context that is not opted out, in source order."""
+    wanted = {fn for fn, hybrid in module_info.contexts.items() if not hybrid.opted_out}
+    found: List[Tuple[int, cst.FunctionDef]] = []
+
+    def scan(body: Sequence[cst.CSTNode], index: int) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.FunctionDef):
+                if stmt in wanted:
+                    found.append((index, stmt))
+            elif isinstance(stmt, cst.ClassDef):
+                scan(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else (), index)
+            elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
+                for block in _blocks_of(stmt):
+                    scan(block, index)
+
+    if wanted:
+        for index, stmt in enumerate(module.body):
+            scan((stmt,), index)
+    return found
 
 
 @dataclass
@@ -244,11 +291,6 @@ def _python_syntax_error(source: str) -> Optional[Tuple[int, int, str]]:
     return None
 
 
-def might_hold_hybrid_code(source: str) -> bool:
-    """The text prefilter: a file without these words cannot hold a hybrid context."""
-    return "hybrid_forward" in source or "Hybrid" in source
-
-
 class Linter:
     """Runs a fixed set of rules over sources."""
 
@@ -256,12 +298,14 @@ class Linter:
         self.rule_types = list(rules)
         self.rules = [rule() for rule in rules]
         self.codes = {rule.CODE for rule in rules}
+        self.prefilter = True  # skip files in which no selected rule can report (hylint/prefilter.py)
+        self.prefilter_keys = keys_for(self.rule_types)
         # rules that judge the noqa directives once suppression is done (unused-noqa)
         self.noqa_rules = [rule for rule in self.rules if hasattr(rule, "check_noqa")]
 
     # -- linting ---------------------------------------------------------------------------
     def lint_source(self, source: str, filename: str = "<stdin>") -> LintResult:
-        if not might_hold_hybrid_code(source):
+        if self.prefilter and not might_hold_hybrid_code(source, self.prefilter_keys):
             return LintResult(self._check_noqa(source, filename, set()), source)
         try:
             module = cst.parse_module(source)

@@ -5,11 +5,13 @@ import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from hylint.diagnostic import Diagnostic
-from hylint.engine import FixLoopError, Linter
 from hylint.files import SourceError, SourceFile, WriteError, decode, read_source, write_atomic
+
+if TYPE_CHECKING:  # the engine (and libcst) is imported only when a file is analysed
+    from hylint.engine import Linter
 
 LINT, FIX, DIFF = "lint", "fix", "diff"
 
@@ -32,6 +34,8 @@ def unreadable(filename: str, reason: str) -> Diagnostic:
 
 def process_source(source: SourceFile, filename: str, linter: Linter, mode: str, unsafe: bool,
                    write: bool) -> FileOutcome:
+    from hylint.engine import FixLoopError
+
     outcome = FileOutcome(filename)
     if mode == LINT:
         result = linter.lint_source(source.text, filename)

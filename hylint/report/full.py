@@ -1,14 +1,18 @@
 """ruff's default output: the location, the message, and a code frame pointing at the span."""
+import re
 from typing import TextIO
 
-from rich.console import Console
-from rich.markup import escape
-
-from hylint.engine import NEWLINE
 from hylint.report import Report, fixable, summary_lines
+
+NEWLINE = re.compile(r"\r\n|\r|\n")  # as hylint.engine splits lines (not imported: it needs libcst)
 
 
 def render(report: Report, out: TextIO) -> None:
+    if not report.diagnostics and not summary_lines(report):
+        return  # nothing to show: do not import rich
+    from rich.console import Console
+    from rich.markup import escape
+
     console = Console(file=out, force_terminal=report.color, no_color=not report.color, highlight=False,
                       soft_wrap=True, emoji=False)
     lines_cache = {}

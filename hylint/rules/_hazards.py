@@ -7,6 +7,7 @@ import libcst as cst
 
 from hylint.context import ClassInfo, HYBRID_BASE_NAMES, BLOCK_BASE_NAMES, Kind, dotted_name, is_hybrid_class
 from hylint.optable import SINGLE_OUTPUT_LAYERS
+from hylint.walk import walk
 
 # a hybrid_forward body for examples: CLS.format("        return x\n")
 CLS = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n{}"
@@ -62,7 +63,7 @@ def is_pure(node: cst.CSTNode, f_name: str) -> bool:
             ok[0] = False
             return False
 
-    node.visit(_Check())
+    walk(node, _Check())
     return ok[0]
 
 

@@ -5,6 +5,7 @@ import libcst as cst
 from hylint.context import dotted_name, is_hybrid_class, param_names
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
+from hylint.walk import walk
 
 
 def _calls_super_forward(fn: cst.FunctionDef) -> bool:
@@ -19,7 +20,7 @@ def _calls_super_forward(fn: cst.FunctionDef) -> bool:
                     isinstance(node.func.value, cst.Call) and dotted_name(node.func.value.func) == "super":
                 found.append(node)
 
-    fn.body.visit(_Find())
+    walk(fn.body, _Find())
     return bool(found)
 
 
@@ -31,7 +32,7 @@ def _uses_name(fn: cst.FunctionDef, name: str) -> bool:
             if node.value == name:
                 found.append(node)
 
-    fn.visit(_Find())
+    walk(fn, _Find())
     return bool(found)
 
 
@@ -119,5 +120,5 @@ def dotted_name_set(node: cst.CSTNode):
         def visit_Attribute(self, attr: cst.Attribute) -> None:
             names.add(attr.attr.value)
 
-    node.visit(_Find())
+    walk(node, _Find())
     return names

@@ -5,6 +5,7 @@ import libcst as cst
 from hylint.context import Kind, dotted_name
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
+from hylint.walk import walk
 
 IN_PLACE = {cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
             cst.DivideAssign: cst.Divide}
@@ -175,7 +176,7 @@ def _is_fresh_unaliased(aug: cst.AugAssign, ctx) -> bool:
             order[id(node)] = len(order)
             return True
 
-    fn.body.visit(_Order())
+    walk(fn.body, _Order())
     aug_index = order[id(aug)]
     bindings = 0
     names: List[cst.Name] = []
@@ -185,7 +186,7 @@ def _is_fresh_unaliased(aug: cst.AugAssign, ctx) -> bool:
             if node.value == name:
                 names.append(node)
 
-    fn.body.visit(_Names())
+    walk(fn.body, _Names())
     for node in names:
         parent = parents.get(node)
         if node is aug.target:

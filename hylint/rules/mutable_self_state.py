@@ -4,6 +4,7 @@ import libcst as cst
 
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._hazards import self_attr
+from hylint.walk import walk
 
 CLS = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.scale = 2.0\n"
        "        self.calls = 0\n\n{}")
@@ -29,7 +30,7 @@ def _written_attrs(fn: cst.FunctionDef) -> Set[str]:
                     len(node.args) > 1 and isinstance(node.args[1].value, cst.SimpleString):
                 names.add(node.args[1].value.evaluated_value)
 
-    fn.body.visit(_Find())
+    walk(fn.body, _Find())
     return names
 
 

@@ -6,6 +6,7 @@ from hylint.context import dotted_name, keyword_value, literal_number, nested_li
 from hylint.diagnostic import Applicability
 from hylint.fixes import f_call, int_node, tuple_node
 from hylint.rule import Invalid, LintRule, PendingEdit, PendingFix, Valid, replace
+from hylint.walk import walk
 
 CLS = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return {}\n"
 
@@ -148,7 +149,7 @@ def _identifiers(module: cst.Module) -> set:
             except Exception:  # pragma: no cover - odd string prefixes
                 pass
 
-    module.visit(_Collect())
+    walk(module, _Collect())
     return found
 
 

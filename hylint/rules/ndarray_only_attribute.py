@@ -7,6 +7,7 @@ from hylint.diagnostic import Applicability
 from hylint.fixes import f_call, int_node, tuple_node
 from hylint.optable import NDARRAY_ONLY_ATTRS
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
+from hylint.walk import walk
 
 WHAT_HAPPENS = {
     "T": "raises AttributeError ('Symbol' object has no attribute 'T')",
@@ -190,5 +191,5 @@ def _mentions_shape(node: cst.CSTNode) -> bool:
             if attr.attr.value in NDARRAY_ONLY_ATTRS:
                 found.append(attr)
 
-    node.visit(_Find())
+    walk(node, _Find())
     return bool(found)

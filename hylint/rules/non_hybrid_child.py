@@ -6,6 +6,7 @@ from hylint.context import dotted_name, is_hybrid_class
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._hazards import block_constructor, self_attr
+from hylint.walk import walk
 
 INIT = "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n{}\n    def hybrid_forward(self, F, x):\n        return x * 2\n"
 HYBRID_NAME = {"Sequential": "HybridSequential", "Lambda": "HybridLambda", "Concurrent": "HybridConcurrent"}
@@ -110,7 +111,7 @@ body may use NDArray-only code. Bare imported names (`Sequential()`) are reporte
         title = f"Use `{HYBRID_NAME[short]}`"
         if short in ("Sequential", "Concurrent"):
             adds = _Adds(attr)
-            ctx.cls.node.visit(adds)
+            walk(ctx.cls.node, adds)
             if adds.other_use or any(a.star or not isinstance(a.value, cst.Call) or
                                      block_constructor(dotted_name(a.value.func) or "", ctx.module_info.classes) != "hybrid"
                                      for a in adds.args):

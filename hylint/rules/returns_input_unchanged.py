@@ -7,6 +7,7 @@ from hylint.diagnostic import Applicability
 from hylint.fixes import f_call
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._hazards import CLS
+from hylint.walk import walk
 
 
 def bound_names(fn: cst.FunctionDef) -> Set[str]:
@@ -42,7 +43,7 @@ def bound_names(fn: cst.FunctionDef) -> Set[str]:
             if node.asname is not None:
                 self._add(node.asname.name)
 
-    fn.body.visit(_Find())
+    walk(fn.body, _Find())
     return names
 
 

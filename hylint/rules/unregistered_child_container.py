@@ -3,6 +3,7 @@ import libcst as cst
 from hylint.context import dotted_name
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._hazards import block_constructor, is_block_class, self_attr
+from hylint.walk import walk
 
 INIT = "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n{}\n    def hybrid_forward(self, F, x):\n        return x * 2\n"
 
@@ -15,7 +16,7 @@ def _builds_block(node: cst.CSTNode, classes) -> bool:
             if block_constructor(dotted_name(call.func) or "", classes) is not None:
                 found.append(call)
 
-    node.visit(_Find())
+    walk(node, _Find())
     return bool(found)
 
 

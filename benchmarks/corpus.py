@@ -1,0 +1,115 @@
+"""Build (once) the benchmark corpus: real MXNet-Gluon code from three PyPI releases.
+
+    python benchmarks/corpus.py            # download on first use, print the corpus statistics
+
+The archives are fetched with ``pip download --no-deps`` into ``benchmarks/.corpus/downloads`` and
+their Python files extracted under ``benchmarks/.corpus/src/<package>/`` (both git-ignored):
+
+* ``gluoncv==0.10.5.post0``  the wheel
+* ``gluonnlp==0.10.0``       the sdist
+* ``mxnet==1.9.1``           the wheel, Python sources only
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+HERE = Path(__file__).resolve().parent
+CORPUS = HERE / ".corpus"
+DOWNLOADS = CORPUS / "downloads"
+SOURCES = CORPUS / "src"
+
+# (requirement, archive kind, file name prefix of the downloaded archive)
+PACKAGES: List[Tuple[str, str, str]] = [
+    ("gluoncv==0.10.5.post0", "wheel", "gluoncv-0.10.5.post0-"),
+    ("gluonnlp==0.10.0", "sdist", "gluonnlp-0.10.0."),
+    ("mxnet==1.9.1", "wheel", "mxnet-1.9.1-"),
+]
+
+
+def _archive(prefix: str) -> Path:
+    found = sorted(p for p in DOWNLOADS.glob(prefix + "*") if p.suffix in (".whl", ".gz", ".zip"))
+    return found[0] if found else None
+
+
+def _download(requirement: str, kind: str) -> None:
+    DOWNLOADS.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
+               "-d", str(DOWNLOADS), requirement]
+    if kind == "wheel":
+        command[4:4] = ["--only-binary", ":all:", "--platform", "manylinux2014_x86_64",
+                        "--python-version", "3.8"]
+    else:
+        command[4:4] = ["--no-binary", ":all:"]  # pip prepares its metadata once (slow)
+    print("corpus: " + " ".join(command[3:]), file=sys.stderr)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+
+
+def _extract(archive: Path, target: Path) -> None:
+    tmp = target.with_name(target.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    if archive.suffix in (".whl", ".zip"):
+        with zipfile.ZipFile(archive) as handle:
+            for member in handle.namelist():
+                if member.endswith(".py") and ".data/" not in member:
+                    handle.extract(member, tmp)
+    else:
+        with tarfile.open(archive) as handle:
+            for member in handle.getmembers():
+                if member.isfile() and member.name.endswith(".py"):
+                    handle.extract(member, tmp, filter="data") if hasattr(tarfile, "data_filter") \
+                        else handle.extract(member, tmp)
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.rename(target)
+
+
+def ensure_corpus() -> Path:
+    """The corpus folder, downloading and extracting what is missing."""
+    for requirement, kind, prefix in PACKAGES:
+        name = requirement.split("==")[0]
+        target = SOURCES / name
+        if target.is_dir():
+            continue
+        if _archive(prefix) is None:
+            _download(requirement, kind)
+        archive = _archive(prefix)
+        if archive is None:
+            raise SystemExit(f"corpus: pip did not leave an archive for {requirement} in {DOWNLOADS}")
+        _extract(archive, target)
+    return SOURCES
+
+
+def corpus_files(root: Path = SOURCES) -> List[Path]:
+    return sorted(root.rglob("*.py"))
+
+
+def statistics(root: Path = SOURCES) -> Dict[str, int]:
+    files = corpus_files(root)
+    lines = methods = with_hybrid = 0
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        lines += text.count("\n")
+        count = text.count("def hybrid_forward(")
+        methods += count
+        with_hybrid += 1 if "hybrid_forward" in text else 0
+    return {"files": len(files), "lines": lines, "hybrid_forward_methods": methods,
+            "files_with_hybrid_forward": with_hybrid}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.parse_args()
+    root = ensure_corpus()
+    stats = statistics(root)
+    print(f"{root}: " + ", ".join(f"{value} {key.replace('_', ' ')}" for key, value in stats.items()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""hylint/walk.py visits the same nodes in the same order as libcst's own traversal, and the engine's
+pass over hybrid contexts only reports what a pass over the whole module reports."""
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from hylint.engine import Linter, _FileLinter
+from hylint.registry import all_rules, select_rules
+from hylint.rule import LintRule
+from hylint.walk import TRIVIA, iter_nodes, walk
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = '''# a comment
+import mxnet as mx  # trailing
+
+
+@decorator(arg=1)
+class N(nn.HybridBlock, metaclass=M):
+    """Doc."""
+
+    def __init__(self, *args, k: int = 2, **kw) -> None:
+        super().__init__(); self.items = [nn.Dense(3) for _ in range(k)]
+
+    async def other(self, x, /, y=None):
+        async with a as b:
+            return [i async for i in y if i] or {**kw, "k": (yield)}
+
+    def hybrid_forward(self, F, x, *states):
+        if F is mx.nd:
+            pass
+        elif x:
+            y = x[1:2, ::-1] @ x if x else lambda q=1: q
+        try:
+            z = f"{x!r:>{y}}" + "b" "c"
+        except (ValueError, TypeError) as e:
+            raise RuntimeError() from e
+        finally:
+            del z
+        while True:
+            break
+        match x:
+            case [1, *rest] if rest:
+                pass
+        return (x, *states)
+'''
+
+
+def _sources():
+    yield pytest.param(SAMPLE, id="sample")
+    for code, rule in all_rules().items():
+        for index, example in enumerate(rule.INVALID):
+            if code != "HY000":  # does not parse
+                yield pytest.param(example.code, id=f"{code}-{index}")
+    for path in sorted((ROOT / "fixtures").glob("*/before.py")):
+        yield pytest.param(path.read_text(), id=path.parent.name)
+
+
+class _Recorder(cst.CSTVisitor):
+    def __init__(self):
+        self.log = []
+
+    def on_visit(self, node):
+        self.log.append(("visit", id(node)))
+        return not isinstance(node, cst.Lambda)  # a subtree left out
+
+    def on_leave(self, node):
+        self.log.append(("leave", id(node)))
+
+
+class _Typed(cst.CSTVisitor):
+    def __init__(self):
+        self.seen = []
+
+    def visit_Name(self, node):
+        self.seen.append(node.value)
+
+    def visit_Comment(self, node):
+        self.seen.append(node.value)
+
+    def leave_Call(self, node):
+        self.seen.append("call")
+
+
+@pytest.mark.parametrize("source", list(_sources()))
+def test_walk_order_equals_libcst(source):
+    module = cst.parse_module(source)
+    expected, got = _Recorder(), _Recorder()
+    module.visit(expected)
+    walk(module, got)
+    assert got.log == expected.log
+    expected, got = _Typed(), _Typed()
+    module.visit(expected)
+    walk(module, got)
+    assert got.seen == expected.seen and any(s.startswith("#") for s in got.seen) == ("#" in source)
+
+
+def test_iter_nodes_skips_trivia_only():
+    module = cst.parse_module(SAMPLE)
+    everything = list(iter_nodes(module, skip=frozenset()))
+    some = list(iter_nodes(module))
+    assert [n for n in everything if type(n) not in TRIVIA] == some
+    assert len(some) < len(everything)
+
+
+class _Everywhere(LintRule):
+    """Forces the engine's whole-module pass (HYBRID_ONLY = False with handlers)."""
+
+    CODE = "HY998"
+    NAME = "everywhere"
+    MESSAGE = "m"
+    HYBRID_ONLY = False
+
+    def visit_Pass(self, node, ctx):
+        pass
+
+
+@pytest.mark.parametrize("source", list(_sources()))
+def test_context_pass_equals_whole_module_pass(source):
+    rules = select_rules(select=["ALL"])
+    hybrid_rules = [r for r in rules if r.HYBRID_ONLY]
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return
+    contexts_only = Linter(hybrid_rules)
+    whole = Linter(hybrid_rules + [_Everywhere])
+    a = contexts_only._lint_module(module, source, "m.py")
+    b = whole._lint_module(module, source, "m.py")
+    assert a == b
