@@ -3,6 +3,7 @@ import libcst as cst
 from hylint.context import Kind, dotted_name
 from hylint.optable import NDARRAY_ONLY_ATTRS, NDARRAY_ONLY_METHODS
 from hylint.rule import Invalid, LintRule, Valid
+from hylint.walk import walk
 from hylint.rules._hazards import CLS
 
 
@@ -99,7 +100,7 @@ def _reads_ndarray_only(node: cst.CSTNode, ctx) -> bool:
                     ctx.value(attr.value).kind in (Kind.TENSOR, Kind.CHILD):
                 found.append(attr)
 
-    node.visit(_Find())
+    walk(node, _Find())
     return bool(found)
 
 
@@ -126,7 +127,7 @@ def _bound_only_to_literals(name: str, ctx) -> bool:
             if any(isinstance(n, cst.Name) and n.value == name for n in [node.target]):
                 values.append(None)
 
-    ctx.hybrid.fn.body.visit(_Bindings())
+    walk(ctx.hybrid.fn.body, _Bindings())
     if any(p.name.value == name for p in ctx.hybrid.fn.params.params):
         return False
     return bool(values) and all(
