@@ -22,6 +22,29 @@ class UsageError(Exception):
     """A problem with the command line or configuration: message, exit 2."""
 
 
+def _guarded(command) -> int:
+    """Run a command's body; turn every failure into a one-line message and an exit code (no traceback)."""
+    try:
+        return command()
+    except UsageError as error:
+        click.echo(f"hylint: error: {error}", err=True)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        click.echo("hylint: interrupted", err=True)
+        return 130
+    except BrokenPipeError:
+        # the reader went away (`hylint check | head`): stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_DIAGNOSTICS
+    except Exception as error:  # never a traceback for users; HYLINT_DEBUG=1 shows it
+        if os.environ.get("HYLINT_DEBUG"):
+            raise
+        click.echo(f"hylint: internal error: {type(error).__name__}: {error} (set HYLINT_DEBUG=1 for details)",
+                   err=True)
+        return EXIT_ERROR
+
+
 def _split_codes(values: Sequence[str]) -> Tuple[str, ...]:
     out: List[str] = []
     for value in values:
@@ -63,28 +86,9 @@ def check(paths: Tuple[str, ...], fix: Optional[bool], unsafe_fixes: Optional[bo
           config_path: Optional[str], force_exclude: Optional[bool], add_noqa: bool, jobs: int = 0,
           no_cache: bool = False) -> None:
     """Check PATHS (default: the current folder; `-` reads stdin)."""
-    try:
-        code = _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, select, extend_select, ignore,
-                      output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude, add_noqa,
-                      jobs=jobs, no_cache=no_cache)
-    except UsageError as error:
-        click.echo(f"hylint: error: {error}", err=True)
-        code = EXIT_ERROR
-    except KeyboardInterrupt:
-        click.echo("hylint: interrupted", err=True)
-        code = 130
-    except BrokenPipeError:
-        # the reader went away (`hylint check | head`): stop quietly, as Unix tools do
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        code = EXIT_DIAGNOSTICS
-    except Exception as error:  # never a traceback for users; HYLINT_DEBUG=1 shows it
-        if os.environ.get("HYLINT_DEBUG"):
-            raise
-        click.echo(f"hylint: internal error: {type(error).__name__}: {error} (set HYLINT_DEBUG=1 for details)",
-                   err=True)
-        code = EXIT_ERROR
-    sys.exit(code)
+    sys.exit(_guarded(lambda: _check(
+        paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, select, extend_select, ignore, output_format,
+        statistics, exit_zero, stdin_filename, config_path, force_exclude, add_noqa, jobs=jobs, no_cache=no_cache)))
 
 
 def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, select, extend_select, ignore,
@@ -328,21 +332,8 @@ def verify(target: Optional[str], inputs: Tuple[str, ...], kwargs_json: Optional
 
     Without TARGET, every [[tool.hylint.verify]] entry of pyproject.toml is run (a CI gate).
     Exit 0 when the block (or its fixed source) hybridizes with the eager output, 1 when not, 2 for errors."""
-    try:
-        code = _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsafe_fixes, config_path)
-    except UsageError as error:
-        click.echo(f"hylint: error: {error}", err=True)
-        code = EXIT_ERROR
-    except KeyboardInterrupt:
-        click.echo("hylint: interrupted", err=True)
-        code = 130
-    except Exception as error:  # never a traceback for users; HYLINT_DEBUG=1 shows it
-        if os.environ.get("HYLINT_DEBUG"):
-            raise
-        click.echo(f"hylint: internal error: {type(error).__name__}: {error} (set HYLINT_DEBUG=1 for details)",
-                   err=True)
-        code = EXIT_ERROR
-    sys.exit(code)
+    sys.exit(_guarded(lambda: _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsafe_fixes,
+                                      config_path)))
 
 
 def _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsafe_fixes, config_path) -> int:
