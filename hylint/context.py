@@ -673,8 +673,6 @@ class HybridContext:
                     self.eager_only.add(stmt.body)
                 elif stmt.orelse is not None:
                     self.eager_only.add(stmt.orelse)
-                if isinstance(stmt.test, cst.Call):  # isinstance(...) guard
-                    pass
             self._walk_block(stmt.body)
             if stmt.orelse is not None:
                 if isinstance(stmt.orelse, cst.If):

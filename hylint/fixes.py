@@ -38,17 +38,13 @@ def f_call(f_name: str, op: str, args: Sequence[cst.BaseExpression], keywords: S
                         whitespace_before=before if before is not None and not _plain(before) else cst.SimpleWhitespace(""),
                         whitespace_after=after if after is not None and not _plain(after) else cst.SimpleWhitespace(" "))
         if keyword is None:
-            nodes.append(cst.Arg(value=_strip_parens_if_safe(value), comma=comma))
+            nodes.append(cst.Arg(value=value, comma=comma))
         else:
             nodes.append(cst.Arg(value=value, keyword=cst.Name(keyword),
                                  equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                                        whitespace_after=cst.SimpleWhitespace("")),
                                  comma=comma))
     return cst.Call(func=func, args=nodes)
-
-
-def _strip_parens_if_safe(value: cst.BaseExpression) -> cst.BaseExpression:
-    return value
 
 
 def int_node(value: Optional[int]) -> cst.BaseExpression:
