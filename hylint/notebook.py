@@ -506,3 +506,28 @@ def cell_diff(old_virtual: str, new_virtual: str, filename: str) -> str:
 def where(filename: str, cell: Optional[int]) -> str:
     """How a diagnostic's file is shown: ``model.ipynb:cell 3`` for a notebook cell."""
     return filename if cell is None else f"{filename}:cell {cell}"
+
+
+# -- running (hylint verify) --------------------------------------------------------------------
+def run_cells(virtual: str, filename: str, namespace: Dict[str, Any]) -> List[str]:
+    """Execute the code cells of a virtual text in ``namespace``, one by one, as Jupyter's "Run All"
+    does, without their magics; each cell compiled with its rows in the virtual text (so tracebacks
+    and graph-node origins point into it). A cell that raises does not stop the later ones (they may
+    define the block to verify); what it raised is returned as a note."""
+    lines = _NEWLINE.split(virtual)
+    notes = []
+    for cell in layout(virtual):
+        code = "\n" * cell.marker_row + "\n".join(lines[cell.marker_row:cell.marker_row + cell.rows]) + "\n"
+        try:
+            exec(compile(code, filename, "exec", dont_inherit=True), namespace)
+        except Exception as error:  # the user's cell failed: say which, run the next
+            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            notes.append(f"cell {cell.number} raised {type(error).__name__}"
+                         + (f": {first}" if first else "") + "; the later cells still ran")
+    return notes
+
+
+def cell_of_row(virtual: str, row: int) -> Optional[Tuple[int, int]]:
+    """(cell number, row inside the cell) of a row of the virtual text, or None."""
+    cell, inner = locate(layout(virtual), row)
+    return None if cell is None else (cell.number, inner)

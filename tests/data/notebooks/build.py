@@ -197,7 +197,7 @@ net(x)
 """, 7, [result(7, "\n[[0.08827581 0.00505182]]\n<NDArray 1x2 @cpu(0)>")]),
     code("""
 net.hybridize()
-%timeit net(x).wait_to_read()
+%timeit -n 10 -r 1 net(x).wait_to_read()
 """, 10),
     md("""
 ## Constructing Models Using the HybridBlock Class
