@@ -531,3 +531,13 @@ def cell_of_row(virtual: str, row: int) -> Optional[Tuple[int, int]]:
     """(cell number, row inside the cell) of a row of the virtual text, or None."""
     cell, inner = locate(layout(virtual), row)
     return None if cell is None else (cell.number, inner)
+
+
+def cell_message(virtual: str, filename: str, message: str) -> str:
+    """A message naming ``filename:ROW[:COL]`` of the virtual text, with the cell and its row instead."""
+    prefix = re.escape(filename) + r":(\d+)(?=[:\s])"
+    match = re.match(prefix, message)
+    found = cell_of_row(virtual, int(match.group(1))) if match else None
+    if found is None:
+        return message
+    return f"{filename}:cell {found[0]}:{found[1]}" + message[match.end():]

@@ -50,6 +50,10 @@ def process_source(source: SourceFile, filename: str, linter: Linter, mode: str,
         outcome.diagnostics, outcome.text = result.diagnostics, source.text
         return outcome
     outcome.messages.extend(result.messages)
+    if source.notebook and result.messages:  # name the cell, not the row of the cells joined
+        from hylint.notebook import cell_message
+
+        outcome.messages = [cell_message(source.text, filename, message) for message in outcome.messages]
     outcome.diagnostics, outcome.text = result.diagnostics, result.source
     if result.source != source.text:
         outcome.fixed_text = result.source

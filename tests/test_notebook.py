@@ -224,6 +224,14 @@ def test_add_noqa_writes_a_valid_notebook_that_then_checks_clean(project):
         json.loads((project / name).read_text(encoding="utf-8"))
 
 
+def test_add_noqa_names_the_cell_of_a_line_it_cannot_take(tmp_path):
+    cell = ["from mxnet.gluon import nn\n", "class N(nn.HybridBlock):\n", "    def hybrid_forward(self, F, x):\n",
+            "        return x[0] + \\\n", "            1\n"]
+    (tmp_path / "m.ipynb").write_text(json.dumps(_nb([_code(["import mxnet\n"]), _code(cell)]), indent=1))
+    run = invoke("check", "--no-cache", "--add-noqa", "m.ipynb", cwd=tmp_path)
+    assert "m.ipynb:cell 2:4: cannot add `# noqa: HY301`" in run.err, run.err
+
+
 def test_a_fix_that_would_cross_cells_is_refused(tmp_path):
     path = tmp_path / "m.ipynb"
     path.write_text(json.dumps(_nb([_code(["x = 1\n"]), _code(["y = 2\n"])]), indent=1))
