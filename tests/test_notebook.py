@@ -415,3 +415,63 @@ def test_real_jupyter_runs_the_fixed_notebooks_with_hybridized_equal_to_eager(pr
     differences = dict(re.findall(r"^(\w+) ([-+.\deE]+)$", printed, re.M))
     assert set(differences) == {"Net", "AddOnes", "FirstRow", "Shift", "Scale", "Residual"}, printed
     assert all(float(value) <= 1e-6 for value in differences.values()), differences
+
+
+# -- the JSON splice on other layouts ----------------------------------------------------------------
+FIXABLE = ["from mxnet.gluon import nn\n", "# é ü → \t tab\n", "class N(nn.HybridBlock):\n",
+           "    def hybrid_forward(self, F, x):\n", "        return x[0]  # première ligne"]
+LAYOUTS = {
+    "nbformat": lambda doc: json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False) + "\n",
+    "indent 2, ascii escapes": lambda doc: json.dumps(doc, indent=2, ensure_ascii=True),
+    "minified": lambda doc: json.dumps(doc, separators=(",", ":"), ensure_ascii=False),
+    "crlf": lambda doc: (json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False) + "\n").replace("\n", "\r\n"),
+    "bom": lambda doc: "\ufeff" + json.dumps(doc, indent=1, ensure_ascii=False) + "\n",
+}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_the_splice_keeps_any_json_layout(tmp_path, layout):
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": "# a title"}, _code(list(FIXABLE)),
+             _code("%%time\nx = 1"), _code([]), _code(["%pylab inline\n", "y = 2"])]
+    cells[1]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": ["é\n"]}]
+    raw = LAYOUTS[layout](_nb(cells)).encode("utf-8")
+    path = tmp_path / "m.ipynb"
+    path.write_bytes(raw)
+    source = read_source(path)
+    assert notebook.render(raw, source.text) == raw  # nothing edited: the same bytes
+    invoke("check", "--no-cache", "--fix", "m.ipynb", cwd=tmp_path)
+    fixed = path.read_bytes()
+    expected = _nb(cells)
+    expected["cells"][1]["source"][-1] = ("        return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)"
+                                          "  # première ligne")
+    text = fixed.decode("utf-8")
+    assert json.loads(text.lstrip("\ufeff")) == expected
+    # only the fixed string differs, and it is written as the layout writes strings
+    ascii_only = layout == "indent 2, ascii escapes"
+    old_token = json.dumps(FIXABLE[-1], ensure_ascii=ascii_only)
+    new_token = json.dumps(expected["cells"][1]["source"][-1], ensure_ascii=ascii_only)
+    assert raw.decode("utf-8").count(old_token) == 1
+    assert raw.decode("utf-8").replace(old_token, new_token) == text
+
+
+def test_cells_round_trip_through_the_virtual_text():
+    hypothesis = pytest.importorskip("hypothesis")
+    from hypothesis import strategies as st
+
+    line = st.sampled_from(["x = 1", "%time f()", "!ls", "'''", '"""', "s = '%'", "(", ")", "  %%bash", "",
+                            "a = 5 % 2", "files = !ls", "# hylint", "\\", "é", "\t!x"])
+    cell = st.lists(line, max_size=6).map("\n".join) | st.lists(line, max_size=6).map(lambda ls: "\r\n".join(ls))
+
+    @hypothesis.settings(max_examples=200, deadline=None)
+    @hypothesis.given(st.lists(cell, min_size=1, max_size=4), st.booleans())
+    def round_trip(texts, as_lists):
+        raw = json.dumps(_nb([_code(t.splitlines(True) if as_lists else t) for t in texts]), indent=1).encode()
+        nb = notebook.parse(raw)
+        virtual = notebook.virtual_text(nb)
+        assert notebook.render(raw, virtual) == raw
+        shown = notebook.cell_texts(virtual)
+        for cell_ in nb.python_cells:
+            assert shown[cell_.number].rstrip("\n") == cell_.text.rstrip("\n") or \
+                shown[cell_.number] == cell_.text + "\n"
+
+    round_trip()
