@@ -475,3 +475,15 @@ def test_cells_round_trip_through_the_virtual_text():
                 shown[cell_.number] == cell_.text + "\n"
 
     round_trip()
+
+
+def test_verify_entries_in_pyproject_take_notebooks_and_json_names_the_cells(project):
+    (project / "pyproject.toml").write_text('[tool.hylint]\n\n[[tool.hylint.verify]]\n'
+                                            f'target = "{D2L}::Residual"\ninputs = ["3x5"]\n')
+    run = hylint("verify", "--output-format", "json", cwd=project)
+    assert run.code == 0, run.err
+    report = json.loads(run.out)[0]
+    assert report["verdict"] == "fixed"
+    assert [(f["code"], f["cell"], f["line"]) for f in report["fixes"]] == [("HY501", 6, 9), ("HY101", 6, 10)]
+    assert [(d["code"], d["cell"], d["line"]) for d in report["remaining"]] == [("HY805", 5, 9), ("HY805", 5, 11)]
+    assert report["hybridized"]["location"] == {"file": f"{D2L}:cell 6", "line": 9, "code": "a += b"}
