@@ -258,6 +258,11 @@ def test_machine_formats_carry_the_cell_and_the_notebook_row(project):
     issue = json.loads(invoke("check", "--no-cache", "--output-format", "gitlab", TUTORIAL, cwd=project).out)[0]
     assert issue["location"]["positions"]["begin"]["line"] == row and "cell 4:21:24" in issue["description"]
 
+    grouped = invoke("check", "--no-cache", "--output-format", "grouped", TUTORIAL, cwd=project).out.splitlines()
+    assert grouped[0] == f"{TUTORIAL}:" and grouped[1].startswith("  cell 4:21:24 HY201 [*] `x.shape`")
+    pylint = invoke("check", "--no-cache", "--output-format", "pylint", TUTORIAL, cwd=project).out.splitlines()
+    assert pylint[0].startswith(f"{TUTORIAL}:cell 4:21: [HY201] `x.shape`")
+
     junit = invoke("check", "--no-cache", "--output-format", "junit", TUTORIAL, cwd=project).out
     assert f"{TUTORIAL}:cell 4:21:24: HY201" in junit and junit.count("<testcase ") == 1
 
