@@ -36,7 +36,7 @@ from typing import Any, Dict, List, Optional, Tuple
 SUFFIX = ".ipynb"
 _MARKER = re.compile(r"^# hylint-cell (\d+) ([0-9a-f]{8}) (\d+) ([01])$")
 _MAGIC = re.compile(r"^(\s*)pass  # hylint-magic ([0-9a-f]{8}): (.*)$")
-_ASSIGNED_MAGIC = re.compile(r"^\s*[A-Za-z_][\w.,\s()\[\]]*=\s*[%!]")
+_ASSIGNED_MAGIC = re.compile(r"^\s*[A-Za-z_][\w.,\s()\[\]'\"]*=\s*[%!]")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 

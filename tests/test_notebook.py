@@ -120,6 +120,27 @@ def test_which_lines_are_magics(lines, magic):
     assert notebook._magic_lines(lines) == magic
 
 
+IPYTHON_CASES = [
+    ["%time f()"], ["    !ls -l"], ["files = !ls", "x = %env HOME"], ["x = 5 % 3", "y = a != b"],
+    ['s = """', "%not a magic", '"""'], ["t = (1,", "     !2)"], ["u = 1 + \\", "%2"], ["s = 'it''s'  # %", "%who"],
+    ["if True:", "    %time f()", "    x = 1"], ["a, b = !ls"], ["x.y = %pwd"], ["d['k'] = !ls"],
+    ["print(1)", "!echo hi # comment"], ["x = (1 +", "%2)"], ["x = 1; %time f()"], ["def f():", "    !ls"],
+    ["y = x % 2 if x else 3"], ["s = '''%a", "%b'''", "%c"],
+]
+
+
+@pytest.mark.parametrize("lines", IPYTHON_CASES)
+def test_magic_lines_agree_with_ipython(lines):
+    """IPython's own input transformer decides which lines it runs as magics or shell commands."""
+    pytest.importorskip("IPython")
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    transformed = TransformerManager().transform_cell("\n".join(lines) + "\n").splitlines()
+    assert len(transformed) == len(lines)
+    by_ipython = ["get_ipython()" in new and "get_ipython()" not in old for old, new in zip(lines, transformed)]
+    assert notebook._magic_lines(lines) == by_ipython
+
+
 def test_magic_lines_keep_every_row_in_place(tmp_path):
     cell = ["import mxnet as mx\n", "from mxnet.gluon import nn\n", "%load_ext autoreload\n", "\n",
             "class N(nn.HybridBlock):\n", "    def hybrid_forward(self, F, x):\n", "        !echo traced\n",
