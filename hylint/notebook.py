@@ -70,7 +70,7 @@ class Notebook:
     @property
     def python_cells(self) -> List[Cell]:
         """The code cells hylint analyses: all but the cell magics; none in an R or Julia notebook."""
-        if self.language != "python":
+        if not self.language.startswith(("python", "ipython")):
             return []
         return [cell for cell in self.code_cells if not _is_cell_magic(cell.text)]
 
@@ -84,6 +84,8 @@ def parse(raw: bytes) -> Notebook:
     body = text[1:] if text.startswith("\ufeff") else text
     try:
         document = json.loads(body)
+    except RecursionError:
+        raise NotebookError("not a Jupyter notebook: its JSON is nested too deeply") from None
     except ValueError as error:
         detail = f"line {error.lineno}, column {error.colno}: {error.msg}" if hasattr(error, "lineno") else str(error)
         raise NotebookError(f"not a Jupyter notebook: invalid JSON ({detail})") from None

@@ -321,6 +321,7 @@ def _nb(cells, **top):
     (json.dumps(_nb("x")), "`cells` is not a list"),
     (json.dumps([1, 2]), "no `nbformat` key"),
     ("\x00\x01", "invalid JSON"),
+    ("[" * 100000, "nested too deeply"),
 ])
 def test_bad_notebooks_get_hy001_and_no_traceback(tmp_path, content, reason):
     (tmp_path / "bad.ipynb").write_text(content)
