@@ -26,6 +26,7 @@ Markdown and raw cells are ignored. A source given as one string (nbformat allow
 """
 from __future__ import annotations
 
+import bisect
 import difflib
 import hashlib
 import json
@@ -33,7 +34,6 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
-SUFFIX = ".ipynb"
 _MARKER = re.compile(r"^# hylint-cell (\d+) ([0-9a-f]{8}) (\d+) ([01])$")
 _MAGIC = re.compile(r"^(\s*)pass  # hylint-magic ([0-9a-f]{8}): (.*)$")
 _ASSIGNED_MAGIC = re.compile(r"^\s*[A-Za-z_][\w.,\s()\[\]'\"]*=\s*[%!]")
@@ -42,10 +42,6 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 class NotebookError(Exception):
     """A file that is not a notebook hylint can read; the message says why (reported as HY001)."""
-
-
-def is_notebook(filename: str) -> bool:
-    return filename.endswith(SUFFIX)
 
 
 # -- reading ------------------------------------------------------------------------------------
@@ -139,8 +135,6 @@ def _language(metadata: Any) -> str:
 
 
 def _row_of(row_starts: List[int], offset: int) -> int:
-    import bisect
-
     return bisect.bisect_right(row_starts, offset)
 
 
@@ -314,9 +308,9 @@ def _escaped(line: str, index: int) -> bool:
     return backslashes % 2 == 1
 
 
-def _restore(line: str) -> str:
+def _restore(line: str, token: str) -> str:
     match = _MAGIC.match(line)
-    return line if match is None else match.group(1) + match.group(3)
+    return line if match is None or match.group(2) != token else match.group(1) + match.group(3)
 
 
 # -- from the virtual text back to cells --------------------------------------------------------
@@ -349,14 +343,16 @@ def layout(virtual: str) -> List[CellRows]:
 
 
 def cell_texts(virtual: str) -> Dict[int, str]:
-    """Cell number -> the cell's source as in the notebook (magics restored, no added final newline
-    removed: it is the text shown next to diagnostics)."""
+    """Cell number -> the cell's source as in the notebook, magics restored (with the final newline the
+    virtual text may have added: this is the text shown next to diagnostics)."""
     lines = _NEWLINE.split(virtual)
     endings = _NEWLINE.findall(virtual) + [""]
     out = {}
-    for cell in layout(virtual):
+    cells = layout(virtual)
+    token = _MARKER.match(lines[cells[0].marker_row - 1]).group(2) if cells else ""
+    for cell in cells:
         first = cell.marker_row  # 0-based index of the cell's first line
-        out[cell.number] = "".join(_restore(line) + ending for line, ending in
+        out[cell.number] = "".join(_restore(line, token) + ending for line, ending in
                                    zip(lines[first:first + cell.rows], endings[first:first + cell.rows]))
     return out
 
@@ -503,11 +499,6 @@ def cell_diff(old_virtual: str, new_virtual: str, filename: str) -> str:
             before.splitlines(keepends=True), after.splitlines(keepends=True),
             fromfile=f"a/{filename}:cell {number}", tofile=f"b/{filename}:cell {number}")))
     return "".join(out)
-
-
-def where(filename: str, cell: Optional[int]) -> str:
-    """How a diagnostic's file is shown: ``model.ipynb:cell 3`` for a notebook cell."""
-    return filename if cell is None else f"{filename}:cell {cell}"
 
 
 # -- running (hylint verify) --------------------------------------------------------------------
