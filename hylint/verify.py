@@ -790,12 +790,12 @@ def verify_target(target: Target, linter: Any, unsafe: bool = False, source: Opt
         report = TargetReport(target, built, notes=list(module.__dict__.get("__hylint_notes__", ())))
         if built.status != OK:
             report.verdict = EAGER_ERROR
-            return report
+            return _cell_positions(report, source)
         eager = _call(mx, built_block, specs, seed)
         report.eager = eager
         if eager.status != OK:
             report.verdict = EAGER_ERROR
-            return report
+            return _cell_positions(report, source)
         reference = eager.outputs
         report.hybridized = summarize(run_hybridized(mx, factory, specs, reference, seed, target.kwargs))
 
@@ -839,8 +839,7 @@ def verify_target(target: Target, linter: Any, unsafe: bool = False, source: Opt
                                 f"hybridized run failed at {'their' if rounds > 1 else 'its'} operator; "
                                 f"`hylint check --fix` does not make {'them' if rounds > 1 else 'it'} "
                                 f"unless HY102 is selected (`--extend-select HY102`)")
-        if path.suffix == ".ipynb":
-            _cell_positions(report, {filename: source, _fixed_filename(path, 0): result.source if result else source})
+        _cell_positions(report, source, result.source if result is not None else source)
         if report.hybridized.status == OK:
             report.verdict = OK_AS_IS
             if report.fixed is not None and report.fixed.status != OK:
@@ -852,22 +851,26 @@ def verify_target(target: Target, linter: Any, unsafe: bool = False, source: Opt
         return report
 
 
-def _cell_positions(report: TargetReport, texts: Dict[str, str]) -> None:
+def _cell_positions(report: TargetReport, source: str, fixed_source: Optional[str] = None) -> TargetReport:
     """A notebook's rows are its cells' rows: the lines named in the report become `cell N` and a row in it."""
+    path = Path(report.target.path)
+    if path.suffix != ".ipynb":
+        return report
     from hylint.notebook import cell_of_row, map_diagnostics
 
+    texts = {str(path): source, _fixed_filename(path, 0): fixed_source or source}
     for outcome in (report.eager, report.hybridized, report.fixed):
         location = outcome.location if outcome is not None else None
         if location is not None and location.filename in texts:
             found = cell_of_row(texts[location.filename], location.line)
             if found is not None:
                 location.filename, location.line = f"{location.filename}:cell {found[0]}", found[1]
-    original = next(iter(texts.values()))
     for fix in report.fixes:
-        found = None if fix.evidence else cell_of_row(original, fix.line)
+        found = None if fix.evidence else cell_of_row(source, fix.line)
         if found is not None:
             fix.cell, fix.line = found
-    report.remaining = map_diagnostics(texts[_fixed_filename(report.target.path, 0)], report.remaining)
+    report.remaining = map_diagnostics(texts[_fixed_filename(path, 0)], report.remaining)
+    return report
 
 
 def _run_fixed(mx: Any, text: str, filename: str, path: Path, target: Target,

@@ -514,3 +514,9 @@ def test_verify_entries_in_pyproject_take_notebooks_and_json_names_the_cells(pro
     assert [(f["code"], f["cell"], f["line"]) for f in report["fixes"]] == [("HY501", 6, 9), ("HY101", 6, 10)]
     assert [(d["code"], d["cell"], d["line"]) for d in report["remaining"]] == [("HY805", 5, 9), ("HY805", 5, 11)]
     assert report["hybridized"]["location"] == {"file": f"{D2L}:cell 6", "line": 9, "code": "a += b"}
+
+
+def test_verify_eager_error_is_located_in_its_cell(project):
+    run = hylint("verify", f"{TUTORIAL}::Shift", "--input", "2x4", cwd=project)
+    assert run.code == 1, run.out + run.err
+    assert "eager       error (eager):" in run.out and f"at {TUTORIAL}:cell 13:3" in run.out
