@@ -95,6 +95,10 @@ def add_noqa_path(path: Path, linter: Linter) -> AddNoqaOutcome:
     except SourceError as error:
         return AddNoqaOutcome(0, [f"{path}: cannot read: {error}"])
     new, outcome = add_noqa_source(source.text, str(path), linter)
+    if source.notebook and outcome.messages:  # name the cell, not the row of the cells joined
+        from hylint.notebook import cell_message
+
+        outcome.messages = [cell_message(source.text, str(path), message) for message in outcome.messages]
     if new != source.text:
         try:
             write_atomic(source, new)

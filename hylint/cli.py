@@ -124,7 +124,8 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
         if add_noqa:
             raise UsageError("--add-noqa writes files; it cannot read stdin")
         filename = stdin_filename or "-"
-        outcomes.append(process_stdin(sys.stdin.buffer.read(), filename, selection.linter_for(filename), mode, unsafe))
+        stdin_raw = sys.stdin.buffer.read()
+        outcomes.append(process_stdin(stdin_raw, filename, selection.linter_for(filename), mode, unsafe))
     else:
         from hylint.parallel import check_files, default_jobs
 
@@ -166,6 +167,7 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
     diagnostics = []
     fixed_by_code: Counter = Counter()
     sources = {}
+    cell_sources = {}  # (notebook, cell) -> the cell's text
     changed = False
     for outcome in outcomes:
         for message in outcome.messages:
@@ -176,6 +178,11 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
             for pattern, codes in per_file_ignores:
                 if matches_any(path, [pattern], config.root):
                     kept = [d for d in kept if d.code not in codes]
+        if outcome.text is not None and outcome.filename.endswith(".ipynb"):
+            from hylint.notebook import cell_texts, map_diagnostics
+
+            kept = map_diagnostics(outcome.text, kept)  # rows of the notebook's cells
+            cell_sources.update(((outcome.filename, n), t) for n, t in cell_texts(outcome.text).items())
         diagnostics.extend(kept)
         fixed_by_code.update(outcome.fixed_by_code)
         if outcome.text is not None:
@@ -196,12 +203,21 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
         return EXIT_DIAGNOSTICS if changed else EXIT_OK
     if stdin_fix:
         outcome = outcomes[0]
-        sys.stdout.write(outcome.fixed_text if outcome.fixed_text is not None else
-                         (outcome.text if outcome.text is not None else ""))
+        if outcome.filename.endswith(".ipynb"):  # the whole notebook, its cells fixed
+            from hylint.files import decode, encode
+
+            fixed = stdin_raw if outcome.fixed_text is None else encode(decode(stdin_raw, outcome.filename),
+                                                                        outcome.fixed_text)
+            sys.stdout.flush()
+            sys.stdout.buffer.write(fixed)
+        else:
+            sys.stdout.write(outcome.fixed_text if outcome.fixed_text is not None else
+                             (outcome.text if outcome.text is not None else ""))
 
     color = fmt == "full" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     report = Report(diagnostics, sources, color, dict(fixed_by_code), show_fixes, unsafe, mode == FIX, len(outcomes))
     report.hyperlinks = fmt in HYPERLINK_FORMATS and sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
+    report.cell_sources = cell_sources
     out = sys.stderr if stdin_fix else sys.stdout
     if statistics:
         counts = Counter(d.code for d in diagnostics)

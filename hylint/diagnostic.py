@@ -51,13 +51,17 @@ class Diagnostic:
     end: Location
     fix: Optional[Fix] = None
     noqa_row: Optional[int] = None
+    # a notebook's diagnostic: its cell (1-based over all cells, as Jupyter shows them; rows are the
+    # cell's) and the row of that line in the notebook file (hylint/notebook.py)
+    cell: Optional[int] = None
+    file_row: Optional[int] = None
 
     @property
     def url(self) -> str:
         return rule_url(self.code, self.name)
 
     def sort_key(self):
-        return (self.filename, self.start, self.code)
+        return (self.filename, self.cell or 0, self.start, self.code)
 
 
 def rule_url(code: str, name: str) -> str:

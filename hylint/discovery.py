@@ -1,4 +1,4 @@
-"""Paths -> the Python files to check (walk folders, honour .gitignore and excludes)."""
+"""Paths -> the Python files (and Jupyter notebooks) to check (walk folders, honour .gitignore and excludes)."""
 from __future__ import annotations
 
 import fnmatch
@@ -12,7 +12,8 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", "__pycache__", "build", "dist",
                    "node_modules", ".eggs", "*.egg-info", ".hylint_cache", ".mypy_cache", ".pytest_cache",
-                   ".ruff_cache", "site-packages", "__pypackages__")
+                   ".ruff_cache", "site-packages", "__pypackages__", ".ipynb_checkpoints")
+SUFFIXES = (".py", ".pyi", ".ipynb")  # Jupyter notebooks too, as ruff (hylint/notebook.py)
 
 
 class PathError(Exception):
@@ -227,7 +228,7 @@ def _walk(top: Path, exclude: Sequence[str], root: Path, respect_gitignore: bool
                 continue
             if is_dir:
                 subfolders.append(path)
-            elif entry.name.endswith((".py", ".pyi")):
+            elif entry.name.endswith(SUFFIXES):
                 if entry.is_symlink() and _points_outside(path, absolute_top):
                     continue  # like black: a link out of the folder being walked is not followed
                 yield path

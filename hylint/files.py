@@ -24,9 +24,22 @@ class SourceFile:
     text: str
     encoding: str  # as tokenize names it: 'utf-8', 'utf-8-sig' (BOM), 'iso-8859-1', ...
     raw: bytes
+    # a Jupyter notebook: ``text`` is its code cells as one module (hylint/notebook.py), ``raw`` the JSON
+    notebook: bool = False
+
+
+def decode_notebook(raw: bytes, name: str) -> SourceFile:
+    from hylint.notebook import NotebookError, parse, virtual_text
+
+    try:
+        return SourceFile(Path(name), virtual_text(parse(raw)), "utf-8", raw, notebook=True)
+    except NotebookError as error:
+        raise SourceError(str(error)) from None
 
 
 def decode(raw: bytes, name: str = "<stdin>") -> SourceFile:
+    if name.endswith(".ipynb"):
+        return decode_notebook(raw, name)
     if b"\x00" in raw:
         raise SourceError("binary file (contains NUL bytes)")
     try:
@@ -58,10 +71,17 @@ def read_source(path: Path) -> SourceFile:
     except OSError as error:
         raise SourceError(error.strerror or str(error)) from None
     source = decode(raw, str(path))
-    return SourceFile(path, source.text, source.encoding, raw)
+    return SourceFile(path, source.text, source.encoding, raw, source.notebook)
 
 
 def encode(source: SourceFile, text: str) -> bytes:
+    if source.notebook:  # the edited cells spliced into the notebook's JSON
+        from hylint.notebook import NotebookWriteError, render
+
+        try:
+            return render(source.raw, text)
+        except NotebookWriteError as error:
+            raise WriteError(str(error)) from None
     try:
         return text.encode(source.encoding)
     except UnicodeEncodeError as error:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from hylint.diagnostic import Diagnostic
-from hylint.files import SourceError, SourceFile, WriteError, decode, read_source, write_atomic
+from hylint.files import SourceError, SourceFile, WriteError, decode, encode, read_source, write_atomic
 
 if TYPE_CHECKING:  # the engine (and libcst) is imported only when a file is analysed
     from hylint.engine import Linter
@@ -50,14 +50,23 @@ def process_source(source: SourceFile, filename: str, linter: Linter, mode: str,
         outcome.diagnostics, outcome.text = result.diagnostics, source.text
         return outcome
     outcome.messages.extend(result.messages)
+    if source.notebook and result.messages:  # name the cell, not the row of the cells joined
+        from hylint.notebook import cell_message
+
+        outcome.messages = [cell_message(source.text, filename, message) for message in outcome.messages]
     outcome.diagnostics, outcome.text = result.diagnostics, result.source
     if result.source != source.text:
         outcome.fixed_text = result.source
         outcome.fixed_by_code = result.fixed_by_code
         if mode == DIFF:
-            outcome.diff = "".join(difflib.unified_diff(
-                source.text.splitlines(keepends=True), result.source.splitlines(keepends=True),
-                fromfile=f"a/{filename}", tofile=f"b/{filename}"))
+            if source.notebook:  # cell by cell
+                from hylint.notebook import cell_diff
+
+                outcome.diff = cell_diff(source.text, result.source, filename)
+            else:
+                outcome.diff = "".join(difflib.unified_diff(
+                    source.text.splitlines(keepends=True), result.source.splitlines(keepends=True),
+                    fromfile=f"a/{filename}", tofile=f"b/{filename}"))
             # in diff mode nothing is fixed: report the original's diagnostics
             original = linter.lint_source(source.text, filename)
             outcome.diagnostics, outcome.text = original.diagnostics, source.text
@@ -65,6 +74,8 @@ def process_source(source: SourceFile, filename: str, linter: Linter, mode: str,
         elif write:
             try:
                 write_atomic(source, result.source)
+                if source.notebook:  # the notebook file's rows moved: read them from what was written
+                    outcome.text = decode(encode(source, result.source), filename).text
             except WriteError as error:
                 outcome.messages.append(f"hylint: error: {filename}: cannot write the fixes: {error}")
                 outcome.failed = True

@@ -262,16 +262,22 @@ def load_source(text: str, filename: str, path: Path) -> ModuleType:
     Raises :class:`ImportFailure` when it does not compile or its execution raises."""
     path = Path(path)
     name = f"_hylint_verify_{next(_counter)}_{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}"
-    if filename != str(path) or not path.is_file():
+    notebook = path.suffix == ".ipynb"  # `text` is its code cells (hylint/notebook.py), not the file
+    if filename != str(path) or not path.is_file() or notebook:
         linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
     module = ModuleType(name)
     module.__file__ = str(path)
     sys.modules[name] = module
     try:
-        code = compile(text, filename, "exec", dont_inherit=True)
+        code = None if notebook else compile(text, filename, "exec", dont_inherit=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            exec(code, module.__dict__)
+            if code is not None:
+                exec(code, module.__dict__)
+            else:  # cell by cell, as Jupyter runs them; the cells that raised are noted
+                from hylint.notebook import run_cells
+
+                module.__dict__["__hylint_notes__"] = run_cells(text, filename, module.__dict__)
     except Exception as error:
         sys.modules.pop(name, None)
         raise ImportFailure(f"{filename}: importing it failed: {type(error).__name__}: {first_line(error)}",
@@ -642,10 +648,12 @@ class AppliedFix:
     applicability: str
     evidence: bool = False  # an opt-in HY102 fix, applied because the hybridized run failed at its operator
     code_line: str = ""
+    cell: Optional[int] = None  # in a notebook: the cell `line` is counted in
 
     def to_json(self) -> Dict[str, Any]:
         return {"code": self.code, "name": self.name, "line": self.line, "message": self.message,
-                "applicability": self.applicability, "evidence": self.evidence, "source": self.code_line}
+                "applicability": self.applicability, "evidence": self.evidence, "source": self.code_line,
+                **({"cell": self.cell} if self.cell is not None else {})}
 
 
 @dataclass
@@ -674,7 +682,8 @@ class TargetReport:
             "hybridized": outcome_json(self.hybridized) if self.hybridized else None,
             "fixes": [fix.to_json() for fix in self.fixes],
             "fixed": outcome_json(self.fixed) if self.fixed else None,
-            "remaining": [{"code": d.code, "name": d.name, "line": d.start[0], "message": d.message}
+            "remaining": [{"code": d.code, "name": d.name, "line": d.start[0], "message": d.message,
+                           **({"cell": d.cell} if getattr(d, "cell", None) is not None else {})}
                           for d in self.remaining],
             "written": self.written, "notes": self.notes,
         }
@@ -778,15 +787,15 @@ def verify_target(target: Target, linter: Any, unsafe: bool = False, source: Opt
         except ValueError:  # no signature to check (a builtin): let the call tell
             pass
         built_block, built = build_block(mx, factory, specs, seed, target.kwargs)
-        report = TargetReport(target, built)
+        report = TargetReport(target, built, notes=list(module.__dict__.get("__hylint_notes__", ())))
         if built.status != OK:
             report.verdict = EAGER_ERROR
-            return report
+            return _cell_positions(report, source)
         eager = _call(mx, built_block, specs, seed)
         report.eager = eager
         if eager.status != OK:
             report.verdict = EAGER_ERROR
-            return report
+            return _cell_positions(report, source)
         reference = eager.outputs
         report.hybridized = summarize(run_hybridized(mx, factory, specs, reference, seed, target.kwargs))
 
@@ -830,6 +839,7 @@ def verify_target(target: Target, linter: Any, unsafe: bool = False, source: Opt
                                 f"hybridized run failed at {'their' if rounds > 1 else 'its'} operator; "
                                 f"`hylint check --fix` does not make {'them' if rounds > 1 else 'it'} "
                                 f"unless HY102 is selected (`--extend-select HY102`)")
+        _cell_positions(report, source, result.source if result is not None else source)
         if report.hybridized.status == OK:
             report.verdict = OK_AS_IS
             if report.fixed is not None and report.fixed.status != OK:
@@ -839,6 +849,28 @@ def verify_target(target: Target, linter: Any, unsafe: bool = False, source: Opt
         else:
             report.verdict = FAILS
         return report
+
+
+def _cell_positions(report: TargetReport, source: str, fixed_source: Optional[str] = None) -> TargetReport:
+    """A notebook's rows are its cells' rows: the lines named in the report become `cell N` and a row in it."""
+    path = Path(report.target.path)
+    if path.suffix != ".ipynb":
+        return report
+    from hylint.notebook import cell_of_row, map_diagnostics
+
+    texts = {str(path): source, _fixed_filename(path, 0): fixed_source or source}
+    for outcome in (report.eager, report.hybridized, report.fixed):
+        location = outcome.location if outcome is not None else None
+        if location is not None and location.filename in texts:
+            found = cell_of_row(texts[location.filename], location.line)
+            if found is not None:
+                location.filename, location.line = f"{location.filename}:cell {found[0]}", found[1]
+    for fix in report.fixes:
+        found = None if fix.evidence else cell_of_row(source, fix.line)
+        if found is not None:
+            fix.cell, fix.line = found
+    report.remaining = map_diagnostics(texts[_fixed_filename(path, 0)], report.remaining)
+    return report
 
 
 def _run_fixed(mx: Any, text: str, filename: str, path: Path, target: Target,
@@ -902,6 +934,11 @@ VERDICT_TEXT = {
 }
 
 
+def _cell(item: Any) -> str:
+    cell = getattr(item, "cell", None)
+    return "" if cell is None else f"cell {cell} "
+
+
 def render_full(report: TargetReport) -> str:
     t = report.target
     inputs = " ".join("x".join(str(d) for d in shape) for shape in t.inputs)
@@ -915,14 +952,14 @@ def render_full(report: TargetReport) -> str:
     if report.hybridized is not None:
         section("hybridized", _describe(report.hybridized))
     if report.fixes:
-        section("fixes", [f"{f.code} line {f.line}{' (fixed source)' if f.evidence else ''}: {f.message}"
+        section("fixes", [f"{f.code} {_cell(f)}line {f.line}{' (fixed source)' if f.evidence else ''}: {f.message}"
                           + ("" if f.applicability == "safe" else f" [{f.applicability}]") for f in report.fixes])
     elif report.hybridized is not None and report.hybridized.status != OK:
         section("fixes", ["none available"])
     if report.fixed is not None:
         section("fixed", _describe(report.fixed))
     if report.remaining and report.verdict != OK_AS_IS:
-        section("remaining", [f"{d.code} line {d.start[0]}: {d.message}" for d in report.remaining])
+        section("remaining", [f"{d.code} {_cell(d)}line {d.start[0]}: {d.message}" for d in report.remaining])
     for note in report.notes:
         section("note", [note])
     verdict = VERDICT_TEXT[report.verdict]

@@ -35,7 +35,7 @@ def test_hooks_file():
     assert hooks["hylint"]["entry"] == "hylint check --force-exclude"
     assert hooks["hylint-fix"]["entry"] == "hylint check --fix --exit-non-zero-on-fix --force-exclude"
     for hook in hooks.values():
-        assert hook["language"] == "python" and hook["types_or"] == ["python", "pyi"]
+        assert hook["language"] == "python" and hook["types_or"] == ["python", "pyi", "jupyter"]
         assert hook["require_serial"] is False
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Dict, List, TextIO
+from typing import Dict, List, TextIO, Tuple
 
 from hylint.diagnostic import Diagnostic
 
@@ -36,6 +36,7 @@ class Report:
     fix_mode: bool = False  # --fix given
     files_checked: int = 0
     hyperlinks: bool = False  # stdout is a terminal: rule codes link to their docs (OSC 8)
+    cell_sources: Dict[Tuple[str, int], str] = field(default_factory=dict)  # (notebook, cell) -> cell text
 
 
 def render(name: str, report: Report, out: TextIO) -> None:

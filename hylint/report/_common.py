@@ -37,14 +37,29 @@ def relative_path(filename: str, root: Path) -> Optional[str]:
             return None
 
 
-def snippet(d: Diagnostic, sources: Dict[str, str], cache: Dict[str, List[str]]) -> str:
+def where(d: Diagnostic) -> str:
+    """The file as text formats show it: ``model.ipynb:cell 3`` for a notebook's diagnostic (its rows
+    are the cell's), else the file name."""
+    return d.filename if d.cell is None else f"{d.filename}:cell {d.cell}"
+
+
+def source_of(d: Diagnostic, sources: Dict[str, str],
+              cell_sources: Optional[Dict[Tuple[str, int], str]] = None) -> Optional[str]:
+    """The text ``d``'s rows refer to: its notebook cell's, else its file's."""
+    if d.cell is not None:
+        return (cell_sources or {}).get((d.filename, d.cell))
+    return sources.get(d.filename)
+
+
+def snippet(d: Diagnostic, sources: Dict[str, str], cache: Dict[str, List[str]],
+            cell_sources: Optional[Dict[Tuple[str, int], str]] = None) -> str:
     """The flagged source text with whitespace collapsed (the line's text for an empty span)."""
-    source = sources.get(d.filename)
+    source = source_of(d, sources, cell_sources)
     if source is None:
         return d.message
-    lines = cache.get(d.filename)
+    lines = cache.get(where(d))
     if lines is None:
-        lines = cache[d.filename] = _NEWLINE.split(source)
+        lines = cache[where(d)] = _NEWLINE.split(source)
     (r1, c1), (r2, c2) = d.start, d.end
     if not 1 <= r1 <= len(lines) or not 1 <= r2 <= len(lines):
         return d.message
@@ -57,7 +72,8 @@ def snippet(d: Diagnostic, sources: Dict[str, str], cache: Dict[str, List[str]])
     return _SPACE.sub(" ", text).strip()
 
 
-def fingerprints(diagnostics: List[Diagnostic], sources: Dict[str, str], paths: Dict[str, str]) -> List[str]:
+def fingerprints(diagnostics: List[Diagnostic], sources: Dict[str, str], paths: Dict[str, str],
+                 cell_sources: Optional[Dict[Tuple[str, int], str]] = None) -> List[str]:
     """One stable fingerprint per diagnostic: rule, file, the flagged text, and which occurrence of
     that same (rule, file, text) it is. Line numbers are left out, so edits elsewhere in the file
     (lines added above, other code changed) keep the fingerprint."""
@@ -65,7 +81,8 @@ def fingerprints(diagnostics: List[Diagnostic], sources: Dict[str, str], paths: 
     cache: Dict[str, List[str]] = {}
     out = []
     for d in diagnostics:
-        key: Tuple[str, str, str] = (d.code, paths.get(d.filename, d.filename), snippet(d, sources, cache))
+        key: Tuple[str, str, str] = (d.code, paths.get(d.filename, d.filename), snippet(d, sources, cache,
+                                                                                       cell_sources))
         occurrence = seen[key]
         seen[key] += 1
         digest = hashlib.sha256("\0".join(key + (str(occurrence),)).encode("utf-8", "surrogatepass"))

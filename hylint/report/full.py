@@ -3,6 +3,7 @@ import re
 from typing import TextIO
 
 from hylint.report import Report, fixable, summary_lines
+from hylint.report._common import source_of, where
 
 NEWLINE = re.compile(r"\r\n|\r|\n")  # as hylint.engine splits lines (not imported: it needs libcst)
 
@@ -19,13 +20,13 @@ def render(report: Report, out: TextIO) -> None:
     for d in report.diagnostics:
         mark = " [cyan]\\[*][/]" if fixable(d, report.unsafe_fixes) else ""
         code = f"[link={d.url}]{d.code}[/link]" if report.color or report.hyperlinks else d.code
-        console.print(f"[bold]{escape(d.filename)}[/]:{d.start[0]}:{d.start[1]}: [bold red]{code}[/]{mark} "
+        console.print(f"[bold]{escape(where(d))}[/]:{d.start[0]}:{d.start[1]}: [bold red]{code}[/]{mark} "
                       f"{escape(d.message)}")
-        source = report.sources.get(d.filename)
+        source = source_of(d, report.sources, report.cell_sources)
         if source is not None:
-            lines = lines_cache.get(d.filename)
+            lines = lines_cache.get(where(d))
             if lines is None:
-                lines = lines_cache[d.filename] = NEWLINE.split(source)
+                lines = lines_cache[where(d)] = NEWLINE.split(source)
             row = d.start[0]
             first, last = max(1, row - 1), min(len(lines), row + 1)
             width = len(str(last))

@@ -8,7 +8,7 @@ second line is the rule's documentation URL.
 from typing import TextIO
 
 from hylint.report import Report
-from hylint.report._common import relative_path, repository_root
+from hylint.report._common import relative_path, repository_root, where
 
 
 def escape_data(text: str) -> str:
@@ -25,5 +25,9 @@ def render(report: Report, out: TextIO) -> None:
         path = relative_path(d.filename, root) or d.filename
         properties = [("title", f"hylint ({d.code})"), ("file", path), ("line", str(d.start[0])),
                       ("col", str(d.start[1])), ("endLine", str(d.end[0])), ("endColumn", str(d.end[1]))]
+        message = f"{d.code} {d.message}"
+        if d.cell is not None:  # a notebook: the row in its JSON file; the cell position in the message
+            properties = [("title", f"hylint ({d.code})"), ("file", path), ("line", str(d.file_row or 1))]
+            message = f"{d.code} {where(d)}:{d.start[0]}:{d.start[1]}: {d.message}"
         joined = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
-        out.write(f"::error {joined}::{escape_data(f'{d.code} {d.message}')}%0A{escape_data(d.url)}\n")
+        out.write(f"::error {joined}::{escape_data(message)}%0A{escape_data(d.url)}\n")

@@ -28,6 +28,7 @@ def diagnostic_dict(d: Diagnostic) -> Dict[str, Any]:
         "fix": fix,
         "url": d.url,
         "noqa_row": d.noqa_row,
+        "cell": d.cell,  # ruff's field: the notebook cell the rows refer to (null outside notebooks)
     }
 
 

@@ -2,10 +2,10 @@
 from typing import TextIO
 
 from hylint.report import Report
-from hylint.report._common import hyperlink
+from hylint.report._common import hyperlink, where
 
 
 def render(report: Report, out: TextIO) -> None:
     for d in report.diagnostics:
         code = hyperlink(d.code, d.url, report.hyperlinks)
-        out.write(f"{d.filename}:{d.start[0]}: [{code}] {d.message}\n")
+        out.write(f"{where(d)}:{d.start[0]}: [{code}] {d.message}\n")

@@ -65,6 +65,15 @@ def _result(d: Diagnostic, index: Dict[str, int], root: Path, fingerprint: str) 
     }
     if d.code in index:
         result["ruleIndex"] = index[d.code]
+    if d.cell is not None:
+        # a notebook: the region is the row of the JSON file a reader finds the line on (columns there are
+        # not the cell's); the cell position is carried as a property and in the message
+        result["locations"][0]["physicalLocation"]["region"] = {"startLine": d.file_row or 1}
+        result["message"]["text"] = f"cell {d.cell}:{d.start[0]}:{d.start[1]}: {result['message']['text']}"
+        result["properties"] = {"cell": d.cell, "cellRegion": _region(d.start, d.end)}
+        if d.fix is not None:
+            result["properties"]["fixApplicability"] = d.fix.applicability.value
+        return result
     if d.fix is not None and d.fix.edits:
         result["fixes"] = [{
             "description": {"text": d.fix.message},
@@ -83,7 +92,7 @@ def render(report: Report, out: TextIO) -> None:
     rules = _rules()
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     paths = {d.filename: relative_path(d.filename, root) or d.filename for d in report.diagnostics}
-    prints = fingerprints(report.diagnostics, report.sources, paths)
+    prints = fingerprints(report.diagnostics, report.sources, paths, report.cell_sources)
     log = {
         "version": "2.1.0",
         "$schema": SCHEMA,
