@@ -11,7 +11,21 @@ CLS = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__
        "        self.calls = 0\n\n{}")
 # HybridBlock's own method that drops the traced graph: the next call traces again
 CLEAR_CACHE = "_clear_cached_op"
-SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+# recurrent cells: `unroll()` calls `reset()` ("Reset before re-using the cell for another graph") at the
+# start of every sequence, so state that reset() clears lives for one sequence, passed between its steps
+RECURRENT_CELL_BASES = ("RecurrentCell", "ModifierCell")
+
+
+def _is_recurrent_cell(cls, classes, seen=None) -> bool:
+    seen = seen if seen is not None else set()
+    for base in cls.base_names:
+        if base.endswith(RECURRENT_CELL_BASES):
+            return True
+        if base in classes and base not in seen:
+            seen.add(base)
+            if _is_recurrent_cell(classes[base], classes, seen):
+                return True
+    return False
 
 
 def _written_attrs(fn: cst.FunctionDef) -> Set[str]:
@@ -217,8 +231,11 @@ carried from outside the call into the traced graph, or out of it into Python:
 
 Not flagged, because nothing is carried between calls: an attribute the call sets before it reads it
 (`self.outputs = []` at the top, then appended to and returned; state passed between unrolled steps
-of one trace), an attribute whose every setter clears the cached graph, and an attribute only
-`__init__` assigns.
+of one trace), an attribute whose every setter clears the cached graph (`self._clear_cached_op()`, or
+HybridBlock's `cast()`, which calls it), a scalar literal written on every call (`self.clip = -1`), an
+attribute only `__init__` assigns, and the state of a recurrent cell that its `reset()` clears (`unroll()`
+calls `reset()` before every sequence, so the state lives for one sequence; inside a hybridized
+parent the whole unroll is one trace).
 
 ## Why is this bad?
 After `hybridize()` the body runs once, when the graph is traced: Python values read from `self`
@@ -232,7 +249,11 @@ calls, eager vs hybridized):
 - `self.last = x * 2` read by `get_last()`: eagerly an NDArray of the last call, hybridized the
   Symbol of the trace (`asnumpy()` raises `NotImplementedForSymbol`);
 - `self.outputs = []` then appended to and concatenated, and `self.state = x` then updated in an
-  unrolled loop, give equal outputs in both modes.
+  unrolled loop, give equal outputs in both modes;
+- `rnn.ZoneoutCell` (its previous output kept in `self._prev_output`, cleared by `reset()`) unrolled in
+  training inside a hybridized parent gives the eager output; hybridized on its own and unrolled, every
+  step sees the zeros of the trace instead of the previous output (a different output). This last case
+  is not flagged: cells are normally unrolled inside the model that is hybridized.
 No error is raised in any case.
 
 ## Example
@@ -269,6 +290,9 @@ No fix.
                          "    def hybrid_forward(self, F, x):\n        self.feats = [x * 2]\n        return self.feats\n")),
         Valid(CLS.format("    def hybrid_forward(self, F, x):\n        if self.clip is None:\n            self.clip = -1\n"
                          "        return F.clip(x, self.clip, 1)\n")),
+        Valid("class Cell(HybridRecurrentCell):\n    def reset(self):\n        super().reset()\n        self.mask = None\n\n"
+              "    def hybrid_forward(self, F, x, states):\n        if self.mask is None:\n"
+              "            self.mask = F.Dropout(F.ones_like(x), p=0.5)\n        return x * self.mask, states\n"),
         Valid(CLS.format("    def cast(self, dtype):\n        super().cast(dtype)\n        self.dtype = dtype\n\n"
                          "    def hybrid_forward(self, F, x):\n        return x.astype(self.dtype)\n")),
     ]
@@ -280,6 +304,8 @@ No fix.
                            "    def hybrid_forward(self, F, x):\n        self.last = x\n        return x\n")),
         Invalid(CLS.format("    def hybrid_forward(self, F, x):\n        if self.calls == 0:\n            self.mask = x\n"
                            "        self.calls = 1\n        return x * self.mask\n")),
+        Invalid(CLS.format("    def reset(self):\n        self.calls = 0\n\n"
+                           "    def hybrid_forward(self, F, x):\n        self.calls += 1\n        return x * self.calls\n")),
         Invalid(CLS.format("    def hybrid_forward(self, F, x):\n        for _ in range(3):\n"
                            "            x = x + self.prev\n            self.prev = x\n        return x\n")),
     ]
@@ -293,6 +319,9 @@ No fix.
         others = {name: method for name, method in cls.methods.items()
                   if name != "__init__" and method not in contexts}
         ignored = set(cls.children) | set(cls.params)
+        reset = cls.methods.get("reset")
+        if reset is not None and _is_recurrent_cell(cls, ctx.module_info.classes):
+            ignored |= _written_attrs(reset)  # per-sequence state of the unroll (see RECURRENT_CELL_BASES)
         # written by another hybrid context of the class (a helper): reported there, once
         traced_writes = {attr for method in cls.methods.values() if method in contexts and method is not node
                          for attr in _written_attrs(method)}
