@@ -16,6 +16,11 @@ CLEAR_CACHE = "_clear_cached_op"
 RECURRENT_CELL_BASES = ("RecurrentCell", "ModifierCell")
 
 
+# methods that run on every call, before hybrid_forward, hybridized too: what they set comes from the
+# call's arguments, like a keyword argument of hybrid_forward (which the trace freezes just the same)
+PER_CALL_METHODS = {"__call__", "forward"}
+
+
 def _is_recurrent_cell(cls, classes, seen=None) -> bool:
     seen = seen if seen is not None else set()
     for base in cls.base_names:
@@ -235,7 +240,12 @@ of one trace), an attribute whose every setter clears the cached graph (`self._c
 HybridBlock's `cast()`, which calls it), a scalar literal written on every call (`self.clip = -1`), an
 attribute only `__init__` assigns, and the state of a recurrent cell that its `reset()` clears (`unroll()`
 calls `reset()` before every sequence, so the state lives for one sequence; inside a hybridized
-parent the whole unroll is one trace).
+parent the whole unroll is one trace). Nor an attribute that `__call__` or `forward` sets on every call
+from its arguments: like a Python argument of `hybrid_forward`, its value is frozen only for the
+calls that differ from the traced one (measured: a hybridized `rnn.LSTM`, whose `__call__` sets
+`self.skip_states = states is None`, called first without and then with states returns an NDArray
+where eagerly it returns `(output, states)`; inside a hybridized parent that always calls it the same
+way it is fine, and the zoo check saw it only there).
 
 ## Why is this bad?
 After `hybridize()` the body runs once, when the graph is traced: Python values read from `self`
@@ -293,6 +303,9 @@ No fix.
         Valid("class Cell(HybridRecurrentCell):\n    def reset(self):\n        super().reset()\n        self.mask = None\n\n"
               "    def hybrid_forward(self, F, x, states):\n        if self.mask is None:\n"
               "            self.mask = F.Dropout(F.ones_like(x), p=0.5)\n        return x * self.mask, states\n"),
+        Valid(CLS.format("    def __call__(self, x, states=None):\n        self.skip = states is None\n"
+                         "        return super().__call__(x)\n\n    def hybrid_forward(self, F, x):\n"
+                         "        return x if self.skip else x * 2\n")),
         Valid(CLS.format("    def cast(self, dtype):\n        super().cast(dtype)\n        self.dtype = dtype\n\n"
                          "    def hybrid_forward(self, F, x):\n        return x.astype(self.dtype)\n")),
     ]
@@ -340,8 +353,8 @@ No fix.
         for attr, read in flow.first_read.items():
             if attr in ignored or attr in flow.written or attr in traced_writes:
                 continue
-            setters = sorted(name for name, method in others.items()
-                             if attr in _written_attrs(method) and not _clears_cache(method))
+            setters = sorted(name for name, method in others.items() if name not in PER_CALL_METHODS
+                             and attr in _written_attrs(method) and not _clears_cache(method))
             if setters:
                 ctx.report(read, f"`self.{attr}` is changed by `{setters[0]}()`, which does not call "
                                  f"`self.{CLEAR_CACHE}()`: after hybridize() the value read when the graph was traced "
