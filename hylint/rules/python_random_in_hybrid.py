@@ -1,14 +1,17 @@
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional, Set, Tuple
 
 import libcst as cst
 
 from hylint.context import dotted_name
 from hylint.rule import Invalid, LintRule, Valid
-from hylint.rules._hazards import CLS
+from hylint.rules._hazards import CLS, self_attr
+from hylint.walk import walk
 
 # what the names of a module stand for, as far as random numbers go
 NUMPY, NUMPY_RANDOM, STDLIB_RANDOM, OTHER = "numpy", "numpy.random", "random", "other"
 # functions of the random modules that draw nothing (state and generators)
+GENERATORS = {"RandomState", "default_rng", "Generator", "Random", "SystemRandom"}
+GENERATOR = "generator"  # a name bound to a NumPy or standard-library random generator object
 NOT_DRAWING = {"seed", "get_state", "set_state", "getstate", "setstate", "RandomState", "default_rng", "Generator",
                "SeedSequence", "BitGenerator", "PCG64", "MT19937", "Random", "SystemRandom"}
 IMPORTS = "import random\nimport numpy as np\n\n"
@@ -46,14 +49,57 @@ def random_bindings(module: cst.Module) -> Dict[str, str]:
                     bound[local] = OTHER
 
     module.visit(_Imports())
+    for stmt in module.body:  # module-level generators: rng = np.random.RandomState(0)
+        if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Assign):
+            assign = stmt.body[0]
+            if _builds_generator(assign.value, bound):
+                for target in assign.targets:
+                    if isinstance(target.target, cst.Name):
+                        bound[target.target.value] = GENERATOR
     return bound
 
 
-def python_random_function(callee: str, bound: Dict[str, str]) -> Optional[str]:
-    """The full name ("numpy.random.uniform", "random.random") of a call of Python-side random numbers."""
+def _builds_generator(value: cst.BaseExpression, bound: Dict[str, str]) -> bool:
+    """``np.random.RandomState(0)``, ``np.random.default_rng()``, ``random.Random(1)``."""
+    if not isinstance(value, cst.Call):
+        return False
+    callee = dotted_name(value.func) or ""
     parts = callee.split(".")
     head = bound.get(parts[0], NUMPY if parts[0] in ("np", "numpy") else None)
-    if head == NUMPY and len(parts) == 3 and parts[1] == "random":
+    if head == NUMPY and len(parts) == 3 and parts[1] == "random" or head in (NUMPY_RANDOM, STDLIB_RANDOM) and \
+            len(parts) == 2:
+        return parts[-1] in GENERATORS
+    return head is not None and head.startswith(("numpy.random.", "random.")) and len(parts) == 1 and \
+        head.rsplit(".", 1)[-1] in GENERATORS
+
+
+def generator_attributes(cls, bound: Dict[str, str]) -> Set[str]:
+    """Attributes of ``self`` that some method of the class sets to a random generator object."""
+    found: Set[str] = set()
+
+    class _Find(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if _builds_generator(node.value, bound):
+                for target in node.targets:
+                    attr = self_attr(target.target)
+                    if attr:
+                        found.add(attr)
+
+    for method in cls.methods.values():
+        walk(method.body, _Find())
+    return found
+
+
+def python_random_function(callee: str, bound: Dict[str, str], generators: Set[str] = frozenset()) -> Optional[str]:
+    """The full name ("numpy.random.uniform", "random.random", "generator rng.normal") of a call of
+    Python-side random numbers; ``generators``: attributes of self holding a generator."""
+    parts = callee.split(".")
+    head = bound.get(parts[0], NUMPY if parts[0] in ("np", "numpy") else None)
+    if head == GENERATOR and len(parts) == 2 or parts[0] == "self" and len(parts) == 3 and parts[1] in generators:
+        if parts[-1] in NOT_DRAWING:
+            return None
+        return f"a random generator's {parts[-1]}"
+    elif head == NUMPY and len(parts) == 3 and parts[1] == "random":
         full = "numpy.random." + parts[2]
     elif head == NUMPY_RANDOM and len(parts) == 2:
         full = "numpy.random." + parts[1]
@@ -74,7 +120,9 @@ class PythonRandomInHybrid(LintRule):
 ## What it does
 Flags calls of NumPy's or the standard library's random functions inside a hybrid context:
 `np.random.uniform()`, `numpy.random.randint(...)`, `random.random()`, `random.choice(...)`, and
-the same functions imported by name (`from random import random`). `F.random.*` (MXNet's operators,
+the same functions imported by name (`from random import random`), and the methods of a generator
+object held in a module-level name or an attribute of `self` (`self.rng = np.random.RandomState(0)`,
+then `self.rng.normal()`). `F.random.*` (MXNet's operators,
 part of the graph) is not flagged, nor `mx.random`/`nd.random` (other rules flag NDArray-only calls),
 nor seeding and generator construction (`np.random.seed`, `np.random.RandomState(...)`).
 
@@ -110,6 +158,10 @@ the rewrite would draw other numbers even eagerly.
         Valid(IMPORTS + CLS.format("        if F is nd:\n            return x + np.random.uniform()\n        return x\n")),
         Valid("from mxnet import random\n\n" + CLS.format("        return x + random.uniform(0, 1, shape=(2, 3))\n")),
         Valid(IMPORTS + CLS.format("        np.random.seed(0)\n        return x\n")),
+        Valid(IMPORTS + "RNG = np.random.RandomState(0)\n\n\n" + CLS.format("        RNG.seed(1)\n        return x\n")),
+        Valid(IMPORTS + "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.rng = np.random.RandomState(0)\n        self.scale = self.rng.uniform()\n\n"
+              "    def hybrid_forward(self, F, x):\n        return x * self.scale\n"),
         Valid(IMPORTS + "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
               "        self.scale = np.random.uniform()\n\n    def hybrid_forward(self, F, x):\n"
               "        return x * self.scale\n"),
@@ -120,10 +172,15 @@ the rewrite would draw other numbers even eagerly.
         Invalid("import numpy\n\n" + CLS.format("        return x * numpy.random.randint(1, 10)\n")),
         Invalid("from random import choice\n\n" + CLS.format("        return x * choice([1, 2])\n")),
         Invalid("from numpy import random as npr\n\n" + CLS.format("        return x + npr.rand()\n")),
+        Invalid(IMPORTS + "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.rng = np.random.RandomState(0)\n\n    def hybrid_forward(self, F, x):\n"
+                "        return x * self.rng.uniform()\n"),
+        Invalid(IMPORTS + "RNG = random.Random(0)\n\n\n" + CLS.format("        return x * RNG.random()\n")),
     ]
 
     def __init__(self) -> None:
         self._bindings: Tuple[Optional[cst.Module], Dict[str, str]] = (None, {})
+        self._generators: Tuple[object, Set[str]] = (None, set())
 
     def _bound(self, ctx) -> Dict[str, str]:
         if self._bindings[0] is not ctx.module:  # one entry: the module being linted
@@ -134,7 +191,11 @@ the rewrite would draw other numbers even eagerly.
         callee = dotted_name(node.func)
         if not callee:
             return
-        function = python_random_function(callee, self._bound(ctx))
+        bound = self._bound(ctx)
+        if callee.startswith("self.") and ctx.cls is not None and self._generators[0] is not ctx.cls:
+            self._generators = (ctx.cls, generator_attributes(ctx.cls, bound))  # one entry: the class linted
+        generators = self._generators[1] if self._generators[0] is ctx.cls else set()
+        function = python_random_function(callee, bound, generators)
         if function is None:
             return
         ctx.report(node, f"`{callee}()` draws a Python random number ({function}): after hybridize() it is drawn "
