@@ -16,6 +16,8 @@ CLEAR_CACHE = "_clear_cached_op"
 RECURRENT_CELL_BASES = ("RecurrentCell", "ModifierCell")
 
 
+# methods that change a list, dict or set in place
+MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem"}
 # methods that run on every call, before hybrid_forward, hybridized too: what they set comes from the
 # call's arguments, like a keyword argument of hybrid_forward (which the trace freezes just the same)
 PER_CALL_METHODS = {"__call__", "forward"}
@@ -172,6 +174,8 @@ class _FlowWalker:
             self.reads(small.value, assigned)
             for target in small.targets:
                 self.reads(target.target, assigned, as_target=True)
+                if isinstance(target.target, cst.Subscript) and self_attr(target.target.value):
+                    self.mutate(self_attr(target.target.value), small)  # `self.cache[k] = v`
             for target in small.targets:
                 for attr in self.writes(target.target, small):
                     assigned = assigned | {attr}
@@ -212,10 +216,21 @@ class _FlowWalker:
                 attr = self_attr(inner) if isinstance(inner, cst.Attribute) else None
                 if attr is not None and attr not in assigned:
                     flow.first_read.setdefault(attr, inner)
+                if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and \
+                        inner.func.attr.value in MUTATING_METHODS:
+                    mutated = self_attr(inner.func.value)
+                    if mutated is not None:  # `self.history.append(x)`: changes the value in place
+                        walker.mutate(mutated, inner)
                 return True
 
         whole_targets = set(_targets(node)) if as_target else set()
+        walker = self
         node.visit(_Reads())
+
+    def mutate(self, attr: str, node: cst.CSTNode) -> None:
+        self.flow.written.add(attr)
+        self.flow.varying.add(attr)
+        self.flow.first_write.setdefault(attr, node)
 
 
 class MutableSelfState(LintRule):
@@ -227,7 +242,8 @@ class MutableSelfState(LintRule):
 Flags, in a hybrid context, an attribute of `self` (not a child block, not a parameter) whose value is
 carried from outside the call into the traced graph, or out of it into Python:
 - *carried between calls*: the call reads the value that an earlier call wrote (`self.calls += 1`,
-  `if self.mask is None: self.mask = ...`);
+  `if self.mask is None: self.mask = ...`), or changes in place a list or dict it did not set itself
+  (`self.history.append(x)`, `self.cache[k] = x`);
 - *changed by a setter*: another method (not `__init__`) assigns it and does not call
   `self._clear_cached_op()`, and the call reads it before setting it (`x * self.scale` after
   `set_scale()`);
@@ -256,6 +272,8 @@ calls, eager vs hybridized):
 - `return x * self.scale` keeps the old scale after a `set_scale(5.0)` that only assigns
   `self.scale` (2, 5, 5 eagerly; 2, 2, 2 hybridized); with `self._clear_cached_op()` in the setter the
   next call traces again and gives 2, 5, 5 in both modes;
+- `self.history.append(x)` (a list made in `__init__`): 3 NDArrays after three calls eagerly, one
+  Symbol hybridized;
 - `self.last = x * 2` read by `get_last()`: eagerly an NDArray of the last call, hybridized the
   Symbol of the trace (`asnumpy()` raises `NotImplementedForSymbol`);
 - `self.outputs = []` then appended to and concatenated, and `self.state = x` then updated in an
@@ -319,6 +337,9 @@ No fix.
                            "        self.calls = 1\n        return x * self.mask\n")),
         Invalid(CLS.format("    def reset(self):\n        self.calls = 0\n\n"
                            "    def hybrid_forward(self, F, x):\n        self.calls += 1\n        return x * self.calls\n")),
+        Invalid(CLS.format("    def hybrid_forward(self, F, x):\n        self.history.append(x)\n        return x * 2\n")),
+        Invalid(CLS.format("    def hybrid_forward(self, F, x):\n        self.cache['last'] = x\n"
+                           "        return x + self.cache['first']\n")),
         Invalid(CLS.format("    def hybrid_forward(self, F, x):\n        for _ in range(3):\n"
                            "            x = x + self.prev\n            self.prev = x\n        return x\n")),
     ]
