@@ -359,6 +359,7 @@ No fix.
         # written by another hybrid context of the class (a helper): reported there, once
         traced_writes = {attr for method in cls.methods.values() if method in contexts and method is not node
                          for attr in _written_attrs(method)}
+        outside_reads: Optional[Dict[str, Set[str]]] = None
         for attr, write in flow.first_write.items():
             if attr in ignored or attr not in flow.varying:
                 continue
@@ -367,7 +368,9 @@ No fix.
                                   f"call sets it): after hybridize() the body runs once, when the graph is traced, "
                                   f"so the value is frozen there")
                 continue
-            readers = sorted(name for name, method in others.items() if attr in _flow(method).first_read)
+            if outside_reads is None:  # attributes each other method reads before setting them
+                outside_reads = {name: set(_flow(method).first_read) for name, method in others.items()}
+            readers = sorted(name for name, read in outside_reads.items() if attr in read)
             if readers:
                 ctx.report(write, f"`self.{attr}` is read by `{readers[0]}()`: after hybridize() it holds the Symbol "
                                   f"of the trace (written once), not this call's value")
