@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+import random
 import re
 import sys
 import warnings
@@ -362,6 +363,10 @@ def observe(mx, module, name: str, specs, options: BlockOptions, hybrid: bool, s
         return block
 
     printed = io.StringIO()
+    # Python-side random numbers (numpy's, the standard library's) drawn in the same order in both modes,
+    # so a number frozen at trace time shows as a difference, not as noise (HY808)
+    np.random.seed(seed)
+    random.seed(seed)
     with contextlib.redirect_stdout(io.StringIO()):
         block, built = build(mx, SimpleNamespace(**{name: make}), name, specs, seed)
     if block is None:

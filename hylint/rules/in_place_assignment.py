@@ -1,10 +1,12 @@
-from typing import List, Optional
+from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
 from hylint.context import Kind, dotted_name
 from hylint.diagnostic import Applicability
+from hylint.layer_facts import FRESH_OUTPUT_LAYERS
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
+from hylint.rules._hazards import BLOCK_NAMESPACES, self_attr
 from hylint.walk import walk
 
 IN_PLACE = {cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
@@ -52,7 +54,12 @@ def hybrid_forward(self, F, x):
 ## Fix safety
 `x op= y` -> `x = x op y` (then HY101 rewrites the operator if the shapes differ). Safe when nothing
 can observe that the write was in place: `x` is not an argument, every binding of `x` is a new array
-(an `F.<op>(...)` result or arithmetic: measured, every `F.` op allocates its output), and before the
+(an `F.<op>(...)` result or arithmetic: measured, every `F.` op allocates its output; or the output of
+a child that is always a built-in layer with a fresh output, `self.fc = nn.Dense(...)`: measured on
+MXNet 1.9.1, `Dense`, `Conv*`, pooling, normalization, `Dropout` (predict mode too), `Flatten` (2-D
+input too), activations and `Embedding` return a new array eagerly and hybridized, while `Identity`,
+`HybridLambda`/`Lambda` and an empty `HybridSequential`/`Sequential` can return the input itself or an
+array sharing its memory: hylint/layer_facts.py), and before the
 write (or anywhere in a loop around it) `x` is only read as an operand, an `F.<op>` argument, or the
 receiver of a method that does not return a view. Unsafe otherwise: eagerly, an argument's in-place
 write mutates the caller's array, and `z = x`, `outs.append(x)`, `x[0]`, `x.reshape(...)`,
@@ -85,6 +92,18 @@ write mutates the caller's array, and `z = x`, `outs.append(x)`, `x[0]`, `x.resh
                            "        return out\n"), unsafe=True),
         Invalid(CLS.format("        y = x * 2 + F.relu(x)\n        y /= 2\n        s = y.sum(axis=0)\n        return y - s\n"),
                 CLS.format("        y = x * 2 + F.relu(x)\n        y = y / 2\n        s = y.sum(axis=0)\n        return y - s\n")),
+        Invalid("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.fc = nn.Dense(4)\n\n    def hybrid_forward(self, F, x):\n        y = self.fc(x)\n"
+                "        y += 1\n        return y\n",
+                "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.fc = nn.Dense(4)\n\n    def hybrid_forward(self, F, x):\n        y = self.fc(x)\n"
+                "        y = y + 1\n        return y\n"),
+        Invalid("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.skip = nn.HybridSequential()\n\n    def hybrid_forward(self, F, x):\n        y = self.skip(x)\n"
+                "        y += 1\n        return y\n",
+                "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.skip = nn.HybridSequential()\n\n    def hybrid_forward(self, F, x):\n        y = self.skip(x)\n"
+                "        y = y + 1\n        return y\n", unsafe=True),
         Invalid(CLS.format("        x[0] = 1\n        return x\n")),
         Invalid(CLS.format("        x[:, 0] += 1\n        return x\n")),
     ]
@@ -161,6 +180,7 @@ def _is_fresh_unaliased(aug: cst.AugAssign, ctx) -> bool:
         return False
     parents = hybrid.parents
     f_prefix = ctx.f_name + "."
+    fresh_children = fresh_output_children(ctx.cls, set(ctx.module_info.classes)) if ctx.cls is not None else set()
 
     def ancestors(node: cst.CSTNode):
         node = parents.get(node)
@@ -195,18 +215,18 @@ def _is_fresh_unaliased(aug: cst.AugAssign, ctx) -> bool:
             return False  # a closure or comprehension: evaluated at another time
         if isinstance(parent, cst.AssignTarget):
             assign = parents.get(parent)
-            if not _fresh(assign.value, f_prefix):
+            if not _fresh(assign.value, f_prefix, fresh_children):
                 return False
             bindings += 1
             continue
         if isinstance(parent, cst.AnnAssign) and parent.target is node:
-            if parent.value is None or not _fresh(parent.value, f_prefix):
+            if parent.value is None or not _fresh(parent.value, f_prefix, fresh_children):
                 return False
             bindings += 1
             continue
         if isinstance(parent, cst.AugAssign) and parent.target is node:
             continue  # another in-place write to the same array
-        if _consumed(node, parent, parents, f_prefix):
+        if _consumed(node, parent, parents, f_prefix, fresh_children):
             continue
         if _is_target(node, parent, parents) or isinstance(parent, (cst.NamedExpr, cst.Global, cst.Nonlocal)):
             return False  # unpacking, loop variables, `with ... as y`, `y := ...`: bound without a fresh array
@@ -218,22 +238,55 @@ def _is_fresh_unaliased(aug: cst.AugAssign, ctx) -> bool:
     return bindings > 0
 
 
-def _fresh(value: cst.BaseExpression, f_prefix: str) -> bool:
+def fresh_output_children(cls, module_classes: Set[str]) -> Set[str]:
+    """Attributes of ``self`` that hold a built-in gluon layer whose output is always a new array
+    (hylint.layer_facts): every assignment of the attribute, in any method, constructs one
+    (``self.fc = nn.Dense(10)``); a class of the module with the same name does not count."""
+    constructors: Dict[str, List[Optional[str]]] = {}
+
+    class _Find(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                attr = self_attr(target.target)
+                if attr is None:
+                    continue
+                callee = dotted_name(node.value.func) if isinstance(node.value, cst.Call) else None
+                constructors.setdefault(attr, []).append(callee)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            attr = self_attr(node.target)
+            if attr is not None:
+                constructors.setdefault(attr, []).append(None)
+
+    for method in cls.methods.values():
+        walk(method.body, _Find())
+    fresh = set()
+    for attr, callees in constructors.items():
+        if all(callee and callee.rsplit(".", 1)[-1] in FRESH_OUTPUT_LAYERS and
+               (callee.startswith(BLOCK_NAMESPACES) or "." not in callee and callee not in module_classes)
+               for callee in callees):
+            fresh.add(attr)
+    return fresh
+
+
+def _fresh(value: cst.BaseExpression, f_prefix: str, fresh_children: Set[str]) -> bool:
     if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation)):
         return True
     if isinstance(value, cst.Call):
         callee = dotted_name(value.func) or ""
-        return callee.startswith(f_prefix)
+        return callee.startswith(f_prefix) or self_attr(value.func) in fresh_children
     return False
 
 
-def _consumed(node: cst.Name, parent: cst.CSTNode, parents, f_prefix: str) -> bool:
+def _consumed(node: cst.Name, parent: cst.CSTNode, parents, f_prefix: str, fresh_children: Set[str]) -> bool:
     """``node`` is read in a position that cannot keep a reference to its array."""
     if isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget)):
         return True
     if isinstance(parent, cst.Arg):
         call = parents.get(parent)
-        return isinstance(call, cst.Call) and (dotted_name(call.func) or "").startswith(f_prefix) and parent.star == ""
+        if not isinstance(call, cst.Call) or parent.star != "":
+            return False
+        return (dotted_name(call.func) or "").startswith(f_prefix) or self_attr(call.func) in fresh_children
     if isinstance(parent, cst.Attribute) and parent.value is node:
         call = parents.get(parent)
         if isinstance(call, cst.Call) and call.func is parent:

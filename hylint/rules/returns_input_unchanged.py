@@ -1,8 +1,8 @@
-from typing import Set
+from typing import Dict, Optional, Set, Tuple
 
 import libcst as cst
 
-from hylint.context import Kind
+from hylint.context import Kind, ModuleInfo, dotted_name
 from hylint.diagnostic import Applicability
 from hylint.fixes import f_call
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
@@ -47,20 +47,104 @@ def bound_names(fn: cst.FunctionDef) -> Set[str]:
     return names
 
 
+# calls that make their block arguments children of a container block
+ADDING_METHODS = {"add", "register_child"}
+
+
+def child_only_classes(module: cst.Module, info: ModuleInfo) -> Set[str]:
+    """Classes of ``module`` that it instantiates only as children of other blocks.
+
+    A construction ``Cls(...)`` counts as a child when it is written inside a method of a block class of
+    the module (``self.x = Cls(...)``, ``stage.add(Cls(...))``, ``unit = Cls(...)`` then added) or is
+    an argument of ``.add(...)`` / ``.register_child(...)``; anywhere else (module level, a plain
+    function such as a model factory) it may be the outermost block. A subclass's constructions count
+    for its bases (it inherits their hybrid_forward).
+    """
+    classes = info.classes
+    block_classes = {name for name, cls in classes.items() if cls.hybrid_forward is not None or
+                     any(base in classes or base.endswith("Block") or base in ("HybridSequential", "Sequential")
+                         for base in cls.base_names)}
+    uses: Dict[str, Set[str]] = {}
+
+    class _Find(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.stack: list = []  # ("class", name) / ("def", None)
+            self.adding = 0
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            self.stack.append(("class", node.name.value))
+
+        def leave_ClassDef(self, node: cst.ClassDef) -> None:
+            self.stack.pop()
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.stack.append(("def", None))
+
+        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.stack.pop()
+
+        def _inside_block_method(self) -> bool:
+            for index, (kind, name) in enumerate(self.stack):
+                if kind == "class" and name in block_classes and index + 1 < len(self.stack):
+                    return True
+            return False
+
+        def visit_Call(self, node: cst.Call) -> None:
+            callee = dotted_name(node.func) or ""
+            if callee.rsplit(".", 1)[-1] in ADDING_METHODS:
+                self.adding += 1
+            if callee in classes:
+                child = self.adding > 0 or self._inside_block_method()
+                uses.setdefault(callee, set()).add("child" if child else "root")
+
+        def leave_Call(self, node: cst.Call) -> None:
+            if (dotted_name(node.func) or "").rsplit(".", 1)[-1] in ADDING_METHODS:
+                self.adding -= 1
+
+    module.visit(_Find())
+    changed = True
+    while changed:  # a subclass's constructions count for its bases
+        changed = False
+        for name, cls in classes.items():
+            for base in cls.base_names:
+                if base in classes and not uses.get(name, set()) <= uses.get(base, set()):
+                    uses.setdefault(base, set()).update(uses[name])
+                    changed = True
+    return {name for name, kinds in uses.items() if kinds == {"child"}}
+
+
 class ReturnsInputUnchanged(LintRule):
     CODE = "HY908"
     NAME = "returns-input-unchanged"
     MESSAGE = "hybrid_forward returns an input unchanged: the hybridized block cannot be back-propagated"
+    # off by default: on real code every block flagged was a building block used as a child (see DOC)
+    DEFAULT_ENABLED = False
     FIX_TITLE = "Return `F.identity(x)`"
     DOC = """
 ## What it does
 Flags, in `hybrid_forward`, a returned name (or element of a returned tuple/list) that is a tensor
-argument never reassigned in the body: `return x`, `return y, x * 2`.
+argument never reassigned in the body: `return x`, `return y, x * 2`. Not flagged: a class that the
+module builds only as a child of other blocks (`self.x = Cls(...)`, `.add(Cls(...))`,
+`register_child(Cls(...))`, or any construction inside a block's method); one built anywhere else
+(a model factory, module level) may be the outermost block.
+
+Opt-in: the hazard exists only when the block is the outermost hybridized graph, which a file
+rarely shows. On the PyPI corpus (gluoncv, gluonnlp, mxnet) and gluoncv2 every block it flagged was
+a building block used as a child (stages that pass a second input through, `Identity` layers), so a
+default-on rule would only cry wolf there.
 
 ## Why is this bad?
-Hybridized, the graph output is then the graph input itself. The forward pass works, but
-`backward()` through the block fails (`Check failed: !AGInfo::IsNone(*i): Cannot differentiate node
-because it is not in a computational graph`), measured on MXNet 1.9.1. Eagerly it works.
+Hybridized as the outermost block, the graph output is then the graph input itself. The forward pass
+works, but measured on MXNet 1.9.1 (a block returning `self.dense(x), x0`):
+- `backward()` with that output as a head fails (`Check failed: !AGInfo::IsNone(*i): Cannot
+  differentiate node because it is not in a computational graph`), whether or not `x0` is a leaf
+  with a gradient or was computed under `autograd.record()`;
+- used further (`(y * x0_out).sum().backward()`), the gradient of `x0` is silently 0 (eagerly it is
+  the true gradient);
+- backward through the other outputs only works.
+The same block as a child of a hybridized parent that uses the passed-through value works in both
+modes, and so does a hybridized child of a plain `Block`. A parent that returns the child's
+pass-through output (its own input) fails like an outermost block. Eagerly everything works.
 
 ## Example
 ```python
@@ -84,16 +168,32 @@ a new array instead of the caller's own (only in-place writes to the output coul
         Valid(CLS.format("        if F is nd:\n            return x\n        return F.identity(x)\n")),
         Valid("def _helper(F, x):\n    return x\n\n\n" + CLS.format("        return _helper(F, x) * 2\n")),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, scale=2.0):\n        return x * scale, scale\n"),
+        Valid(CLS.format("        return x\n") + "\n\nclass Net(HybridBlock):\n    def __init__(self):\n"
+              "        super().__init__()\n        self.body = N()\n\n    def hybrid_forward(self, F, x):\n"
+              "        return self.body(x) * 2\n"),
+        Valid(CLS.format("        return x\n") + "\n\nseq = nn.HybridSequential()\nseq.add(nn.Dense(2), N())\n"),
     ]
     INVALID = [
         Invalid(CLS.format("        return x\n"), CLS.format("        return F.identity(x)\n")),
+        Invalid(CLS.format("        return x\n") + "\n\ndef get_model():\n    return N()\n",
+                CLS.format("        return F.identity(x)\n") + "\n\ndef get_model():\n    return N()\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, mask):\n        return x * mask, mask\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x, mask):\n        return x * mask, F.identity(mask)\n"),
     ]
 
+    def __init__(self) -> None:
+        self._children: Tuple[Optional[cst.Module], Set[str]] = (None, set())
+
+    def _child_only(self, ctx) -> Set[str]:
+        if self._children[0] is not ctx.module:  # one entry: the module being linted
+            self._children = (ctx.module, child_only_classes(ctx.module, ctx.module_info))
+        return self._children[1]
+
     def visit_Return(self, node: cst.Return, ctx) -> None:
         hybrid = ctx.hybrid
         if hybrid.is_helper or ctx.function is not hybrid.fn or node.value is None:
+            return
+        if ctx.cls is not None and ctx.cls.name in self._child_only(ctx):
             return
         elements = [e.value for e in node.value.elements] if isinstance(node.value, (cst.Tuple, cst.List)) \
             else [node.value]
