@@ -1,0 +1,174 @@
+"""Forward time of hylint's NumPy runtime against MXNet 1.9.1 on CPU, per model; prints a Markdown table.
+
+    python benchmarks/runtime_speed.py                    # every model, 7 timed calls each
+    python benchmarks/runtime_speed.py --calls 11 --models cifar_resnet20 mobilenet1_0
+    python benchmarks/runtime_speed.py --backends numpy   # the runtime only (no MXNet needed)
+
+Each backend runs in its own subprocess (one never sees the other's modules). The models are written
+once against the Gluon API (``mx.gluon.nn`` layers only), so both backends build the same network:
+a CIFAR ResNet-20 (basic blocks, 32x32 input), MobileNet 1.0 (depthwise convolutions, 224x224) and
+ResNet-50 v1 (bottleneck blocks, 224x224), the architectures of ``mxnet.gluon.model_zoo.vision`` and
+gluoncv's CIFAR zoo. Per model and mode (eager, hybridized): one warm-up call, then ``--calls`` timed
+calls of ``net(x)`` followed by ``.asnumpy()`` (MXNet's calls are asynchronous: this waits for the
+result); the median is reported. MXNet's thread count is whatever its defaults give on this machine
+(``OMP_NUM_THREADS`` is passed through); NumPy's BLAS likewise.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ("cifar_resnet20", "mobilenet1_0", "resnet50_v1")
+INPUTS = {"cifar_resnet20": (8, 3, 32, 32), "mobilenet1_0": (1, 3, 224, 224), "resnet50_v1": (1, 3, 224, 224)}
+
+
+def build(mx, name):
+    """The network ``name``, built from ``mx.gluon.nn`` layers (the same code for both backends)."""
+    nn = mx.gluon.nn
+
+    class BasicBlock(nn.HybridBlock):
+        def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
+            super().__init__(**kwargs)
+            self.body = nn.HybridSequential(prefix="")
+            self.body.add(nn.Conv2D(channels, 3, stride, 1, use_bias=False, in_channels=in_channels),
+                          nn.BatchNorm(), nn.Activation("relu"),
+                          nn.Conv2D(channels, 3, 1, 1, use_bias=False, in_channels=channels), nn.BatchNorm())
+            self.downsample = None
+            if downsample:
+                self.downsample = nn.HybridSequential(prefix="")
+                self.downsample.add(nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels),
+                                    nn.BatchNorm())
+
+        def hybrid_forward(self, F, x):
+            residual = x if self.downsample is None else self.downsample(x)
+            return F.Activation(self.body(x) + residual, act_type="relu")
+
+    class Bottleneck(nn.HybridBlock):
+        def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
+            super().__init__(**kwargs)
+            self.body = nn.HybridSequential(prefix="")
+            self.body.add(nn.Conv2D(channels // 4, 1, stride, use_bias=False), nn.BatchNorm(), nn.Activation("relu"),
+                          nn.Conv2D(channels // 4, 3, 1, 1, use_bias=False), nn.BatchNorm(), nn.Activation("relu"),
+                          nn.Conv2D(channels, 1, 1, use_bias=False), nn.BatchNorm())
+            self.downsample = None
+            if downsample:
+                self.downsample = nn.HybridSequential(prefix="")
+                self.downsample.add(nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels),
+                                    nn.BatchNorm())
+
+        def hybrid_forward(self, F, x):
+            residual = x if self.downsample is None else self.downsample(x)
+            return F.Activation(self.body(x) + residual, act_type="relu")
+
+    net = nn.HybridSequential(prefix="")
+    if name == "cifar_resnet20":
+        net.add(nn.Conv2D(16, 3, 1, 1, use_bias=False), nn.BatchNorm())
+        in_channels = 16
+        for stage, channels in enumerate((16, 32, 64)):
+            for index in range(3):
+                stride = 2 if stage and not index else 1
+                net.add(BasicBlock(channels, stride, channels != in_channels, in_channels))
+                in_channels = channels
+        net.add(nn.GlobalAvgPool2D(), nn.Dense(10))
+    elif name == "mobilenet1_0":
+        def conv(channels, kernel, stride, pad, groups=1):
+            net.add(nn.Conv2D(channels, kernel, stride, pad, groups=groups, use_bias=False), nn.BatchNorm(),
+                    nn.Activation("relu"))
+        conv(32, 3, 2, 1)
+        dw_channels = [32, 64, 128, 128, 256, 256] + [512] * 6
+        channels = [64, 128, 128, 256, 256, 512] + [512] * 5 + [1024]
+        strides = [1, 2, 1, 2, 1, 2] + [1] * 5 + [2]
+        for dwc, c, s in zip(dw_channels, channels, strides):
+            conv(dwc, 3, s, 1, groups=dwc)
+            conv(c, 1, 1, 0)
+        net.add(nn.GlobalAvgPool2D(), nn.Flatten(), nn.Dense(1000))
+    elif name == "resnet50_v1":
+        net.add(nn.Conv2D(64, 7, 2, 3, use_bias=False), nn.BatchNorm(), nn.Activation("relu"),
+                nn.MaxPool2D(3, 2, 1))
+        in_channels = 64
+        for stage, (layers, channels) in enumerate(zip((3, 4, 6, 3), (256, 512, 1024, 2048))):
+            for index in range(layers):
+                stride = 2 if stage and not index else 1
+                net.add(Bottleneck(channels, stride, index == 0, in_channels))
+                in_channels = channels
+        net.add(nn.GlobalAvgPool2D(), nn.Dense(1000))
+    else:
+        raise SystemExit(f"unknown model {name!r} (known: {', '.join(MODELS)})")
+    return net
+
+
+def measure(backend, models, calls):
+    """In this process: ``{model: {"eager": [seconds...], "hybridized": [...]}}`` and the last outputs."""
+    import numpy as np
+
+    if backend == "numpy":
+        sys.path.insert(0, str(ROOT))
+        from hylint.runtime import activate
+        context = activate()
+        mx = context.__enter__()
+    else:
+        import mxnet as mx
+    results = {}
+    for name in models:
+        net = build(mx, name)
+        net.initialize(mx.init.Xavier())
+        x = mx.nd.array(np.random.RandomState(0).standard_normal(INPUTS[name]).astype("float32"))
+        net(x).asnumpy()  # deferred initialisation
+        times = {}
+        for mode in ("eager", "hybridized"):
+            if mode == "hybridized":
+                net.hybridize()
+            net(x).asnumpy()  # warm-up (the trace, for hybridized)
+            samples = []
+            for _ in range(calls):
+                start = time.perf_counter()
+                net(x).asnumpy()
+                samples.append(time.perf_counter() - start)
+            times[mode] = samples
+        results[name] = times
+    return results
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS)
+    parser.add_argument("--calls", type=int, default=7)
+    parser.add_argument("--backends", nargs="+", default=["numpy", "mxnet"], choices=["numpy", "mxnet"])
+    parser.add_argument("--worker", choices=["numpy", "mxnet"], help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        print(json.dumps(measure(args.worker, args.models, args.calls)))
+        return 0
+    found = {}
+    for backend in args.backends:
+        done = subprocess.run([sys.executable, __file__, "--worker", backend, "--calls", str(args.calls),
+                               "--models", *args.models], capture_output=True, text=True)
+        if done.returncode:
+            print(done.stderr, file=sys.stderr)
+            return 1
+        found[backend] = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"median of {args.calls} forward calls, milliseconds (input shape in brackets)\n")
+    header = ["model", "mode"] + [f"{b} ms" for b in args.backends]
+    if len(args.backends) == 2:
+        header.append("numpy / mxnet")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for name in args.models:
+        for mode in ("eager", "hybridized"):
+            medians = [statistics.median(found[b][name][mode]) * 1000 for b in args.backends]
+            row = [f"{name} ({'x'.join(map(str, INPUTS[name]))})", mode] + [f"{m:.1f}" for m in medians]
+            if len(medians) == 2:
+                row.append(f"{medians[0] / medians[1]:.2f}x")
+            print("| " + " | ".join(row) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
