@@ -1257,7 +1257,7 @@ def _try_unsafe(mx: Any, report: TargetReport, linter: Any, text: str, source: s
     names = ", ".join(f"{f.code} line {f.line}" for f in fixes)
     if outcome.status != OK:
         report.notes.append(f"tried the unsafe fix{'es' if len(fixes) > 1 else ''} {names} on the lines this run "
-                            f"executes: not proven, the fixed block {'; '.join(_describe(outcome))}")
+                            f"executes: not proven, {'; '.join(_describe(outcome))}")
         return
     report.fixes.extend(fixes)
     report.fixed = outcome
