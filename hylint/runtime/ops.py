@@ -1874,7 +1874,6 @@ def _pool_kernel(inputs, attrs):
     out_sizes = out_shape[2:]
     nd = len(kernel)
     ptype = attrs["pool_type"]
-    axes = tuple(range(2, 2 + nd))  # the window axes of the (N, C, *K, *O) view
     # pad enough on the right for the 'full' convention
     extra = [max(0, (o - 1) * s + k - (d + 2 * p)) for o, s, k, d, p in zip(out_sizes, stride, kernel, x.shape[2:], pad)]
     padding = [(p, p + e) for p, e in zip(pad, extra)]
@@ -1883,12 +1882,24 @@ def _pool_kernel(inputs, attrs):
     if any(p or e for p, e in padding):
         xw = np.pad(xw, [(0, 0), (0, 0)] + padding, constant_values=-np.inf if ptype == "max" else 0.0)
     windows = _windows(xw, kernel, stride, (1,) * nd, out_sizes)
+
+    def reduce(ufunc, values):
+        # few large windows (global pooling): reduce the view's window axes; many small ones: one
+        # elementwise ufunc per kernel offset over whole (N, C, *O) slices (reducing strided window axes is slow)
+        if int(np.prod(kernel)) >= int(np.prod(out_sizes)):
+            return ufunc.reduce(values.reshape(values.shape[:2] + (-1,) + tuple(out_sizes)), axis=2)
+        offsets = iter(np.ndindex(*kernel))
+        total = values[(slice(None), slice(None)) + next(offsets)].copy()
+        for offset in offsets:
+            ufunc(total, values[(slice(None), slice(None)) + offset], out=total)
+        return total
+
     if ptype == "max":
-        y = windows.max(axis=axes)
+        y = reduce(np.maximum, windows)
     elif ptype == "sum":
-        y = windows.sum(axis=axes)
+        y = reduce(np.add, windows)
     elif ptype == "avg":
-        y = windows.sum(axis=axes)
+        y = reduce(np.add, windows)
         if attrs["count_include_pad"]:  # the symmetric padding counts, the 'full' convention's extra does not
             counted = np.pad(np.ones(x.shape[2:]), [(p, p) for p in pad], constant_values=1)
             counted = np.pad(counted, [(0, e) for e in extra])
@@ -1898,7 +1909,7 @@ def _pool_kernel(inputs, attrs):
         y /= np.maximum(denom, 1).astype(work)
     elif ptype == "lp":
         pv = attrs["p_value"] or 2
-        y = np.power(np.sum(np.power(np.abs(windows), pv), axis=axes), 1.0 / pv)
+        y = np.power(reduce(np.add, np.power(np.abs(windows), pv)), 1.0 / pv)
     else:
         raise MXNetError("Invalid Input: '%s', valid values are: {'avg', 'lp', 'max', 'sum'}" % ptype)
     return y.astype(x.dtype, copy=False)
