@@ -970,13 +970,15 @@ class AppliedFix:
     code_line: str = ""
     proven: bool = False  # an unsafe fix on a line the block executes, proven by running on the given inputs
     why_unsafe: str = ""
-    replacement: str = ""
+    replacement: str = ""  # the fix's new text, and the text it replaces
+    replaced: str = ""
 
     def to_json(self) -> Dict[str, Any]:
         data = {"code": self.code, "name": self.name, "line": self.line, "message": self.message,
                 "applicability": self.applicability, "evidence": self.evidence, "source": self.code_line}
         if self.applicability == "unsafe":
-            data.update(proven=self.proven, why_unsafe=self.why_unsafe, replacement=self.replacement)
+            data.update(proven=self.proven, why_unsafe=self.why_unsafe, replaced=self.replaced,
+                        replacement=self.replacement)
         return data
 
 
@@ -1253,7 +1255,9 @@ def _try_unsafe(mx: Any, report: TargetReport, linter: Any, text: str, source: s
     fixes = [AppliedFix(d.code, d.name, d.start[0], d.message, "unsafe",
                         code_line=linecache.getline(filename, d.start[0]).strip(),
                         proven=outcome.status == OK, why_unsafe=unsafe_reason(d.code),
-                        replacement=" / ".join(edit.content for edit in d.fix.edits)) for d in applied]
+                        replacement=" / ".join(edit.content for edit in d.fix.edits),
+                        replaced=" / ".join(text[edit.start_offset:edit.end_offset] for edit in d.fix.edits))
+             for d in applied]
     names = ", ".join(f"{f.code} line {f.line}" for f in fixes)
     if outcome.status != OK:
         report.notes.append(f"tried the unsafe fix{'es' if len(fixes) > 1 else ''} {names} on the lines this run "
@@ -1262,12 +1266,14 @@ def _try_unsafe(mx: Any, report: TargetReport, linter: Any, text: str, source: s
     report.fixes.extend(fixes)
     report.fixed = outcome
     report.unsafe_source = fixed_text
+    # what remains on the lines this block runs (the module's other blocks are not this run's business)
     report.remaining = [d for d in linter.lint_source(proven_text, str(path)).diagnostics
-                        if d.fix is None or d.fix.applicability.value != "safe"]
+                        if (d.fix is None or d.fix.applicability.value != "safe")
+                        and executed.intersection(range(d.start[0], d.end[0] + 1))]
     if unsafe:
         report.write_source = fixed_text
     for fix in fixes:
-        report.notes.append(f"{fix.code} line {fix.line}, `{fix.code_line}` -> `{fix.replacement}`, is unsafe in "
+        report.notes.append(f"{fix.code} line {fix.line}, `{fix.replaced}` -> `{fix.replacement}`, is unsafe in "
                             f"general (the rule's doc: \"{fix.why_unsafe}\"). Proven on these inputs: with it, the "
                             f"block's eager and hybridized outputs equal the original's eager output")
 
