@@ -1814,9 +1814,16 @@ def _conv_kernel(inputs, attrs):
     n, c = x.shape[:2]
     nf = w.shape[0]
     cg, fg = c // g, nf // g
-    # one batched matmul over (batch, group): (g, fg, cg*K) @ (n, g, cg*K, O); the reshape is the only copy
-    cols = cols.reshape(n, g, cg * int(np.prod(kernel)), int(np.prod(out_sizes)))
-    y = np.matmul(w.astype(work, copy=False).reshape(g, fg, -1), cols).reshape((n, nf) + tuple(out_sizes))
+    k, o = cg * int(np.prod(kernel)), int(np.prod(out_sizes))
+    weights = w.astype(work, copy=False).reshape(g, fg, k)
+    if g == 1 and n > 1:
+        # one GEMM for the whole batch: (nf, C*K) @ (C*K, n*O); the im2col reshape is the copy
+        cols = np.moveaxis(cols, 0, 1 + nd).reshape(k, n * o)
+        y = np.ascontiguousarray(np.matmul(weights[0], cols).reshape(nf, n, o).transpose(1, 0, 2))
+    else:
+        # one batched matmul over (batch, group): (g, fg, cg*K) @ (n, g, cg*K, O)
+        y = np.matmul(weights, cols.reshape(n, g, k, o))
+    y = y.reshape((n, nf) + tuple(out_sizes))
     if not attrs["no_bias"]:
         y += inputs[2].astype(work, copy=False).reshape((1, nf) + (1,) * nd)
     return y.astype(x.dtype, copy=False)
