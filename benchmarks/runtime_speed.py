@@ -3,13 +3,15 @@
     python benchmarks/runtime_speed.py                    # every model, 7 timed calls each
     python benchmarks/runtime_speed.py --calls 11 --models cifar_resnet20 mobilenet1_0
     python benchmarks/runtime_speed.py --backends numpy   # the runtime only (no MXNet needed)
+    python benchmarks/runtime_speed.py --root /tmp/old    # the runtime of another checkout (before/after)
 
-Each backend runs in its own subprocess (one never sees the other's modules). The models are written
+Both backends run in one process and take turns (three rounds of calls each), so that on a loaded
+machine both see about the same load (the ratio is the figure to read); the runtime runs inside ``hylint.runtime.activate()``. The models are written
 once against the Gluon API (``mx.gluon.nn`` layers only), so both backends build the same network:
 a CIFAR ResNet-20 (basic blocks, 32x32 input), MobileNet 1.0 (depthwise convolutions, 224x224) and
 ResNet-50 v1 (bottleneck blocks, 224x224), the architectures of ``mxnet.gluon.model_zoo.vision`` and
-gluoncv's CIFAR zoo. Per model and mode (eager, hybridized): one warm-up call, then ``--calls`` timed
-calls of ``net(x)`` followed by ``.asnumpy()`` (MXNet's calls are asynchronous: this waits for the
+gluoncv's CIFAR zoo. Per model and mode (eager, hybridized): per round one warm-up call, then ``--calls`` timed
+calls in all of ``net(x)`` followed by ``.asnumpy()`` (MXNet's calls are asynchronous: this waits for the
 result); the median is reported. MXNet's thread count is whatever its defaults give on this machine
 (``OMP_NUM_THREADS`` is passed through); NumPy's BLAS likewise.
 """
@@ -19,7 +21,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -33,13 +34,13 @@ def build(mx, name):
     """The network ``name``, built from ``mx.gluon.nn`` layers (the same code for both backends)."""
     nn = mx.gluon.nn
 
-    class BasicBlock(nn.HybridBlock):
-        def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
+    class Residual(nn.HybridBlock):
+        """``relu(body(x) + x)``, or with a 1x1 strided convolution on the shortcut."""
+
+        def __init__(self, layers, channels, stride, downsample, in_channels, **kwargs):
             super().__init__(**kwargs)
             self.body = nn.HybridSequential(prefix="")
-            self.body.add(nn.Conv2D(channels, 3, stride, 1, use_bias=False, in_channels=in_channels),
-                          nn.BatchNorm(), nn.Activation("relu"),
-                          nn.Conv2D(channels, 3, 1, 1, use_bias=False, in_channels=channels), nn.BatchNorm())
+            self.body.add(*layers)
             self.downsample = None
             if downsample:
                 self.downsample = nn.HybridSequential(prefix="")
@@ -50,22 +51,17 @@ def build(mx, name):
             residual = x if self.downsample is None else self.downsample(x)
             return F.Activation(self.body(x) + residual, act_type="relu")
 
-    class Bottleneck(nn.HybridBlock):
-        def __init__(self, channels, stride, downsample=False, in_channels=0, **kwargs):
-            super().__init__(**kwargs)
-            self.body = nn.HybridSequential(prefix="")
-            self.body.add(nn.Conv2D(channels // 4, 1, stride, use_bias=False), nn.BatchNorm(), nn.Activation("relu"),
-                          nn.Conv2D(channels // 4, 3, 1, 1, use_bias=False), nn.BatchNorm(), nn.Activation("relu"),
-                          nn.Conv2D(channels, 1, 1, use_bias=False), nn.BatchNorm())
-            self.downsample = None
-            if downsample:
-                self.downsample = nn.HybridSequential(prefix="")
-                self.downsample.add(nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels),
-                                    nn.BatchNorm())
+    def basic_block(channels, stride, downsample=False, in_channels=0):
+        return Residual([nn.Conv2D(channels, 3, stride, 1, use_bias=False, in_channels=in_channels),
+                         nn.BatchNorm(), nn.Activation("relu"),
+                         nn.Conv2D(channels, 3, 1, 1, use_bias=False, in_channels=channels), nn.BatchNorm()],
+                        channels, stride, downsample, in_channels)
 
-        def hybrid_forward(self, F, x):
-            residual = x if self.downsample is None else self.downsample(x)
-            return F.Activation(self.body(x) + residual, act_type="relu")
+    def bottleneck(channels, stride, downsample=False, in_channels=0):
+        return Residual([nn.Conv2D(channels // 4, 1, stride, use_bias=False), nn.BatchNorm(), nn.Activation("relu"),
+                         nn.Conv2D(channels // 4, 3, 1, 1, use_bias=False), nn.BatchNorm(), nn.Activation("relu"),
+                         nn.Conv2D(channels, 1, 1, use_bias=False), nn.BatchNorm()],
+                        channels, stride, downsample, in_channels)
 
     net = nn.HybridSequential(prefix="")
     if name == "cifar_resnet20":
@@ -74,7 +70,7 @@ def build(mx, name):
         for stage, channels in enumerate((16, 32, 64)):
             for index in range(3):
                 stride = 2 if stage and not index else 1
-                net.add(BasicBlock(channels, stride, channels != in_channels, in_channels))
+                net.add(basic_block(channels, stride, channels != in_channels, in_channels))
                 in_channels = channels
         net.add(nn.GlobalAvgPool2D(), nn.Dense(10))
     elif name == "mobilenet1_0":
@@ -96,7 +92,7 @@ def build(mx, name):
         for stage, (layers, channels) in enumerate(zip((3, 4, 6, 3), (256, 512, 1024, 2048))):
             for index in range(layers):
                 stride = 2 if stage and not index else 1
-                net.add(Bottleneck(channels, stride, index == 0, in_channels))
+                net.add(bottleneck(channels, stride, index == 0, in_channels))
                 in_channels = channels
         net.add(nn.GlobalAvgPool2D(), nn.Dense(1000))
     else:
@@ -104,33 +100,60 @@ def build(mx, name):
     return net
 
 
-def measure(backend, models, calls):
-    """In this process: ``{model: {"eager": [seconds...], "hybridized": [...]}}`` and the last outputs."""
+ROUNDS = 3
+
+
+def _rounds(calls, rounds):
+    """``calls`` split into at most ``rounds`` nearly equal rounds."""
+    rounds = max(1, min(rounds, calls))
+    return [calls // rounds + (index < calls % rounds) for index in range(rounds)]
+
+
+def measure(backends, models, calls, root):
+    """In this process: ``{model: {mode: {backend: [seconds...]}}}``. The backends take turns, in
+    ``ROUNDS`` rounds of calls: on a loaded machine both see about the same load."""
+    import contextlib
+
     import numpy as np
 
-    if backend == "numpy":
-        sys.path.insert(0, str(ROOT))
+    mods, scopes = {}, {}
+    if "mxnet" in backends:
+        import mxnet
+
+        mods["mxnet"], scopes["mxnet"] = mxnet, contextlib.nullcontext
+    if "numpy" in backends:
+        sys.path.insert(0, str(root))
         from hylint.runtime import activate
-        context = activate()
-        mx = context.__enter__()
-    else:
-        import mxnet as mx
+
+        with activate() as runtime:
+            mods["numpy"] = runtime
+        scopes["numpy"] = activate  # `import mxnet` gives the runtime only while it runs
     results = {}
     for name in models:
-        net = build(mx, name)
-        net.initialize(mx.init.Xavier())
-        x = mx.nd.array(np.random.RandomState(0).standard_normal(INPUTS[name]).astype("float32"))
-        net(x).asnumpy()  # deferred initialisation
+        nets, inputs = {}, {}
+        for backend in backends:
+            with scopes[backend]():
+                mx = mods[backend]
+                nets[backend] = build(mx, name)
+                nets[backend].initialize(mx.init.Xavier())
+                inputs[backend] = mx.nd.array(np.random.RandomState(0).standard_normal(INPUTS[name]).astype("float32"))
+                nets[backend](inputs[backend]).asnumpy()  # deferred initialisation
         times = {}
         for mode in ("eager", "hybridized"):
-            if mode == "hybridized":
-                net.hybridize()
-            net(x).asnumpy()  # warm-up (the trace, for hybridized)
-            samples = []
-            for _ in range(calls):
-                start = time.perf_counter()
-                net(x).asnumpy()
-                samples.append(time.perf_counter() - start)
+            samples = {backend: [] for backend in backends}
+            for backend in backends:
+                if mode == "hybridized":
+                    nets[backend].hybridize()
+            for round_calls in _rounds(calls, ROUNDS):
+                for backend in backends:
+                    with scopes[backend]():
+                        # a warm-up call first (the trace, for hybridized): it also absorbs the other
+                        # backend's worker threads, which spin for a while after their last call
+                        nets[backend](inputs[backend]).asnumpy()
+                        for _ in range(round_calls):
+                            start = time.perf_counter()
+                            nets[backend](inputs[backend]).asnumpy()
+                            samples[backend].append(time.perf_counter() - start)
             times[mode] = samples
         results[name] = times
     return results
@@ -141,19 +164,10 @@ def main(argv=None):
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS)
     parser.add_argument("--calls", type=int, default=7)
     parser.add_argument("--backends", nargs="+", default=["numpy", "mxnet"], choices=["numpy", "mxnet"])
-    parser.add_argument("--worker", choices=["numpy", "mxnet"], help=argparse.SUPPRESS)
+    parser.add_argument("--root", default=str(ROOT),
+                        help="the checkout whose hylint.runtime runs (e.g. an older one, for a before/after table)")
     args = parser.parse_args(argv)
-    if args.worker:
-        print(json.dumps(measure(args.worker, args.models, args.calls)))
-        return 0
-    found = {}
-    for backend in args.backends:
-        done = subprocess.run([sys.executable, __file__, "--worker", backend, "--calls", str(args.calls),
-                               "--models", *args.models], capture_output=True, text=True)
-        if done.returncode:
-            print(done.stderr, file=sys.stderr)
-            return 1
-        found[backend] = json.loads(done.stdout.strip().splitlines()[-1])
+    found = measure(args.backends, args.models, args.calls, Path(args.root).resolve())
     print(f"median of {args.calls} forward calls, milliseconds (input shape in brackets)\n")
     header = ["model", "mode"] + [f"{b} ms" for b in args.backends]
     if len(args.backends) == 2:
@@ -162,7 +176,7 @@ def main(argv=None):
     print("|" + "---|" * len(header))
     for name in args.models:
         for mode in ("eager", "hybridized"):
-            medians = [statistics.median(found[b][name][mode]) * 1000 for b in args.backends]
+            medians = [statistics.median(found[name][mode][b]) * 1000 for b in args.backends]
             row = [f"{name} ({'x'.join(map(str, INPUTS[name]))})", mode] + [f"{m:.1f}" for m in medians]
             if len(medians) == 2:
                 row.append(f"{medians[0] / medians[1]:.2f}x")

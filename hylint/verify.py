@@ -363,13 +363,18 @@ def module_factory(mx: Any, module: str, attr: str, label: str) -> Any:
 
         instance.__name__ = attr
         return instance
+    return block_factory(mx, obj, attr, label)
+
+
+def block_factory(mx: Any, obj: Any, name: str, label: str) -> Any:
+    """``obj`` when it is a Block subclass or a function (that should return a Block); VerifyError if not."""
     if isinstance(obj, type):
         if not issubclass(obj, mx.gluon.Block):
-            raise VerifyError(f"{label}: {attr} is a class but not a gluon Block")
+            raise VerifyError(f"{label}: {name} is a class but not a gluon Block")
         return obj
     if callable(obj):
         return obj
-    raise VerifyError(f"{label}: {attr} is a {type(obj).__name__}, not a Block class, a Block instance or a "
+    raise VerifyError(f"{label}: {name} is a {type(obj).__name__}, not a Block class, a Block instance or a "
                       f"function returning a Block")
 
 
@@ -1048,13 +1053,7 @@ def resolve_factory(mx: Any, module: ModuleType, name: str, label: str) -> Any:
     obj = getattr(module, name, None)
     if obj is None:
         raise VerifyError(f"{label}: the module defines no {name!r}")
-    if isinstance(obj, type):
-        if not issubclass(obj, mx.gluon.Block):
-            raise VerifyError(f"{label}: {name} is a class but not a gluon Block")
-        return obj
-    if callable(obj):
-        return obj
-    raise VerifyError(f"{label}: {name} is neither a Block subclass nor a function returning a Block")
+    return block_factory(mx, obj, name, label)
 
 
 def _fixed_filename(path: Path, rounds: int, unsafe: bool = False) -> str:

@@ -260,3 +260,16 @@ def test_json_reports_time_and_peak_memory_of_each_phase(project):
         assert phase["peak_rss_mib"] is None or phase["peak_rss_mib"] > 1
         assert phase["peak_rss_kind"] in ("phase", "process")
     json.dumps(report)
+
+
+def test_pyproject_entry_with_a_module_target_and_typed_inputs(package, monkeypatch):
+    (package / "pyproject.toml").write_text(
+        '[tool.hylint]\n\n[[tool.hylint.verify]]\ntarget = "proj.models:Net"\ninputs = ["x=2x4:float64:-2..2"]\n'
+        'kwargs = { units = 6 }\n')
+    (package / "sub").mkdir()
+    monkeypatch.chdir(package / "sub")  # the module is found from the pyproject.toml's folder
+    result, [report] = as_json([])
+    assert result.exit_code == 0, result.output
+    assert report["target"] == "proj.models:Net" and report["verdict"] == "fixed"
+    assert report["eager"]["shapes"] == [[2, 6]]
+    assert report["inputs"] == [{"name": "x", "shape": [2, 4], "dtype": "float64", "low": -2.0, "high": 2.0}]
