@@ -363,10 +363,10 @@ def module_factory(mx: Any, module: str, attr: str, label: str) -> Any:
 
         instance.__name__ = attr
         return instance
-    return block_factory(mx, obj, attr, label)
+    return block_factory(mx, obj, attr, label, "a Block subclass, a Block instance nor")
 
 
-def block_factory(mx: Any, obj: Any, name: str, label: str) -> Any:
+def block_factory(mx: Any, obj: Any, name: str, label: str, kinds: str = "a Block subclass nor") -> Any:
     """``obj`` when it is a Block subclass or a function (that should return a Block); VerifyError if not."""
     if isinstance(obj, type):
         if not issubclass(obj, mx.gluon.Block):
@@ -374,8 +374,8 @@ def block_factory(mx: Any, obj: Any, name: str, label: str) -> Any:
         return obj
     if callable(obj):
         return obj
-    raise VerifyError(f"{label}: {name} is a {type(obj).__name__}, not a Block class, a Block instance or a "
-                      f"function returning a Block")
+    raise VerifyError(f"{label}: {name} is neither {kinds} a function returning a Block "
+                      f"(it is a {type(obj).__name__})")
 
 
 def _block_file(block: Any) -> Optional[Path]:

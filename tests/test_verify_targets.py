@@ -160,7 +160,7 @@ def test_module_targets_fix_the_file_defining_the_block(package, backend, target
     ("nosuchpackage.models:Net", "no module named 'nosuchpackage'"),
     ("proj.models:Missing", "has no attribute 'Missing'"),
     ("proj.zoo:get_model.nothing", "has no attribute 'nothing'"),
-    ("proj.models:nn", "is a module, not a Block class"),
+    ("proj.models:nn", "nn is neither a Block subclass, a Block instance nor a function returning a Block"),
     ("proj.broken:Net", "importing proj.broken failed: ZeroDivisionError"),
     ("proj models:Net", "is not path/to/file.py::Name"),
 ])
@@ -264,7 +264,7 @@ def test_json_reports_time_and_peak_memory_of_each_phase(project):
 
 def test_pyproject_entry_with_a_module_target_and_typed_inputs(package, monkeypatch):
     (package / "pyproject.toml").write_text(
-        '[tool.hylint]\n\n[[tool.hylint.verify]]\ntarget = "proj.models:Net"\ninputs = ["x=2x4:float64:-2..2"]\n'
+        '[tool.hylint]\n\n[[tool.hylint.verify]]\ntarget = "proj.models:Net"\ninputs = ["x=2x4:float32:-2..2"]\n'
         'kwargs = { units = 6 }\n')
     (package / "sub").mkdir()
     monkeypatch.chdir(package / "sub")  # the module is found from the pyproject.toml's folder
@@ -272,4 +272,4 @@ def test_pyproject_entry_with_a_module_target_and_typed_inputs(package, monkeypa
     assert result.exit_code == 0, result.output
     assert report["target"] == "proj.models:Net" and report["verdict"] == "fixed"
     assert report["eager"]["shapes"] == [[2, 6]]
-    assert report["inputs"] == [{"name": "x", "shape": [2, 4], "dtype": "float64", "low": -2.0, "high": 2.0}]
+    assert report["inputs"] == [{"name": "x", "shape": [2, 4], "dtype": "float32", "low": -2.0, "high": 2.0}]
