@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import importlib.machinery
+import importlib.util
 import inspect
 import io
 import json
@@ -120,11 +121,18 @@ def _library_dirs() -> Tuple[str, ...]:
     return tuple(dirs)
 
 
+# folders that are the user's code although installed (a `package.module:name` target's package)
+_TARGET_PACKAGES: List[str] = []
+
+
 def is_user_file(filename: str, library: Optional[Tuple[str, ...]] = None) -> bool:
-    """A frame of the user's code: not generated (``<string>``, ``<frozen ...>``), not hylint or a library."""
+    """A frame of the user's code: not generated (``<string>``, ``<frozen ...>``), not hylint or a library,
+    unless it is in the package of the module target being verified."""
     if not filename or filename.startswith("<"):
         return False
     path = os.path.abspath(filename)
+    if any(path.startswith(d + os.sep) for d in _TARGET_PACKAGES):
+        return True
     return not any(path == d or path.startswith(d + os.sep) for d in (library or _library_dirs()))
 
 
@@ -279,10 +287,23 @@ def module_import_scope(module: str, folder: Path) -> Iterator[None]:
     saved = {name: sys.modules.pop(name) for name in _package_names(module)}
     try:
         with user_import_scope(folder):
-            yield
+            spec = _find_spec(module.split(".")[0])
+            roots = [os.path.abspath(d) for d in (spec.submodule_search_locations or [])] if spec else []
+            _TARGET_PACKAGES.extend(roots)  # a failure in the target's package is located there
+            try:
+                yield
+            finally:
+                del _TARGET_PACKAGES[len(_TARGET_PACKAGES) - len(roots):]
     finally:
         forget_package(module)
         sys.modules.update(saved)
+
+
+def _find_spec(name: str) -> Any:
+    try:
+        return importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
 
 
 class _SourceOverride:
@@ -378,8 +399,11 @@ def block_factory(mx: Any, obj: Any, name: str, label: str, kinds: str = "a Bloc
                       f"(it is a {type(obj).__name__})")
 
 
-def _block_file(block: Any) -> Optional[Path]:
-    """The source file defining the block's class (the file verify fixes for a module target)."""
+def _file_to_fix(block: Any, hybridized: Outcome) -> Optional[Path]:
+    """The file verify fixes for a module target: the one holding the line the hybridized run failed at,
+    else the one defining the block's class."""
+    if hybridized.location is not None and os.path.isfile(hybridized.location.filename):
+        return Path(hybridized.location.filename)
     try:
         found = inspect.getsourcefile(type(block))
     except (TypeError, OSError):
@@ -1147,7 +1171,7 @@ def verify_target(target: Target, linter: Any, unsafe: bool = False, source: Opt
         reference = eager.outputs
         report.hybridized = summarize(run_hybridized(mx, factory, specs, reference, seed, target.kwargs, phases))
         if target.module is not None:
-            path = _block_file(built_block)
+            path = _file_to_fix(built_block, report.hybridized)
             if path is None:
                 report.notes.append(f"{type(built_block).__name__} has no source file: nothing to fix")
                 report.verdict = OK_AS_IS if report.hybridized.status == OK else FAILS

@@ -273,3 +273,20 @@ def test_pyproject_entry_with_a_module_target_and_typed_inputs(package, monkeypa
     assert report["target"] == "proj.models:Net" and report["verdict"] == "fixed"
     assert report["eager"]["shapes"] == [[2, 6]]
     assert report["inputs"] == [{"name": "x", "shape": [2, 4], "dtype": "float32", "low": -2.0, "high": 2.0}]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_module_target_fixes_the_file_of_the_failing_line(package, backend):
+    (package / "proj" / "layers.py").write_text(
+        "from mxnet.gluon import nn\n\n\nclass Flat(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+        "        return x.reshape((x.shape[0], -1))\n")
+    (package / "proj" / "stack.py").write_text(
+        "from mxnet.gluon import nn\n\nfrom .layers import Flat\n\n\nclass Stack(nn.HybridBlock):\n"
+        "    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
+        "        with self.name_scope():\n            self.flat = Flat()\n            self.fc = nn.Dense(2)\n\n"
+        "    def hybrid_forward(self, F, x):\n        return self.fc(self.flat(x))\n")
+    result, [report] = as_json(["proj.stack:Stack", "--input", "2x3x4", "--backend", backend])
+    assert result.exit_code == 0, result.output
+    assert report["hybridized"]["location"]["line"] == 6
+    assert Path(report["file"]).resolve() == (package / "proj" / "layers.py").resolve()
+    assert report["verdict"] == "fixed" and [f["code"] for f in report["fixes"]] == ["HY201"]
