@@ -5,20 +5,20 @@
     python benchmarks/runtime_speed.py --backends numpy   # the runtime only (no MXNet needed)
     python benchmarks/runtime_speed.py --root /tmp/old    # the runtime of another checkout (before/after)
 
-Both backends run in one process and take turns (three rounds of calls each), so that on a loaded
-machine both see about the same load (the ratio is the figure to read); the runtime runs inside ``hylint.runtime.activate()``. The models are written
+Both backends run in one process and take turns (per round, each makes a warm-up call and a timed
+call), so that on a loaded machine both see about the same load; the ratio reported is the median of the
+rounds' ratios; the runtime runs inside ``hylint.runtime.activate()``. The models are written
 once against the Gluon API (``mx.gluon.nn`` layers only), so both backends build the same network:
 a CIFAR ResNet-20 (basic blocks, 32x32 input), MobileNet 1.0 (depthwise convolutions, 224x224) and
 ResNet-50 v1 (bottleneck blocks, 224x224), the architectures of ``mxnet.gluon.model_zoo.vision`` and
-gluoncv's CIFAR zoo. Per model and mode (eager, hybridized): per round one warm-up call, then ``--calls`` timed
-calls in all of ``net(x)`` followed by ``.asnumpy()`` (MXNet's calls are asynchronous: this waits for the
+gluoncv's CIFAR zoo. Per model and mode (eager, hybridized): ``--calls`` rounds; a call is ``net(x)``
+followed by ``.asnumpy()`` (MXNet's calls are asynchronous: this waits for the
 result); the median is reported. MXNet's thread count is whatever its defaults give on this machine
 (``OMP_NUM_THREADS`` is passed through); NumPy's BLAS likewise.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -100,18 +100,9 @@ def build(mx, name):
     return net
 
 
-ROUNDS = 3
-
-
-def _rounds(calls, rounds):
-    """``calls`` split into at most ``rounds`` nearly equal rounds."""
-    rounds = max(1, min(rounds, calls))
-    return [calls // rounds + (index < calls % rounds) for index in range(rounds)]
-
-
 def measure(backends, models, calls, root):
-    """In this process: ``{model: {mode: {backend: [seconds...]}}}``. The backends take turns, in
-    ``ROUNDS`` rounds of calls: on a loaded machine both see about the same load."""
+    """In this process: ``{model: {mode: {backend: [seconds...]}}}``. The backends take turns, one
+    warm-up and one timed call each per round: on a loaded machine both see about the same load."""
     import contextlib
 
     import numpy as np
@@ -144,16 +135,15 @@ def measure(backends, models, calls, root):
             for backend in backends:
                 if mode == "hybridized":
                     nets[backend].hybridize()
-            for round_calls in _rounds(calls, ROUNDS):
+            for _ in range(calls):
                 for backend in backends:
                     with scopes[backend]():
                         # a warm-up call first (the trace, for hybridized): it also absorbs the other
                         # backend's worker threads, which spin for a while after their last call
                         nets[backend](inputs[backend]).asnumpy()
-                        for _ in range(round_calls):
-                            start = time.perf_counter()
-                            nets[backend](inputs[backend]).asnumpy()
-                            samples[backend].append(time.perf_counter() - start)
+                        start = time.perf_counter()
+                        nets[backend](inputs[backend]).asnumpy()
+                        samples[backend].append(time.perf_counter() - start)
             times[mode] = samples
         results[name] = times
     return results
@@ -168,7 +158,8 @@ def main(argv=None):
                         help="the checkout whose hylint.runtime runs (e.g. an older one, for a before/after table)")
     args = parser.parse_args(argv)
     found = measure(args.backends, args.models, args.calls, Path(args.root).resolve())
-    print(f"median of {args.calls} forward calls, milliseconds (input shape in brackets)\n")
+    print(f"median of {args.calls} forward calls, milliseconds (input shape in brackets); numpy / mxnet: the "
+          f"median of the {args.calls} rounds' ratios\n")
     header = ["model", "mode"] + [f"{b} ms" for b in args.backends]
     if len(args.backends) == 2:
         header.append("numpy / mxnet")
@@ -178,8 +169,9 @@ def main(argv=None):
         for mode in ("eager", "hybridized"):
             medians = [statistics.median(found[name][mode][b]) * 1000 for b in args.backends]
             row = [f"{name} ({'x'.join(map(str, INPUTS[name]))})", mode] + [f"{m:.1f}" for m in medians]
-            if len(medians) == 2:
-                row.append(f"{medians[0] / medians[1]:.2f}x")
+            if len(medians) == 2:  # the median of the rounds' ratios: each round's two calls saw the same load
+                ratios = [a / b for a, b in zip(*(found[name][mode][b] for b in args.backends))]
+                row.append(f"{statistics.median(ratios):.2f}x")
             print("| " + " | ".join(row) + " |")
     return 0
 
