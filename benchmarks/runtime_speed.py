@@ -19,7 +19,6 @@ result); the median is reported. MXNet's thread count is whatever its defaults g
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time

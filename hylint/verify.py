@@ -1210,13 +1210,11 @@ def _fix_and_prove(mx: Any, report: TargetReport, linter: Any, source: str, path
     current = report.hybridized
     if text != source:
         current = _run_fixed(mx, text, _fixed_filename(path, 0), path, report.target, reference)
-    text, current, evidence = _evidence_rounds(mx, report, text, source, current, path, reference)
+    text, current, _ = _evidence_rounds(mx, report, text, source, current, path, reference)
     if text != source:
         report.fixed = current
-    hybridizes = report.hybridized.status == OK
-    if not hybridizes and current.status != OK and result is not None:
+    if report.hybridized.status != OK and current.status != OK and result is not None:
         _try_unsafe(mx, report, linter, report.check_fix_source or source, source, path, reference, unsafe)
-        current = report.fixed or current
     if report.hybridized.status == OK:
         report.verdict = OK_AS_IS
         if report.fixed is not None and report.fixed.status != OK:
@@ -1263,7 +1261,11 @@ def _try_unsafe(mx: Any, report: TargetReport, linter: Any, text: str, source: s
                   if d.fix is not None and d.fix.applicability.value == "unsafe"]
     if not candidates:
         return
-    executed = _executed_lines(mx, text, filename, path, report.target)
+    try:
+        executed = _executed_lines(mx, text, filename, path, report.target)
+    except VerifyError as error:  # the safe-fixed source does not import or build: its run said so already
+        report.notes.append(f"unsafe fixes not tried: {error}")
+        return
     exercised = [d for d in candidates if executed.intersection(range(d.start[0], d.end[0] + 1))]
     if not exercised:
         return
