@@ -1957,7 +1957,7 @@ def _batch_norm_kernel(inputs, attrs):
     # one scale and one shift per channel: two passes over x instead of four
     scale = gamma / np.sqrt(var + attrs["eps"])
     shift = beta - mean * scale
-    work = x.dtype if x.dtype.kind == "f" else np.float64
+    work = np.float32 if x.dtype in (np.float16, np.float32) else np.float64  # float16 computes in float32
     y = x * scale.reshape(shape).astype(work, copy=False)
     y += shift.reshape(shape).astype(y.dtype, copy=False)
     return y.astype(x.dtype, copy=False)
