@@ -290,3 +290,11 @@ def test_module_target_fixes_the_file_of_the_failing_line(package, backend):
     assert report["hybridized"]["location"]["line"] == 6
     assert Path(report["file"]).resolve() == (package / "proj" / "layers.py").resolve()
     assert report["verdict"] == "fixed" and [f["code"] for f in report["fixes"]] == ["HY201"]
+
+
+@pytest.mark.parametrize("name, line", [("Residual", 18), ("Shifted", 24)])
+def test_readme_unsafe_example_runs_as_documented(name, line):
+    result, [report] = as_json([str(ROOT / "examples" / "unsafe_fixes.py") + f"::{name}", "--input", "2x8"])
+    assert result.exit_code == 0 and report["verdict"] == "fixed"
+    [fix] = report["fixes"]
+    assert (fix["line"], fix["applicability"], fix["proven"]) == (line, "unsafe", True)
