@@ -1312,8 +1312,13 @@ def unsafe_reason(code: str) -> str:
     section = doc.split("## Fix safety", 1)[1] if "## Fix safety" in doc else ""
     section = " ".join(section.split("\n## ", 1)[0].split())
     sentences = re.split(r"(?<=\.)\s+(?=[A-Z`])", section)
-    chosen = [sentence for sentence in sentences if "nsafe" in sentence]
-    return " ".join(chosen) or "it can change what the code computes in other uses."
+    chosen = []
+    for index, sentence in enumerate(sentences):
+        if "nsafe" in sentence:
+            if sentence.startswith("Unsafe otherwise") and index:  # "otherwise" needs the sentence before
+                chosen.append(sentences[index - 1])
+            chosen.append(sentence)
+    return " ".join(dict.fromkeys(chosen)) or "it can change what the code computes in other uses."
 
 
 def _executed_lines(mx: Any, text: str, filename: str, path: Path, target: Target) -> set:
