@@ -11,7 +11,8 @@ Every block is constructed without arguments; every call gets freshly made input
 
 For each block: build it, initialise its parameters deterministically (every non-constant parameter
 gets values seeded from its name without the block's own prefix, so two instances of the same block,
-even from two versions of a module, get identical parameters), run it eagerly, then hybridize and run
+even from two versions of a module, get identical parameters; weights are scaled by their fan-in), run
+it eagerly, then hybridize and run
 it twice. Outcomes are ``ok``, ``error`` (exception type and message) or ``different`` (no exception,
 different output: the silent failures).
 
@@ -608,6 +609,12 @@ def set_parameters(mx: Any, block: Any, seed: int = 0) -> None:
         shape = tuple(param.shape)
         if key.endswith(("var", "gamma")):
             values = rng.uniform(0.5, 1.5, size=shape)
+        elif len(shape) >= 2:
+            # a weight: scaled by its fan-in (variance 1 / fan_in), so deep models keep their outputs near
+            # unit scale; with uniform(-1, 1) a ResNet's outputs reach 1e21, where float32 rounding alone
+            # makes the eager and hybridized outputs differ beyond the tolerance
+            bound = float(np.sqrt(3.0 / max(1, int(np.prod(shape[1:])))))
+            values = rng.uniform(-bound, bound, size=shape)
         else:
             values = rng.uniform(-1.0, 1.0, size=shape)
         param.set_data(mx.nd.array(values, dtype=param.dtype))
