@@ -331,20 +331,24 @@ def rule(code: Optional[str], show_all: bool) -> None:
 
 @main.command()
 @click.argument("target", required=False)
-@click.option("--input", "inputs", multiple=True, metavar="SHAPE",
-              help="Shape of a positional input, e.g. 16x1x28x28 (once per input; float32, seeded normal(0, 1)).")
+@click.option("--input", "inputs", multiple=True, metavar="[NAME=]SHAPE[:DTYPE[:LOW..HIGH]]",
+              help="One input per --input, positional ones first: 16x1x28x28 (float32, seeded normal(0, 1)), "
+                   "x=1x3x224x224:float32 (a keyword input: the forward argument x), "
+                   "valid_length=2:int32:1..8 (integers drawn from [1, 8)).")
 @click.option("--kwargs", "kwargs_json", default=None, metavar="JSON", help="Constructor arguments, a JSON object.")
 @click.option("--backend", type=click.Choice(["numpy", "mxnet"]), default=None,
               help="numpy: hylint's reference runtime (default, no MXNet needed); mxnet: the installed MXNet.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the parameters and inputs.")
 @click.option("--output-format", type=click.Choice(["full", "json"]), default="full", show_default=True)
 @click.option("--fix", is_flag=True, help="Write what `hylint check --fix` would (unless running proved it harmful).")
-@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply unsafe fixes.")
+@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None,
+              help="With --fix, also write the unsafe fixes that running proved on these inputs.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Use this pyproject.toml (or hylint.toml) instead of the nearest one.")
 def verify(target: Optional[str], inputs: Tuple[str, ...], kwargs_json: Optional[str], backend: Optional[str],
            seed: int, output_format: str, fix: bool, unsafe_fixes: Optional[bool], config_path: Optional[str]) -> None:
-    """Run TARGET (path/to/file.py::Name) eagerly and hybridized, fix it in memory and prove the fix.
+    """Run TARGET (path/to/file.py::Name or package.module:name) eagerly and hybridized, fix it in memory and
+    prove the fix.
 
     Without TARGET, every [[tool.hylint.verify]] entry of pyproject.toml is run (a CI gate).
     Exit 0 when the block (or its fixed source) hybridizes with the eager output, 1 when not, 2 for errors."""
@@ -366,9 +370,9 @@ def _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsa
     unsafe = unsafe_fixes if unsafe_fixes is not None else config.unsafe_fixes
     try:
         if target is not None:
-            path, name = verifier.parse_target(target)
+            path, module, name = verifier.parse_target(target)
             if not inputs:
-                raise UsageError("give the shape of each positional input with --input (e.g. --input 2x3)")
+                raise UsageError("give the shape of each input with --input (e.g. --input 2x3)")
             kwargs = {}
             if kwargs_json is not None:
                 try:
@@ -377,8 +381,8 @@ def _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsa
                     raise UsageError(f"--kwargs is not valid JSON: {error}") from None
                 if not isinstance(kwargs, dict):
                     raise UsageError("--kwargs must be a JSON object, e.g. '{\"units\": 4}'")
-            targets = [verifier.Target(path, name, [verifier.parse_shape(s) for s in inputs], kwargs,
-                                       backend or "numpy", seed)]
+            targets = [verifier.Target(path, name, verifier.parse_inputs(inputs), kwargs, backend or "numpy", seed,
+                                       module=module)]
         else:
             if inputs or kwargs_json is not None:
                 raise UsageError("--input and --kwargs need a TARGET")
@@ -404,8 +408,8 @@ def _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsa
 
     reports, failed = [], False
     for item in targets:
-        ignored = {code for pattern, codes in per_file_ignores
-                   if matches_any(Path(item.path), [pattern], config.root) for code in codes}
+        ignored = {code for pattern, codes in per_file_ignores if item.path is not None
+                   and matches_any(Path(item.path), [pattern], config.root) for code in codes}
         linter = Linter([rule for rule in rules if rule.CODE not in ignored])
         try:
             report = verifier.verify_target(item, linter, unsafe)
@@ -419,13 +423,15 @@ def _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsa
         if fix and verifier.can_write(report):
             try:
                 source = read_source(Path(item.path))
-                write_atomic(source, report.check_fix_source)
+                write_atomic(source, report.write_source)
                 report.written = True
             except (SourceError, WriteError) as error:
                 click.echo(f"hylint: error: {item.path}: cannot write the fixes: {error}", err=True)
                 failed = True
         elif fix and report.check_fix_source is not None:
             report.notes.append("not written: running the fixed source showed the fixes change its results")
+        if fix and report.proven_unsafe and not unsafe:
+            report.notes.append("the unsafe fixes proven here are written only with --fix --unsafe-fixes")
         reports.append(report)
         if output_format == "full":
             click.echo(verifier.render_full(report))

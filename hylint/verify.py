@@ -11,7 +11,8 @@ Every block is constructed without arguments; every call gets freshly made input
 
 For each block: build it, initialise its parameters deterministically (every non-constant parameter
 gets values seeded from its name without the block's own prefix, so two instances of the same block,
-even from two versions of a module, get identical parameters), run it eagerly, then hybridize and run
+even from two versions of a module, get identical parameters; weights are scaled by their fan-in), run
+it eagerly, then hybridize and run
 it twice. Outcomes are ``ok``, ``error`` (exception type and message) or ``different`` (no exception,
 different output: the silent failures).
 
@@ -21,6 +22,9 @@ Backends: ``mxnet`` (real MXNet 1.9.1) and ``numpy`` (the reference runtime, thr
 from __future__ import annotations
 
 import contextlib
+import importlib
+import importlib.machinery
+import importlib.util
 import inspect
 import io
 import json
@@ -29,6 +33,7 @@ import linecache
 import os
 import re
 import sys
+import time
 import traceback
 import warnings
 import zlib
@@ -117,11 +122,18 @@ def _library_dirs() -> Tuple[str, ...]:
     return tuple(dirs)
 
 
+# folders that are the user's code although installed (a `package.module:name` target's package)
+_TARGET_PACKAGES: List[str] = []
+
+
 def is_user_file(filename: str, library: Optional[Tuple[str, ...]] = None) -> bool:
-    """A frame of the user's code: not generated (``<string>``, ``<frozen ...>``), not hylint or a library."""
+    """A frame of the user's code: not generated (``<string>``, ``<frozen ...>``), not hylint or a library,
+    unless it is in the package of the module target being verified."""
     if not filename or filename.startswith("<"):
         return False
     path = os.path.abspath(filename)
+    if any(path.startswith(d + os.sep) for d in _TARGET_PACKAGES):
+        return True
     return not any(path == d or path.startswith(d + os.sep) for d in (library or _library_dirs()))
 
 
@@ -256,6 +268,205 @@ def user_import_scope(folder: Path) -> Iterator[None]:
                 sys.modules.pop(name, None)
 
 
+def _package_names(module: str) -> List[str]:
+    top = module.split(".")[0]
+    return [name for name in sys.modules if name == top or name.startswith(top + ".")]
+
+
+def forget_package(module: str) -> None:
+    """Drop ``module``'s top-level package and all its submodules from ``sys.modules``: the next import
+    executes them afresh (on the backend active then, with any source override)."""
+    for name in _package_names(module):
+        sys.modules.pop(name, None)
+
+
+@contextlib.contextmanager
+def module_import_scope(module: str, folder: Path) -> Iterator[None]:
+    """For a ``package.module:name`` target: ``folder`` first on ``sys.path`` (as ``python -m`` puts the
+    current folder); the target's package is imported afresh on the active backend (a copy imported
+    before, perhaps on real MXNet, is set aside and put back afterwards)."""
+    saved = {name: sys.modules.pop(name) for name in _package_names(module)}
+    try:
+        with user_import_scope(folder):
+            spec = _find_spec(module.split(".")[0])
+            roots = [os.path.abspath(d) for d in (spec.submodule_search_locations or [])] if spec else []
+            _TARGET_PACKAGES.extend(roots)  # a failure in the target's package is located there
+            try:
+                yield
+            finally:
+                del _TARGET_PACKAGES[len(_TARGET_PACKAGES) - len(roots):]
+    finally:
+        forget_package(module)
+        sys.modules.update(saved)
+
+
+def _find_spec(name: str) -> Any:
+    try:
+        return importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+
+
+class _SourceOverride:
+    """A ``sys.meta_path`` finder: the module whose file is ``path`` executes ``text`` instead, compiled
+    under ``filename`` (so tracebacks and graph-node origins name the fixed source)."""
+
+    def __init__(self, path: Path, text: str, filename: str) -> None:
+        self.path, self.text, self.filename = os.path.abspath(path), text, filename
+
+    def find_spec(self, fullname: str, search: Any = None, target: Any = None) -> Any:
+        spec = importlib.machinery.PathFinder.find_spec(fullname, search)
+        if spec is None or not spec.origin or os.path.abspath(spec.origin) != self.path:
+            return None
+        spec.loader = self
+        return spec
+
+    def create_module(self, spec: Any) -> None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        module.__file__ = self.path
+        exec(compile(self.text, self.filename, "exec", dont_inherit=True), module.__dict__)
+
+
+@contextlib.contextmanager
+def source_override(path: Path, text: str, filename: str) -> Iterator[None]:
+    linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+    finder = _SourceOverride(path, text, filename)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+
+
+def _tail_traceback(error: BaseException, frames: int = 4) -> str:
+    """The last frames of ``error``'s traceback: a library target has no user frames to show."""
+    lines = ["Traceback (most recent call last; the last frames):\n"]
+    lines += traceback.format_list(traceback.extract_tb(error.__traceback__)[-frames:])
+    lines += traceback.format_exception_only(type(error), error)
+    return "".join(lines).rstrip("\n")
+
+
+def import_attribute(module: str, attr: str, label: str) -> Any:
+    """``module``'s (dotted) attribute ``attr``; VerifyError (ImportFailure with the traceback) when not."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            obj: Any = importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        if error.name and (module == error.name or module.startswith(error.name + ".")):
+            raise VerifyError(f"{label}: no module named {error.name!r} (is it installed, or is its folder the "
+                              f"current one?)") from None
+        raise ImportFailure(f"{label}: importing {module} failed: {type(error).__name__}: {first_line(error)}",
+                            user_traceback(error) if user_frames(error) else _tail_traceback(error)) from None
+    except Exception as error:
+        raise ImportFailure(f"{label}: importing {module} failed: {type(error).__name__}: {first_line(error)}",
+                            user_traceback(error) if user_frames(error) else _tail_traceback(error)) from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise VerifyError(f"{label}: {getattr(obj, '__name__', module)} has no attribute {part!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def module_factory(mx: Any, module: str, attr: str, label: str) -> Any:
+    """What builds the block of a ``module:attr`` target: the Block class, the function, or for a Block
+    instance a function giving that instance first, then a fresh one (the module imported again)."""
+    obj = import_attribute(module, attr, label)
+    if isinstance(obj, mx.gluon.Block):
+        given = [obj]
+
+        def instance() -> Any:
+            if given:
+                return given.pop()
+            forget_package(module)
+            return import_attribute(module, attr, label)
+
+        instance.__name__ = attr
+        return instance
+    return block_factory(mx, obj, attr, label, "a Block subclass, a Block instance nor")
+
+
+def block_factory(mx: Any, obj: Any, name: str, label: str, kinds: str = "a Block subclass nor") -> Any:
+    """``obj`` when it is a Block subclass or a function (that should return a Block); VerifyError if not."""
+    if isinstance(obj, type):
+        if not issubclass(obj, mx.gluon.Block):
+            raise VerifyError(f"{label}: {name} is a class but not a gluon Block")
+        return obj
+    if callable(obj):
+        return obj
+    raise VerifyError(f"{label}: {name} is neither {kinds} a function returning a Block "
+                      f"(it is a {type(obj).__name__})")
+
+
+def _file_to_fix(block: Any, hybridized: Outcome) -> Optional[Path]:
+    """The file verify fixes for a module target: the one holding the line the hybridized run failed at,
+    else the one defining the block's class."""
+    if hybridized.location is not None and os.path.isfile(hybridized.location.filename):
+        return Path(hybridized.location.filename)
+    try:
+        found = inspect.getsourcefile(type(block))
+    except (TypeError, OSError):
+        return None
+    return Path(found) if found and os.path.isfile(found) else None
+
+
+class Phases:
+    """Wall time and peak memory of each phase of a verify run. Peak memory is the process's peak resident
+    set size during the phase (Linux: ``VmHWM``, reset before each phase through ``/proc/self/clear_refs``);
+    elsewhere the process's peak so far (``ru_maxrss``), marked ``"peak_rss_kind": "process"``."""
+
+    def __init__(self, record: bool = True) -> None:
+        self.record = record
+        self.records: List[Dict[str, Any]] = []
+
+    @contextlib.contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        if not self.record:
+            yield
+            return
+        resettable = _reset_peak_rss()
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            seconds = time.perf_counter() - start
+            peak = _peak_rss_mib()
+            self.records.append({"phase": name, "seconds": round(seconds, 4),
+                                 "peak_rss_mib": None if peak is None else round(peak, 1),
+                                 "peak_rss_kind": "phase" if resettable else "process"})
+
+    def to_json(self) -> List[Dict[str, Any]]:
+        return list(self.records)
+
+
+def _reset_peak_rss() -> bool:
+    try:
+        with open("/proc/self/clear_refs", "w") as handle:
+            handle.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_rss_mib() -> Optional[float]:
+    try:
+        with open("/proc/self/status") as handle:
+            match = re.search(r"VmHWM:\s+(\d+) kB", handle.read())
+        if match:
+            return int(match.group(1)) / 1024
+    except OSError:
+        pass
+    try:
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+    except (ImportError, OSError):
+        return None
+
+
 def load_source(text: str, filename: str, path: Path) -> ModuleType:
     """Execute ``text`` as a module (call inside :func:`backend`). ``filename`` names it in tracebacks and
     graph-node origins (an in-memory text is registered with ``linecache`` under it); ``__file__`` is ``path``.
@@ -308,12 +519,22 @@ def examples(module: ModuleType) -> Dict[str, List[Any]]:
 # inputs, parameters, outputs
 
 
+@dataclass(frozen=True)
+class Named:
+    """A keyword input: ``spec`` (as in EXAMPLES) passed as the forward argument called ``name``."""
+    name: str
+    spec: Any
+
+
 def make_inputs(mx: Any, specs: Sequence[Any], seed: int = 0) -> List[Any]:
     """Fresh, seeded arrays (a new set for every call, so a block that writes into its input cannot
-    change what the next call sees); a list in ``specs`` is a nested list input of arrays."""
+    change what the next call sees); a list in ``specs`` is a nested list input of arrays, a
+    :class:`Named` entry gives a :class:`Named` array."""
     rng = np.random.RandomState(seed)
 
     def one(spec: Any) -> Any:
+        if isinstance(spec, Named):
+            return Named(spec.name, one(spec.spec))
         if isinstance(spec, list):
             return [one(item) for item in spec]
         if isinstance(spec, dict):
@@ -327,6 +548,49 @@ def make_inputs(mx: Any, specs: Sequence[Any], seed: int = 0) -> List[Any]:
         return mx.nd.array(values.astype(dtype), dtype=dtype)
 
     return [one(spec) for spec in specs]
+
+
+def forward_parameters(block: Any) -> List[inspect.Parameter]:
+    """The inputs a block's call takes, in order: ``hybrid_forward``'s after ``F`` (unless the class
+    defines its own ``forward``), else ``forward``'s."""
+    forward = getattr(type(block), "forward", None)
+    library_forward = (getattr(forward, "__module__", "") or "").split(".")[0] in ("mxnet", "hylint")
+    method, skip = (block.hybrid_forward, 1) if library_forward and hasattr(block, "hybrid_forward") \
+        else (block.forward, 0)  # 1: hybrid_forward's F
+    try:
+        params = list(inspect.signature(method).parameters.values())
+    except (TypeError, ValueError):
+        return []
+    params = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)]
+    return params[skip:]
+
+
+def call_arguments(block: Any, values: Sequence[Any]) -> List[Any]:
+    """Positional arguments for ``block(...)`` (MXNet 1.x blocks take no keywords): the positional values,
+    then each :class:`Named` value at its parameter's position, the defaults of the parameters between."""
+    positional = [v for v in values if not isinstance(v, Named)]
+    named = {v.name: v.spec for v in values if isinstance(v, Named)}
+    if not named:
+        return positional
+    params = forward_parameters(block)
+    names = [p.name for p in params if p.kind != p.VAR_POSITIONAL]
+    unknown = [name for name in named if name not in names[len(positional):]]
+    if unknown:
+        taken = names[:len(positional)]
+        why = (f"it is given positionally already" if unknown[0] in taken else
+               f"{type(block).__name__}'s inputs are: {', '.join(names) or 'unknown'}")
+        raise VerifyError(f"keyword input `{unknown[0]}` does not name an input of {type(block).__name__} ({why})")
+    last = max(names.index(name) for name in named)
+    args = list(positional)
+    for param in params[len(positional):last + 1]:
+        if param.name in named:
+            args.append(named[param.name])
+        elif param.default is not param.empty:
+            args.append(param.default)
+        else:
+            raise VerifyError(f"input `{param.name}` of {type(block).__name__} comes before "
+                              f"`{params[last].name}` and has no default: give it with --input")
+    return args
 
 
 def structural_parameters(block: Any) -> Dict[str, Any]:
@@ -351,6 +615,12 @@ def set_parameters(mx: Any, block: Any, seed: int = 0) -> None:
         shape = tuple(param.shape)
         if key.endswith(("var", "gamma")):
             values = rng.uniform(0.5, 1.5, size=shape)
+        elif len(shape) >= 2:
+            # a weight: scaled by its fan-in (variance 1 / fan_in), so deep models keep their outputs near
+            # unit scale; with uniform(-1, 1) a ResNet's outputs reach 1e21, where float32 rounding alone
+            # makes the eager and hybridized outputs differ beyond the tolerance
+            bound = float(np.sqrt(3.0 / max(1, int(np.prod(shape[1:])))))
+            values = rng.uniform(-bound, bound, size=shape)
         else:
             values = rng.uniform(-1.0, 1.0, size=shape)
         param.set_data(mx.nd.array(values, dtype=param.dtype))
@@ -430,7 +700,9 @@ def _call(mx: Any, block: Any, specs: Sequence[Any], seed: int, phase: str = "ea
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            outputs = flatten_outputs(block(*inputs))
+            outputs = flatten_outputs(block(*call_arguments(block, inputs)))
+    except VerifyError:
+        raise
     except Exception as error:
         return failure(error, phase, origins)
     return Outcome(OK, outputs=outputs, phase=phase)
@@ -474,10 +746,12 @@ def build(mx: Any, module: ModuleType, name: str, specs: Sequence[Any], seed: in
 
 
 def run_hybridized(mx: Any, factory: Any, specs: Sequence[Any], expected: Sequence[np.ndarray], seed: int = 0,
-                   kwargs: Optional[Dict[str, Any]] = None) -> List[Outcome]:
+                   kwargs: Optional[Dict[str, Any]] = None, phases: Optional["Phases"] = None) -> List[Outcome]:
     """A fresh build with the same (name-seeded) parameters, hybridized and called twice: the trace,
     then the cached graph; each call compared with ``expected``."""
-    block, built = build_block(mx, factory, specs, seed, kwargs)
+    phases = phases or Phases(record=False)
+    with phases("hybrid build"):
+        block, built = build_block(mx, factory, specs, seed, kwargs)
     if built.status != OK:
         return [built]
     outcomes: List[Outcome] = []
@@ -490,7 +764,8 @@ def run_hybridized(mx: Any, factory: Any, specs: Sequence[Any], expected: Sequen
             return [outcome]
         for index in range(2):
             traced = index == 0 or outcomes[0].status == ERROR  # nothing is cached after a failed trace
-            outcome = _call(mx, block, specs, seed, "trace" if traced else "cached graph", origins)
+            with phases("hybridize and trace" if index == 0 else "hybridized call"):
+                outcome = _call(mx, block, specs, seed, "trace" if traced else "cached graph", origins)
             outcomes.append(judge(outcome, expected))
     return outcomes
 
@@ -568,24 +843,37 @@ _SHAPE_MISMATCH = re.compile(r"expected \[[\d, ]*\], got \[")
 
 @dataclass
 class Target:
-    """``path::name`` with its inputs: a Block subclass or a function returning a Block."""
-    path: Path
+    """``path::name`` (a file) or ``module:name`` (an importable module) with its inputs: ``name`` is a Block
+    subclass, a function returning a Block or (module form) a Block instance, perhaps dotted (``models.Net``).
+    ``inputs`` holds one spec per input (see :func:`make_inputs`), keyword inputs as :class:`Named` last."""
+    path: Optional[Path]
     name: str
     inputs: List[Any]
     kwargs: Dict[str, Any] = field(default_factory=dict)
     backend: str = "numpy"
     seed: int = 0
+    module: Optional[str] = None  # the module form: its dotted name (``path`` is then the file verify fixes)
+    search: Optional[Path] = None  # module form: the folder put first on sys.path (default: the current one)
 
     @property
     def label(self) -> str:
-        return f"{self.path}::{self.name}"
+        return f"{self.module}:{self.name}" if self.module else f"{self.path}::{self.name}"
 
 
-def parse_target(text: str) -> Tuple[Path, str]:
+_DOTTED = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
+
+
+def parse_target(text: str) -> Tuple[Optional[Path], Optional[str], str]:
+    """``path/to/file.py::Name`` -> ``(path, None, name)``; ``package.module:attr`` -> ``(None, module, attr)``."""
     path, sep, name = text.rpartition("::")
-    if not sep or not path or not name.isidentifier():
-        raise VerifyError(f"target {text!r} is not path/to/file.py::Name")
-    return Path(path), name
+    if sep:
+        if not path or not name.isidentifier():
+            raise VerifyError(f"target {text!r} is not path/to/file.py::Name")
+        return Path(path), None, name
+    match = re.fullmatch(rf"({_DOTTED}):({_DOTTED})", text.strip())
+    if match is None:
+        raise VerifyError(f"target {text!r} is not path/to/file.py::Name (a file) or package.module:name (a module)")
+    return None, match.group(1), match.group(2)
 
 
 def parse_shape(text: Any) -> Tuple[int, ...]:
@@ -599,6 +887,80 @@ def parse_shape(text: Any) -> Tuple[int, ...]:
     if not dims or any(d <= 0 for d in dims):
         raise VerifyError(f"input shape {text!r} must have positive dimensions")
     return tuple(dims)
+
+
+INPUT_DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int32", "int64")
+_NUMBER = r"-?\d+(?:\.\d+)?"
+_INPUT = re.compile(rf"(?:(?P<name>[A-Za-z_]\w*)=)?(?P<shape>[^:=]+)(?::(?P<dtype>\w+))?"
+                    rf"(?::(?P<low>{_NUMBER})\.\.(?P<high>{_NUMBER}))?")
+
+
+def parse_input(text: Any) -> Any:
+    """One ``--input``: ``[name=]SHAPE[:DTYPE[:LOW..HIGH]]``, e.g. ``2x3``, ``x=1x3x224x224:float32``,
+    ``valid_length=2:int32:1..8`` (integers drawn from [1, 8)). A plain float32 shape gives a shape tuple (seeded
+    normal values), anything else an EXAMPLES-style dict; a name makes it a :class:`Named` keyword input."""
+    if not isinstance(text, str):
+        return parse_shape(text)
+    match = _INPUT.fullmatch(text.strip())
+    if match is None:
+        raise VerifyError(f"input {text!r} is not [name=]SHAPE[:DTYPE[:LOW..HIGH]] (e.g. 2x3, "
+                          f"x=1x3x224x224:float32, valid_length=2:int32:1..8)")
+    shape = parse_shape(match.group("shape"))
+    dtype = match.group("dtype") or "float32"
+    if dtype not in INPUT_DTYPES:
+        raise VerifyError(f"input {text!r}: unknown dtype {dtype!r} (choose from: {', '.join(INPUT_DTYPES)})")
+    spec: Any = shape
+    if dtype != "float32" or match.group("low") is not None:
+        spec = {"shape": shape, "dtype": dtype}
+        if match.group("low") is not None:
+            low, high = float(match.group("low")), float(match.group("high"))
+            if np.dtype(dtype).kind in "iu":
+                if low != int(low) or high != int(high):
+                    raise VerifyError(f"input {text!r}: an integer dtype needs integer bounds")
+                low, high = int(low), int(high)
+            if not low < high:
+                raise VerifyError(f"input {text!r}: LOW..HIGH needs LOW < HIGH (values are drawn from [LOW, HIGH))")
+            spec.update(low=low, high=high)
+    return Named(match.group("name"), spec) if match.group("name") else spec
+
+
+def parse_inputs(texts: Sequence[Any]) -> List[Any]:
+    """Every ``--input``; keyword inputs after the positional ones, each name once."""
+    specs = [parse_input(text) for text in texts]
+    seen = set()
+    for index, spec in enumerate(specs):
+        if isinstance(spec, Named):
+            if spec.name in seen:
+                raise VerifyError(f"keyword input `{spec.name}` is given twice")
+            seen.add(spec.name)
+        elif seen:
+            raise VerifyError(f"input {texts[index]!r}: positional inputs come before keyword inputs (name=SHAPE)")
+    return specs
+
+
+def input_text(spec: Any) -> str:
+    """An input spec as ``--input`` writes it."""
+    if isinstance(spec, Named):
+        return f"{spec.name}={input_text(spec.spec)}"
+    if isinstance(spec, list):
+        return "[" + ", ".join(input_text(item) for item in spec) + "]"
+    if isinstance(spec, dict):
+        text = "x".join(str(d) for d in spec["shape"]) + f":{spec.get('dtype', 'float32')}"
+        return text + (f":{spec['low']}..{spec['high']}" if "low" in spec else "")
+    return "x".join(str(d) for d in spec)
+
+
+def input_json(spec: Any) -> Any:
+    if isinstance(spec, Named):
+        return {"name": spec.name, **dict(_as_dict(spec.spec))}
+    return _as_dict(spec) if isinstance(spec, dict) else [input_json(s) for s in spec] if isinstance(spec, list) \
+        else list(spec)
+
+
+def _as_dict(spec: Any) -> Dict[str, Any]:
+    if isinstance(spec, dict):
+        return {**spec, "shape": list(spec["shape"])}
+    return {"shape": list(spec), "dtype": "float32"}
 
 
 VERIFY_KEYS = {"target": str, "inputs": list, "kwargs": dict, "backend": str}
@@ -619,8 +981,8 @@ def targets_from_config(entries: Sequence[Dict[str, Any]], root: Path, where: st
             if key not in entry:
                 raise VerifyError(f"{at}: `{key}` is required")
         try:
-            path, name = parse_target(entry["target"])
-            inputs = [parse_shape(shape) for shape in entry["inputs"]]
+            path, module, name = parse_target(entry["target"])
+            inputs = parse_inputs(entry["inputs"])
         except VerifyError as error:
             raise VerifyError(f"{at}: {error}") from None
         if not inputs:
@@ -628,14 +990,14 @@ def targets_from_config(entries: Sequence[Dict[str, Any]], root: Path, where: st
         backend_name = entry.get("backend", "numpy")
         if backend_name not in BACKENDS:
             raise VerifyError(f"{at}: `backend` must be one of {', '.join(BACKENDS)}, got {backend_name!r}")
-        if not path.is_absolute():
+        if path is not None and not path.is_absolute():
             path = root / path
             try:  # shown relative to the current folder when it is under it
                 path = path.relative_to(Path.cwd().resolve())
             except ValueError:
                 pass
-        targets.append(Target(path, name, inputs,
-                              dict(entry.get("kwargs", {})), backend_name))
+        targets.append(Target(path, name, inputs, dict(entry.get("kwargs", {})), backend_name, module=module,
+                              search=root if module else None))
     return targets
 
 
@@ -648,12 +1010,20 @@ class AppliedFix:
     applicability: str
     evidence: bool = False  # an opt-in HY102 fix, applied because the hybridized run failed at its operator
     code_line: str = ""
+    proven: bool = False  # an unsafe fix on a line the block executes, proven by running on the given inputs
+    why_unsafe: str = ""
+    replacement: str = ""  # the fix's new text, and the text it replaces
+    replaced: str = ""
     cell: Optional[int] = None  # in a notebook: the cell `line` is counted in
 
     def to_json(self) -> Dict[str, Any]:
-        return {"code": self.code, "name": self.name, "line": self.line, "message": self.message,
+        data = {"code": self.code, "name": self.name, "line": self.line, "message": self.message,
                 "applicability": self.applicability, "evidence": self.evidence, "source": self.code_line,
                 **({"cell": self.cell} if self.cell is not None else {})}
+        if self.applicability == "unsafe":
+            data.update(proven=self.proven, why_unsafe=self.why_unsafe, replaced=self.replaced,
+                        replacement=self.replacement)
+        return data
 
 
 @dataclass
@@ -668,6 +1038,13 @@ class TargetReport:
     check_fix_source: Optional[str] = None  # what `hylint check --fix` writes (None: no change)
     notes: List[str] = field(default_factory=list)
     written: bool = False
+    unsafe_source: Optional[str] = None  # the safe fixes plus the unsafe ones proven on the inputs
+    write_source: Optional[str] = None  # what --fix writes: check_fix_source, or with --unsafe-fixes unsafe_source
+    phases: Optional["Phases"] = None
+
+    @property
+    def proven_unsafe(self) -> List["AppliedFix"]:
+        return [fix for fix in self.fixes if fix.proven]
 
     @property
     def exit_code(self) -> int:
@@ -675,8 +1052,9 @@ class TargetReport:
 
     def to_json(self) -> Dict[str, Any]:
         return {
-            "target": self.target.label, "backend": self.target.backend, "seed": self.target.seed,
-            "inputs": [list(shape) for shape in self.target.inputs], "kwargs": self.target.kwargs,
+            "target": self.target.label, "file": str(self.target.path) if self.target.path else None,
+            "backend": self.target.backend, "seed": self.target.seed,
+            "inputs": [input_json(spec) for spec in self.target.inputs], "kwargs": self.target.kwargs,
             "verdict": self.verdict, "exit_code": self.exit_code,
             "eager": outcome_json(self.eager),
             "hybridized": outcome_json(self.hybridized) if self.hybridized else None,
@@ -686,6 +1064,7 @@ class TargetReport:
                            **({"cell": d.cell} if getattr(d, "cell", None) is not None else {})}
                           for d in self.remaining],
             "written": self.written, "notes": self.notes,
+            "phases": self.phases.to_json() if self.phases is not None else [],
         }
 
 
@@ -714,17 +1093,12 @@ def resolve_factory(mx: Any, module: ModuleType, name: str, label: str) -> Any:
     obj = getattr(module, name, None)
     if obj is None:
         raise VerifyError(f"{label}: the module defines no {name!r}")
-    if isinstance(obj, type):
-        if not issubclass(obj, mx.gluon.Block):
-            raise VerifyError(f"{label}: {name} is a class but not a gluon Block")
-        return obj
-    if callable(obj):
-        return obj
-    raise VerifyError(f"{label}: {name} is neither a Block subclass nor a function returning a Block")
+    return block_factory(mx, obj, name, label)
 
 
-def _fixed_filename(path: Path, rounds: int) -> str:
-    return f"{path} (fixed)" if not rounds else f"{path} (fixed, +{rounds} HY102)"
+def _fixed_filename(path: Path, rounds: int, unsafe: bool = False) -> str:
+    kind = "fixed, unsafe" if unsafe else "fixed"
+    return f"{path} ({kind})" if not rounds else f"{path} ({kind}, +{rounds} HY102)"
 
 
 def _evidence_fix(outcome: Outcome, text: str, filename: str) -> Optional[Any]:
@@ -754,109 +1128,86 @@ def _evidence_fix(outcome: Outcome, text: str, filename: str) -> Optional[Any]:
     return here[0] if here else None
 
 
+def _signature_check(factory: Any, target: Target) -> None:
+    try:
+        inspect.signature(factory).bind(**target.kwargs)
+    except TypeError as error:
+        raise VerifyError(f"{target.label}: cannot be called with "
+                          f"{'--kwargs ' + json.dumps(target.kwargs) if target.kwargs else 'no arguments'}: "
+                          f"{error} (pass constructor arguments with --kwargs)") from None
+    except ValueError:  # no signature to check (a builtin): let the call tell
+        pass
+
+
+def _read(path: Path) -> str:
+    from hylint.files import SourceError, read_source
+
+    if not path.is_file():
+        raise VerifyError(f"{path}: no such file")
+    try:
+        return read_source(path).text
+    except SourceError as error:
+        raise VerifyError(f"{path}: cannot be read: {error}") from None
+
+
 def verify_target(target: Target, linter: Any, unsafe: bool = False, source: Optional[str] = None) -> TargetReport:
     """Run ``target`` eagerly and hybridized; fix its source in memory with ``linter`` and prove the fix.
 
     Raises VerifyError (ImportFailure with a trimmed traceback) for what is a usage problem: an unreadable
     or failing module, an unknown name, a backend that is not available."""
-    from hylint.engine import FixLoopError, apply_fixes
-
-    path = Path(target.path)
-    if source is None:
-        from hylint.files import SourceError, read_source
-
-        if not path.is_file():
-            raise VerifyError(f"{path}: no such file")
-        try:
-            source = read_source(path).text
-        except SourceError as error:
-            raise VerifyError(f"{path}: cannot be read: {error}") from None
-    filename = str(path)
-    specs = list(target.inputs)
-    seed = target.seed
-    with backend(target.backend) as mx, user_import_scope(path.parent), _quiet():
-        linecache.checkcache(filename)
-        module = load_source(source, filename, path)
-        factory = resolve_factory(mx, module, target.name, target.label)
-        try:
-            inspect.signature(factory).bind(**target.kwargs)
-        except TypeError as error:
-            raise VerifyError(f"{target.label}: cannot be called with "
-                              f"{'--kwargs ' + json.dumps(target.kwargs) if target.kwargs else 'no arguments'}: "
-                              f"{error} (pass constructor arguments with --kwargs)") from None
-        except ValueError:  # no signature to check (a builtin): let the call tell
-            pass
-        built_block, built = build_block(mx, factory, specs, seed, target.kwargs)
-        report = TargetReport(target, built, notes=list(module.__dict__.get("__hylint_notes__", ())))
+    phases = Phases()
+    specs, seed = list(target.inputs), target.seed
+    if target.module is None:
+        path = Path(target.path)
+        if source is None:
+            source = _read(path)
+        scope: Any = user_import_scope(path.parent)
+    else:
+        scope = module_import_scope(target.module, target.search or Path.cwd())
+    with backend(target.backend) as mx, scope, _quiet():
+        with phases("import"):
+            if target.module is None:
+                linecache.checkcache(str(path))
+                module = load_source(source, str(path), path)
+                factory = resolve_factory(mx, module, target.name, target.label)
+            else:
+                factory = module_factory(mx, target.module, target.name, target.label)
+        _signature_check(factory, target)
+        with phases("build"):
+            built_block, built = build_block(mx, factory, specs, seed, target.kwargs)
+        report = TargetReport(target, built, phases=phases)
+        if target.module is None:
+            report.notes.extend(module.__dict__.get("__hylint_notes__", ()))
         if built.status != OK:
             report.verdict = EAGER_ERROR
             return _cell_positions(report, source)
-        eager = _call(mx, built_block, specs, seed)
-        report.eager = eager
+        with phases("eager"):
+            report.eager = eager = _call(mx, built_block, specs, seed)
         if eager.status != OK:
             report.verdict = EAGER_ERROR
             return _cell_positions(report, source)
         reference = eager.outputs
-        report.hybridized = summarize(run_hybridized(mx, factory, specs, reference, seed, target.kwargs))
-
-        # hylint's fixes, exactly as `hylint check --fix [--unsafe-fixes]` makes them
-        try:
-            result = linter.fix_source(source, filename, unsafe=unsafe)
-        except FixLoopError as error:
-            report.notes.append(f"fixing failed: {error}")
-            result = None
-        text = source
-        if result is not None:
-            allowed = {"safe", "unsafe"} if unsafe else {"safe"}
-            original = linter.lint_source(source, filename).diagnostics
-            report.fixes = [AppliedFix(d.code, d.name, d.start[0], d.message, d.fix.applicability.value,
-                                       code_line=linecache.getline(filename, d.start[0]).strip())
-                            for d in original if d.fix is not None and d.fix.applicability.value in allowed]
-            report.remaining = list(result.diagnostics)
-            report.notes.extend(result.messages)
-            if result.source != source:
-                report.check_fix_source = result.source
-                text = result.source
-        current = report.hybridized
-        rounds = 0
-        if text != source:
-            current = _run_fixed(mx, text, _fixed_filename(path, 0), path, target, reference)
-        while rounds < MAX_EVIDENCE_ROUNDS:
-            fixed_name = _fixed_filename(path, rounds) if text != source else filename
-            diagnostic = _evidence_fix(current, text, fixed_name)
-            if diagnostic is None:
-                break
-            text, applied = apply_fixes(text, [diagnostic])
-            rounds += 1
-            report.fixes.append(AppliedFix(diagnostic.code, diagnostic.name, diagnostic.start[0], diagnostic.message,
-                                           diagnostic.fix.applicability.value, evidence=True,
-                                           code_line=linecache.getline(fixed_name, diagnostic.start[0]).strip()))
-            current = _run_fixed(mx, text, _fixed_filename(path, rounds), path, target, reference)
-        if text != source:
-            report.fixed = current
-        if rounds:
-            report.notes.append(f"{rounds} opt-in HY102 fix{'es' if rounds > 1 else ''} applied because the "
-                                f"hybridized run failed at {'their' if rounds > 1 else 'its'} operator; "
-                                f"`hylint check --fix` does not make {'them' if rounds > 1 else 'it'} "
-                                f"unless HY102 is selected (`--extend-select HY102`)")
-        _cell_positions(report, source, result.source if result is not None else source)
-        if report.hybridized.status == OK:
-            report.verdict = OK_AS_IS
-            if report.fixed is not None and report.fixed.status != OK:
-                report.notes.append("hylint's fixes break this block, which hybridizes as it is")
-        elif report.fixed is not None and report.fixed.status == OK:
-            report.verdict = FIXED
-        else:
-            report.verdict = FAILS
-        return report
+        report.hybridized = summarize(run_hybridized(mx, factory, specs, reference, seed, target.kwargs, phases))
+        if target.module is not None:
+            path = _file_to_fix(built_block, report.hybridized)
+            if path is None:
+                report.notes.append(f"{type(built_block).__name__} has no source file: nothing to fix")
+                report.verdict = OK_AS_IS if report.hybridized.status == OK else FAILS
+                return report
+            target.path = path
+            source = _read(path)
+        with phases("fixes"):
+            _fix_and_prove(mx, report, linter, source, path, reference, unsafe)
+        return _cell_positions(report, source, report.check_fix_source or source)
 
 
 def _cell_positions(report: TargetReport, source: str, fixed_source: Optional[str] = None) -> TargetReport:
     """A notebook's rows are its cells' rows: the lines named in the report become `cell N` and a row in it."""
-    path = Path(report.target.path)
-    if path.suffix != ".ipynb":
+    if report.target.path is None or Path(report.target.path).suffix != ".ipynb":
         return report
-    from hylint.notebook import cell_of_row, map_diagnostics
+    from hylint.notebook import cell_of_row
+
+    path = Path(report.target.path), map_diagnostics
 
     texts = {str(path): source, _fixed_filename(path, 0): fixed_source or source}
     for outcome in (report.eager, report.hybridized, report.fixed):
@@ -873,16 +1224,190 @@ def _cell_positions(report: TargetReport, source: str, fixed_source: Optional[st
     return report
 
 
+def _fix_and_prove(mx: Any, report: TargetReport, linter: Any, source: str, path: Path,
+                   reference: Sequence[np.ndarray], unsafe: bool) -> None:
+    """hylint's safe fixes (exactly `hylint check --fix`'s), run; when they are not enough, the unsafe fixes
+    on lines this run executes, each proven by running: the fixed block's eager and hybridized outputs must
+    equal the original's eager output."""
+    from hylint.engine import FixLoopError
+
+    filename = str(path)
+    try:
+        result = linter.fix_source(source, filename, unsafe=False)
+    except FixLoopError as error:
+        report.notes.append(f"fixing failed: {error}")
+        result = None
+    text = source
+    if result is not None:
+        original = linter.lint_source(source, filename).diagnostics
+        report.fixes = [AppliedFix(d.code, d.name, d.start[0], d.message, d.fix.applicability.value,
+                                   code_line=linecache.getline(filename, d.start[0]).strip())
+                        for d in original if d.fix is not None and d.fix.applicability.value == "safe"]
+        report.remaining = list(result.diagnostics)
+        report.notes.extend(result.messages)
+        if result.source != source:
+            report.check_fix_source = report.write_source = result.source
+            text = result.source
+    current = report.hybridized
+    if text != source:
+        current = _run_fixed(mx, text, _fixed_filename(path, 0), path, report.target, reference)
+    text, current, _ = _evidence_rounds(mx, report, text, source, current, path, reference)
+    if text != source:
+        report.fixed = current
+    if report.hybridized.status != OK and current.status != OK and result is not None:
+        _try_unsafe(mx, report, linter, report.check_fix_source or source, source, path, reference, unsafe)
+    if report.hybridized.status == OK:
+        report.verdict = OK_AS_IS
+        if report.fixed is not None and report.fixed.status != OK:
+            report.notes.append("hylint's fixes break this block, which hybridizes as it is")
+    elif report.fixed is not None and report.fixed.status == OK:
+        report.verdict = FIXED
+    else:
+        report.verdict = FAILS
+
+
+def _evidence_rounds(mx: Any, report: TargetReport, text: str, source: str, current: Outcome, path: Path,
+                     reference: Sequence[np.ndarray], unsafe_step: bool = False) -> Tuple[str, Outcome, int]:
+    """The opt-in HY102 fixes at the operators the hybridized run fails at, one per round."""
+    from hylint.engine import apply_fixes
+
+    rounds = 0
+    while rounds < MAX_EVIDENCE_ROUNDS:
+        fixed_name = _fixed_filename(path, rounds, unsafe_step) if text != source else str(path)
+        diagnostic = _evidence_fix(current, text, fixed_name)
+        if diagnostic is None:
+            break
+        text, applied = apply_fixes(text, [diagnostic])
+        rounds += 1
+        report.fixes.append(AppliedFix(diagnostic.code, diagnostic.name, diagnostic.start[0], diagnostic.message,
+                                       diagnostic.fix.applicability.value, evidence=True,
+                                       code_line=linecache.getline(fixed_name, diagnostic.start[0]).strip()))
+        current = _run_fixed(mx, text, _fixed_filename(path, rounds, unsafe_step), path, report.target, reference)
+    if rounds:
+        report.notes.append(f"{rounds} opt-in HY102 fix{'es' if rounds > 1 else ''} applied because the "
+                            f"hybridized run failed at {'their' if rounds > 1 else 'its'} operator; "
+                            f"`hylint check --fix` does not make {'them' if rounds > 1 else 'it'} "
+                            f"unless HY102 is selected (`--extend-select HY102`)")
+    return text, current, rounds
+
+
+def _try_unsafe(mx: Any, report: TargetReport, linter: Any, text: str, source: str, path: Path,
+                reference: Sequence[np.ndarray], unsafe: bool) -> None:
+    """Apply the unsafe fixes whose lines the block executes (on ``text``, the safe-fixed source) and run:
+    proven when the fixed block computes the original's eager output, eagerly and hybridized."""
+    from hylint.engine import FixLoopError, apply_fixes
+
+    filename = _fixed_filename(path, 0) if text != source else str(path)
+    candidates = [d for d in linter.lint_source(text, filename).diagnostics
+                  if d.fix is not None and d.fix.applicability.value == "unsafe"]
+    if not candidates:
+        return
+    try:
+        executed = _executed_lines(mx, text, filename, path, report.target)
+    except VerifyError as error:  # the safe-fixed source does not import or build: its run said so already
+        report.notes.append(f"unsafe fixes not tried: {error}")
+        return
+    exercised = [d for d in candidates if executed.intersection(range(d.start[0], d.end[0] + 1))]
+    if not exercised:
+        return
+    fixed_text, applied = apply_fixes(text, exercised)
+    try:  # a safe fix the unsafe ones made possible
+        fixed_text = linter.fix_source(fixed_text, filename, unsafe=False).source
+    except FixLoopError:
+        pass
+    unsafe_name = _fixed_filename(path, 0, True)
+    outcome = _run_fixed(mx, fixed_text, unsafe_name, path, report.target, reference)
+    proven_text, outcome, _ = _evidence_rounds(mx, report, fixed_text, source, outcome, path, reference, True)
+    fixes = [AppliedFix(d.code, d.name, d.start[0], d.message, "unsafe",
+                        code_line=linecache.getline(filename, d.start[0]).strip(),
+                        proven=outcome.status == OK, why_unsafe=unsafe_reason(d.code),
+                        replacement=" / ".join(edit.content for edit in d.fix.edits),
+                        replaced=" / ".join(text[edit.start_offset:edit.end_offset] for edit in d.fix.edits))
+             for d in applied]
+    names = ", ".join(f"{f.code} line {f.line}" for f in fixes)
+    if outcome.status != OK:
+        report.notes.append(f"tried the unsafe fix{'es' if len(fixes) > 1 else ''} {names} on the lines this run "
+                            f"executes: not proven, {'; '.join(_describe(outcome))}")
+        return
+    report.fixes.extend(fixes)
+    report.fixed = outcome
+    report.unsafe_source = fixed_text
+    # what remains on the lines this block runs (the module's other blocks are not this run's business)
+    report.remaining = [d for d in linter.lint_source(proven_text, str(path)).diagnostics
+                        if (d.fix is None or d.fix.applicability.value != "safe")
+                        and executed.intersection(range(d.start[0], d.end[0] + 1))]
+    if unsafe:
+        report.write_source = fixed_text
+    for fix in fixes:
+        report.notes.append(f"{fix.code} line {fix.line}, `{fix.replaced}` -> `{fix.replacement}`, is unsafe in "
+                            f"general (the rule's doc: \"{fix.why_unsafe}\"). Proven on these inputs: with it, the "
+                            f"block's eager and hybridized outputs equal the original's eager output")
+
+
+def unsafe_reason(code: str) -> str:
+    """Why a rule's fix is unsafe in general: the sentences of its doc's "Fix safety" section that say so."""
+    from hylint.registry import all_rules
+
+    rule = all_rules().get(code)
+    doc = getattr(rule, "DOC", "") or ""
+    section = doc.split("## Fix safety", 1)[1] if "## Fix safety" in doc else ""
+    section = " ".join(section.split("\n## ", 1)[0].split())
+    sentences = re.split(r"(?<=\.)\s+(?=[A-Z`])", section)
+    chosen = []
+    for index, sentence in enumerate(sentences):
+        if "nsafe" in sentence:
+            if sentence.startswith("Unsafe otherwise") and index:  # "otherwise" needs the sentence before
+                chosen.append(sentences[index - 1])
+            chosen.append(sentence)
+    return " ".join(dict.fromkeys(chosen)) or "it can change what the code computes in other uses."
+
+
+def _executed_lines(mx: Any, text: str, filename: str, path: Path, target: Target) -> set:
+    """The lines of ``filename`` that building the block and one eager call execute."""
+    lines: set = set()
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            lines.add(frame.f_lineno)
+        return local
+
+    def calls(frame: Any, event: str, arg: Any) -> Any:
+        return local if frame.f_code.co_filename == filename else None
+
+    with _target_source(mx, text, filename, path, target) as factory:
+        previous = sys.gettrace()
+        sys.settrace(calls)
+        try:
+            build_block(mx, factory, target.inputs, target.seed, target.kwargs)
+        finally:
+            sys.settrace(previous)
+    return lines
+
+
+@contextlib.contextmanager
+def _target_source(mx: Any, text: str, filename: str, path: Path, target: Target) -> Iterator[Any]:
+    """The target's factory with ``path`` executing ``text`` (shown as ``filename``)."""
+    if target.module is None:
+        module = load_source(text, filename, path)
+        yield resolve_factory(mx, module, target.name, f"{filename}::{target.name}")
+        return
+    with source_override(path, text, filename):
+        forget_package(target.module)
+        try:
+            yield module_factory(mx, target.module, target.name, target.label)
+        finally:
+            forget_package(target.module)
+
+
 def _run_fixed(mx: Any, text: str, filename: str, path: Path, target: Target,
                reference: Sequence[np.ndarray]) -> Outcome:
     """The fixed source, loaded from memory: eager (must equal the reference: fixes never change eager
     results) and hybridized, compared with the original's eager output."""
     try:
-        module = load_source(text, filename, path)
+        with _target_source(mx, text, filename, path, target) as factory:
+            result = run_factory(mx, factory, target.inputs, target.seed, target.kwargs, reference, target.name)
     except ImportFailure as error:
         return Outcome(ERROR, "ImportError", str(error), phase="import")
-    factory = resolve_factory(mx, module, target.name, f"{filename}::{target.name}")
-    result = run_factory(mx, factory, target.inputs, target.seed, target.kwargs, reference, target.name)
     if result.eager.status != OK:
         eager = result.eager
         eager.phase = "eager"
@@ -893,10 +1418,13 @@ def _run_fixed(mx: Any, text: str, filename: str, path: Path, target: Target,
 
 
 def can_write(report: TargetReport) -> bool:
-    """``--fix`` writes `hylint check --fix`'s output unless running proved it harmful: the fixed source's
-    eager run differs or fails, or the block hybridized as it was and the fixed one does not."""
-    if report.check_fix_source is None or report.fixed is None:
+    """``--fix`` writes `hylint check --fix`'s output (with ``--unsafe-fixes``, plus the unsafe fixes proven on
+    the inputs) unless running proved it harmful: the fixed source's eager run differs or fails, or the block
+    hybridized as it was and the fixed one does not."""
+    if report.write_source is None or report.fixed is None:
         return False
+    if report.write_source == report.unsafe_source:
+        return True  # proven: it ran and hybridized with the eager output
     if report.fixed.phase in ("eager", "import"):
         return False
     return not (report.verdict == OK_AS_IS and report.fixed.status != OK)
@@ -926,6 +1454,11 @@ def _describe(outcome: Outcome, reference_shapes: Sequence[Tuple[int, ...]] = ()
     return lines
 
 
+def _cell(item: Any) -> str:
+    cell = getattr(item, "cell", None)
+    return "" if cell is None else f"cell {cell} "
+
+
 VERDICT_TEXT = {
     OK_AS_IS: "hybridizes as it is, with the eager output",
     FIXED: "the fixed source hybridizes and computes the eager output",
@@ -934,14 +1467,9 @@ VERDICT_TEXT = {
 }
 
 
-def _cell(item: Any) -> str:
-    cell = getattr(item, "cell", None)
-    return "" if cell is None else f"cell {cell} "
-
-
 def render_full(report: TargetReport) -> str:
     t = report.target
-    inputs = " ".join("x".join(str(d) for d in shape) for shape in t.inputs)
+    inputs = " ".join(input_text(spec) for spec in t.inputs)
     out = [f"{t.label}  (backend {t.backend}, seed {t.seed}, input {inputs})"]
 
     def section(title: str, lines: List[str]) -> None:
@@ -953,7 +1481,9 @@ def render_full(report: TargetReport) -> str:
         section("hybridized", _describe(report.hybridized))
     if report.fixes:
         section("fixes", [f"{f.code} {_cell(f)}line {f.line}{' (fixed source)' if f.evidence else ''}: {f.message}"
-                          + ("" if f.applicability == "safe" else f" [{f.applicability}]") for f in report.fixes])
+                          + ("" if f.applicability == "safe" else
+                             " [unsafe, proven on these inputs]" if f.proven else f" [{f.applicability}]")
+                          for f in report.fixes])
     elif report.hybridized is not None and report.hybridized.status != OK:
         section("fixes", ["none available"])
     if report.fixed is not None:
@@ -965,6 +1495,17 @@ def render_full(report: TargetReport) -> str:
     verdict = VERDICT_TEXT[report.verdict]
     if report.verdict == FIXED:
         codes = ", ".join(sorted({f.code for f in report.fixes}))
-        verdict += f" ({codes})" + ("; written" if report.written else "; run with --fix to write it")
+        unsafe = report.proven_unsafe
+        if unsafe:
+            verdict += (f" ({codes}), with the unsafe fix{'es' if len(unsafe) > 1 else ''} "
+                        + ", ".join(f"{f.code} line {f.line}" for f in unsafe) + " proven on these inputs")
+        else:
+            verdict += f" ({codes})"
+        if report.written:
+            verdict += "; written"
+        elif unsafe and report.write_source != report.unsafe_source:
+            verdict += "; run with --fix --unsafe-fixes to write it"
+        else:
+            verdict += "; run with --fix to write it"
     section("verdict", [f"{report.verdict.upper()}: {verdict}"])
     return "\n".join(out)

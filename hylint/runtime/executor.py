@@ -112,7 +112,18 @@ def evaluate(heads, values, shapes=None, given=None):
     ``given`` maps ``(id(node), index)`` to arrays computed outside (a subgraph's free inputs)."""
     order = topo_order(heads)
     results = dict(given or {})
-    for node in order:
+    # free each intermediate array after its last consumer ran: holding all of them (a ResNet-50's are
+    # hundreds of MB) makes every call fault fresh pages in, and made hybridized calls slower than eager ones
+    keep = {(id(n), k) for n, k in heads} | set(results)
+    last_use = {}
+    for position, node in enumerate(order):
+        for child, k in node.inputs:
+            last_use[(id(child), k)] = position
+    release = {}
+    for entry, position in last_use.items():
+        if entry not in keep:
+            release.setdefault(position, []).append(entry)
+    for position, node in enumerate(order):
         if (id(node), 0) in results:
             continue
         if node.is_variable:
@@ -136,4 +147,6 @@ def evaluate(heads, values, shapes=None, given=None):
         for i, arr in enumerate(out):
             arr = np.asarray(arr)
             results[(id(node), i)] = arr.reshape((1,)) if arr.ndim == 0 else arr
+        for entry in release.get(position, ()):
+            results.pop(entry, None)
     return [results[(id(n), k)] for n, k in heads]

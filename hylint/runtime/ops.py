@@ -1783,19 +1783,23 @@ def _conv_shape(in_shapes, attrs):
     return shapes, [(data[0], nf) + tuple(spatial)]
 
 
-def _im2col(x, kernel, stride, dilate, pad):
-    """(N, C, *S) -> (N, C, *K, *O) windows, zero-padded."""
+def _windows(x, kernel, stride, dilate, out_sizes, lead=2):
+    """A read-only strided view ``(*lead dims, *K, *O)`` of ``x``'s sliding windows: no copy."""
     nd = len(kernel)
-    x = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pad])
+    spatial = x.strides[lead:]
+    return np.lib.stride_tricks.as_strided(
+        x, x.shape[:lead] + tuple(kernel) + tuple(out_sizes),
+        x.strides[:lead] + tuple(spatial[i] * dilate[i] for i in range(nd))
+        + tuple(spatial[i] * stride[i] for i in range(nd)), writeable=False)
+
+
+def _im2col(x, kernel, stride, dilate, pad):
+    """(N, C, *S) -> (N, C, *K, *O) windows of the zero-padded input, as a strided view."""
+    nd = len(kernel)
+    if any(pad):
+        x = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pad])
     out_sizes = [(x.shape[2 + i] - (dilate[i] * (kernel[i] - 1) + 1)) // stride[i] + 1 for i in range(nd)]
-    cols = np.empty(x.shape[:2] + tuple(kernel) + tuple(out_sizes), dtype=x.dtype)
-    for kidx in np.ndindex(*kernel):
-        sl = [slice(None), slice(None)]
-        for i in range(nd):
-            start = kidx[i] * dilate[i]
-            sl.append(slice(start, start + stride[i] * (out_sizes[i] - 1) + 1, stride[i]))
-        cols[(slice(None), slice(None)) + kidx] = x[tuple(sl)]
-    return cols, out_sizes
+    return _windows(x, kernel, stride, dilate, out_sizes), out_sizes
 
 
 def _conv_kernel(inputs, attrs):
@@ -1804,19 +1808,25 @@ def _conv_kernel(inputs, attrs):
     nd = len(kernel)
     stride, dilate, pad = _conv_geometry(attrs, nd)
     g = attrs["num_group"]
-    cols, out_sizes = _im2col(x.astype(np.float64), kernel, stride, dilate, pad)
+    # float32 BLAS as MXNet's CPU kernels (float64 stays float64; float16 and integers go through float32)
+    work = np.float64 if x.dtype == np.float64 else np.float32
+    cols, out_sizes = _im2col(x.astype(work, copy=False), kernel, stride, dilate, pad)
     n, c = x.shape[:2]
     nf = w.shape[0]
     cg, fg = c // g, nf // g
-    outs = []
-    for gi in range(g):
-        col = cols[:, gi * cg:(gi + 1) * cg].reshape(n, cg * int(np.prod(kernel)), -1)
-        wg = w[gi * fg:(gi + 1) * fg].reshape(fg, -1).astype(np.float64)
-        outs.append(np.einsum("fk,nko->nfo", wg, col))
-    y = np.concatenate(outs, axis=1).reshape((n, nf) + tuple(out_sizes))
+    k, o = cg * int(np.prod(kernel)), int(np.prod(out_sizes))
+    weights = w.astype(work, copy=False).reshape(g, fg, k)
+    if g == 1 and n > 1:
+        # one GEMM for the whole batch: (nf, C*K) @ (C*K, n*O); the im2col reshape is the copy
+        cols = np.moveaxis(cols, 0, 1 + nd).reshape(k, n * o)
+        y = np.ascontiguousarray(np.matmul(weights[0], cols).reshape(nf, n, o).transpose(1, 0, 2))
+    else:
+        # one batched matmul over (batch, group): (g, fg, cg*K) @ (n, g, cg*K, O)
+        y = np.matmul(weights, cols.reshape(n, g, k, o))
+    y = y.reshape((n, nf) + tuple(out_sizes))
     if not attrs["no_bias"]:
-        y = y + inputs[2].reshape((1, nf) + (1,) * nd)
-    return y.astype(x.dtype)
+        y += inputs[2].astype(work, copy=False).reshape((1, nf) + (1,) * nd)
+    return y.astype(x.dtype, copy=False)
 
 
 _CONV_PARAMS = (P("kernel", "shape"), P("stride", "shape", ()), P("dilate", "shape", ()), P("pad", "shape", ()),
@@ -1868,37 +1878,48 @@ def _pool_kernel(inputs, attrs):
     x = inputs[0]
     kernel, stride, pad = _pool_params(attrs, x.shape)
     out_shape = _pool_shape([x.shape], attrs)[1][0]
+    out_sizes = out_shape[2:]
     nd = len(kernel)
     ptype = attrs["pool_type"]
-    fill = -np.inf if ptype == "max" else 0.0
     # pad enough on the right for the 'full' convention
-    extra = [max(0, (o - 1) * s + k - (d + 2 * p)) for o, s, k, d, p in zip(out_shape[2:], stride, kernel, x.shape[2:], pad)]
-    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0)] + [(p, p + e) for p, e in zip(pad, extra)], constant_values=fill)
-    valid = np.pad(np.ones(x.shape[2:]), [(p, p + e) for p, e in zip(pad, extra)])
-    padded_ones = np.pad(np.ones(x.shape[2:]), [(p, p) for p in pad], constant_values=1)
-    padded_ones = np.pad(padded_ones, [(0, e) for e in extra])
-    windows = []
-    counts_valid, counts_pad = [], []
-    for kidx in np.ndindex(*kernel):
-        sl = tuple(slice(kidx[i], kidx[i] + stride[i] * (out_shape[2 + i] - 1) + 1, stride[i]) for i in range(nd))
-        windows.append(xp[(slice(None), slice(None)) + sl])
-        counts_valid.append(valid[sl])
-        counts_pad.append(padded_ones[sl])
-    stack = np.stack(windows)
+    extra = [max(0, (o - 1) * s + k - (d + 2 * p)) for o, s, k, d, p in zip(out_sizes, stride, kernel, x.shape[2:], pad)]
+    padding = [(p, p + e) for p, e in zip(pad, extra)]
+    work = x.dtype if x.dtype in (np.float32, np.float64) else np.float64
+    xw = x.astype(work, copy=False)
+    if any(p or e for p, e in padding):
+        xw = np.pad(xw, [(0, 0), (0, 0)] + padding, constant_values=-np.inf if ptype == "max" else 0.0)
+    windows = _windows(xw, kernel, stride, (1,) * nd, out_sizes)
+
+    def reduce(ufunc, values):
+        # few large windows (global pooling): reduce the view's window axes; many small ones: one
+        # elementwise ufunc per kernel offset over whole (N, C, *O) slices (reducing strided window axes is slow)
+        if int(np.prod(kernel)) >= int(np.prod(out_sizes)):
+            return ufunc.reduce(values.reshape(values.shape[:2] + (-1,) + tuple(out_sizes)), axis=2)
+        offsets = iter(np.ndindex(*kernel))
+        total = values[(slice(None), slice(None)) + next(offsets)].copy()
+        for offset in offsets:
+            ufunc(total, values[(slice(None), slice(None)) + offset], out=total)
+        return total
+
     if ptype == "max":
-        y = stack.max(axis=0)
+        y = reduce(np.maximum, windows)
     elif ptype == "sum":
-        y = stack.sum(axis=0)
+        y = reduce(np.add, windows)
     elif ptype == "avg":
-        total = stack.sum(axis=0)
-        denom = np.sum(counts_pad if attrs["count_include_pad"] else counts_valid, axis=0)
-        y = total / np.maximum(denom, 1)
+        y = reduce(np.add, windows)
+        if attrs["count_include_pad"]:  # the symmetric padding counts, the 'full' convention's extra does not
+            counted = np.pad(np.ones(x.shape[2:]), [(p, p) for p in pad], constant_values=1)
+            counted = np.pad(counted, [(0, e) for e in extra])
+        else:
+            counted = np.pad(np.ones(x.shape[2:]), padding)
+        denom = _windows(counted, kernel, stride, (1,) * nd, out_sizes, lead=0).sum(axis=tuple(range(nd)))
+        y /= np.maximum(denom, 1).astype(work)
     elif ptype == "lp":
         pv = attrs["p_value"] or 2
-        y = np.power(np.sum(np.power(np.abs(stack), pv), axis=0), 1.0 / pv)
+        y = np.power(reduce(np.add, np.power(np.abs(windows), pv)), 1.0 / pv)
     else:
         raise MXNetError("Invalid Input: '%s', valid values are: {'avg', 'lp', 'max', 'sum'}" % ptype)
-    return y.astype(x.dtype)
+    return y.astype(x.dtype, copy=False)
 
 
 register(Op("Pooling", _pool_kernel, _pool_shape,
@@ -1933,9 +1954,13 @@ def _batch_norm_kernel(inputs, attrs):
         axes = tuple(i for i in range(x.ndim) if i != axis)
         mean = x.mean(axis=axes)
         var = x.var(axis=axes)
-    y = (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + attrs["eps"]) * gamma.reshape(shape) + \
-        beta.reshape(shape)
-    return y.astype(x.dtype)
+    # one scale and one shift per channel: two passes over x instead of four
+    scale = gamma / np.sqrt(var + attrs["eps"])
+    shift = beta - mean * scale
+    work = np.float32 if x.dtype in (np.float16, np.float32) else np.float64  # float16 computes in float32
+    y = x * scale.reshape(shape).astype(work, copy=False)
+    y += shift.reshape(shape).astype(y.dtype, copy=False)
+    return y.astype(x.dtype, copy=False)
 
 
 register(Op("BatchNorm", _batch_norm_kernel, _channel_param_shape("axis", 4),
