@@ -1205,10 +1205,9 @@ def _cell_positions(report: TargetReport, source: str, fixed_source: Optional[st
     """A notebook's rows are its cells' rows: the lines named in the report become `cell N` and a row in it."""
     if report.target.path is None or Path(report.target.path).suffix != ".ipynb":
         return report
-    from hylint.notebook import cell_of_row
+    from hylint.notebook import cell_of_row, map_diagnostics
 
-    path = Path(report.target.path), map_diagnostics
-
+    path = Path(report.target.path)
     texts = {str(path): source, _fixed_filename(path, 0): fixed_source or source}
     for outcome in (report.eager, report.hybridized, report.fixed):
         location = outcome.location if outcome is not None else None
