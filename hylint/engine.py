@@ -14,7 +14,11 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Ty
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from hylint.context import ClassInfo, HybridContext, ModuleInfo, Value, UNKNOWN, _blocks_of, analyze_module
+from hylint.analysis import analyze_module
+from hylint.analysis.interpreter import HybridContext
+from hylint.analysis.module import ClassInfo, ModuleInfo
+from hylint.analysis.syntax import blocks_of
+from hylint.analysis.values import UNKNOWN, Value
 from hylint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from hylint.noqa import Noqa, parse_noqa
 from hylint.prefilter import keys_for, might_hold_hybrid_code
@@ -243,7 +247,7 @@ def _context_functions(module: cst.Module, module_info: ModuleInfo) -> List[Tupl
             elif isinstance(stmt, cst.ClassDef):
                 scan(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else (), index)
             elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
-                for block in _blocks_of(stmt):
+                for block in blocks_of(stmt):
                     scan(block, index)
 
     if wanted:

@@ -32,7 +32,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hylint.context import analyze_module  # noqa: E402
+from hylint.analysis import analyze_module  # noqa: E402
 from hylint.diagnostic import Applicability  # noqa: E402
 from hylint.engine import Linter  # noqa: E402
 from hylint.registry import all_rules, select_rules  # noqa: E402

@@ -5,7 +5,8 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.context import Kind, literal_int
+from hylint.analysis.syntax import literal_int
+from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.fixes import subscript_rewrite
 from hylint.rule import PendingFix, replace

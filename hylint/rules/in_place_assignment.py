@@ -2,7 +2,8 @@ from typing import List, Optional
 
 import libcst as cst
 
-from hylint.context import Kind, dotted_name
+from hylint.analysis.syntax import dotted_name
+from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.walk import walk

@@ -2,7 +2,7 @@ from typing import Set
 
 import libcst as cst
 
-from hylint.context import Kind
+from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.fixes import f_call
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace

@@ -1,6 +1,6 @@
 import libcst as cst
 
-from hylint.context import Kind
+from hylint.analysis.values import Kind
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._subscript import is_assignment_target, is_whole_slice, subscript_fix, what_happens
 
