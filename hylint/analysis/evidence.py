@@ -14,11 +14,21 @@ from hylint.analysis.syntax import dotted_name, literal_int, param_names
 from hylint.analysis.values import Kind, Shape, Value, tensor
 from hylint.walk import walk
 
-SEQ_NAME = re.compile(r"^(states?|feats?|features|.*_(list|lst|states|seq)|.*s_list)$")
+SEQ_NAME = re.compile(r"^(states?|feats?|features|.*_(list|lst|states|seq|features|feats)|.*s_list)$")
 SEQ_ANNOTATION = re.compile(r"\b(List|Tuple|Sequence|list|tuple|Iterable)\b")
 PY_ANNOTATION = re.compile(r"^(int|float|bool|str|Optional\[(int|float|bool|str)\])$")
 LIST_METHODS = {"append", "extend", "insert", "pop", "index", "count", "remove"}
 TENSOR_ATTRS_PY = {"shape", "size", "ndim", "dtype", "context", "ctx", "stype"}
+
+
+def _names_in(node: cst.CSTNode):
+    if isinstance(node, cst.Name):
+        yield node
+    elif isinstance(node, cst.BinaryOperation):
+        yield from _names_in(node.left)
+        yield from _names_in(node.right)
+    elif isinstance(node, cst.UnaryOperation):
+        yield from _names_in(node.expression)
 
 
 def docstring_seq_params(fn: cst.FunctionDef) -> Set[str]:
@@ -43,6 +53,10 @@ class ParamEvidence(cst.CSTVisitor):
         # uses the parameter as a tensor
         self.indexed_by_variable: Set[str] = set()
         self.operand: Set[str] = set()  # used itself as an operand of + - * / ...
+        # indexed by the counter of a Python loop and put into a list (`[a[i - 1]]`, `out.append(a[i])`
+        # in `for i in range(n)`): a list, unless the body also uses it as a tensor
+        self.indexed_by_counter: Set[str] = set()
+        self._counters: Set[str] = set()
         self.used: Set[str] = set()
 
     def _param(self, node: cst.CSTNode) -> Optional[str]:
@@ -85,6 +99,8 @@ class ParamEvidence(cst.CSTVisitor):
         if callee.startswith(self.f_name + "."):
             op = callee[len(self.f_name) + 1:]
             for index, arg in enumerate(node.args):
+                if arg.keyword is None and not arg.star and ops.is_data_position(op, index):
+                    self._note_sliced_tensor(arg.value)
                 name = self._param(arg.value)
                 if not name or arg.star:
                     continue
@@ -93,6 +109,8 @@ class ParamEvidence(cst.CSTVisitor):
                 elif arg.keyword is not None and ops.is_data_keyword(arg.keyword.value):
                     self.tensor.add(name)
         if isinstance(node.func, cst.Attribute):
+            if node.func.attr.value in ops.TENSOR_METHODS:
+                self._note_sliced_tensor(node.func.value)
             name = self._param(node.func.value)
             if name:
                 method = node.func.attr.value
@@ -100,6 +118,9 @@ class ParamEvidence(cst.CSTVisitor):
                     self.seq.add(name)
                 elif method in ops.TENSOR_METHODS or method in ops.NDARRAY_ONLY_METHODS - {"copy"}:
                     self.tensor.add(name)
+            if node.func.attr.value in LIST_METHODS:
+                for arg in node.args:
+                    self._note_collected(arg.value)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         name = self._param(node.value)
@@ -126,6 +147,44 @@ class ParamEvidence(cst.CSTVisitor):
         name = self._param(node.iter)
         if name:
             self.seq.add(name)
+        callee = dotted_name(node.iter.func) if isinstance(node.iter, cst.Call) else None
+        if callee in ("range", "enumerate"):
+            target = node.target
+            if callee == "enumerate" and isinstance(target, cst.Tuple) and target.elements:
+                target = target.elements[0].value
+            if isinstance(target, cst.Name):
+                self._counters.add(target.value)
+
+    def _note_collected(self, element: cst.BaseExpression) -> None:
+        """``element`` is put into a Python list: ``a[i]`` there, with ``i`` a loop counter, reads ``a``
+        as a list of tensors collected one by one (on a tensor, the same code would be the HY301 hazard)."""
+        if not isinstance(element, cst.Subscript):
+            return
+        name = self._param(element.value)
+        if name is None or len(element.slice) != 1 or not isinstance(element.slice[0].slice, cst.Index):
+            return
+        if {n.value for n in _names_in(element.slice[0].slice.value)} & self._counters:
+            self.indexed_by_counter.add(name)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        name = self._param(node.value)
+        if name is not None and len(node.slice) > 1:
+            self.tensor.add(name)  # `a[:, 0]`: a Python list raises TypeError for a tuple index
+
+    def _note_sliced_tensor(self, node: cst.BaseExpression) -> None:
+        """``a[1:3]`` used as a tensor: a list's slice is a list, so ``a`` is a tensor."""
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
+            name = self._param(node.value)
+            if name is not None:
+                self.tensor.add(name)
+
+    def visit_List(self, node: cst.List) -> None:
+        for element in node.elements:
+            self._note_collected(element.value)
+
+    def visit_Tuple(self, node: cst.Tuple) -> None:
+        for element in node.elements:
+            self._note_collected(element.value)
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         name = self._param(node.iter)
@@ -208,12 +267,12 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
         elif name in evidence.tensor:
             result[name] = tensor(Shape(root=name), name=name)
         elif name in evidence.seq or name in doc_seq or SEQ_NAME.match(name) or \
-                name in evidence.indexed_by_variable - evidence.operand:
+                name in (evidence.indexed_by_variable | evidence.indexed_by_counter) - evidence.operand:
             # a list of tensors (or of lists): its elements are possible, not proven, tensors
             result[name] = Value(Kind.SEQ, certain=False, name=name)
         else:
             first = position == 0 and not is_helper
-            result[name] = tensor(Shape(root=name), certain=first, name=name)
+            result[name] = tensor(Shape(root=name), certain=first, name=name, assumed=first)
         if position == 0 and result[name].is_tensor:
             first_data_param = name
     if isinstance(star, cst.Param):

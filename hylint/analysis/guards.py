@@ -70,3 +70,19 @@ class GuardRegion:
     node: cst.CSTNode  # the If statement
     mode: str  # 'nd' or 'sym'
 
+
+
+PYTHON_CONTAINERS = {"list", "tuple", "dict", "List", "Tuple", "Dict", "Sequence", "Mapping"}
+
+
+def python_container_test(test: cst.BaseExpression) -> Optional[str]:
+    """The name ``test`` proves a Python container (``isinstance(x, (list, tuple))``), else None."""
+    if not (isinstance(test, cst.Call) and dotted_name(test.func) == "isinstance" and len(test.args) == 2):
+        return None
+    subject = test.args[0].value
+    type_node = test.args[1].value
+    nodes = [e.value for e in type_node.elements] if isinstance(type_node, cst.Tuple) else [type_node]
+    names = [(dotted_name(n) or "").rsplit(".", 1)[-1] for n in nodes]
+    if isinstance(subject, cst.Name) and names and all(n in PYTHON_CONTAINERS for n in names):
+        return subject.value
+    return None

@@ -11,13 +11,24 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from hylint.analysis import ops
-from hylint.analysis.evidence import classify_params
+from hylint.analysis.evidence import TENSOR_ATTRS_PY, classify_params
 from hylint.analysis.layers import SINGLE_OUTPUT_LAYERS
-from hylint.analysis.guards import ND_NAMES, GuardRegion, ends_control_flow, guard_mode
+from hylint.analysis.guards import ND_NAMES, GuardRegion, ends_control_flow, guard_mode, python_container_test
 from hylint.analysis.module import ClassInfo, ModuleInfo
 from hylint.analysis.syntax import dotted_name, literal_int, nested_literal_shape, param_names, parent_map, returns_tuple
-from hylint.analysis.values import NUMPY, PY, UNKNOWN, Kind, Shape, Value, merge_shapes, tensor
+from hylint.analysis.values import NUMPY, PY, UNKNOWN, Kind, Shape, Value, join, merge_shapes, tensor
 
+NO_F = "<no F>"  # the F name of a helper that does not take F (never a valid name in code)
+
+
+def _detached(value: Value) -> Value:
+    """A value returned from another function: its shape roots name that function's locals."""
+    shape = replace(value.shape, root=None) if value.shape.root is not None else value.shape
+    return replace(value, shape=shape, name=None, elements=tuple(_detached(e) for e in value.elements))
+
+
+# Python built-ins that read a tensor's rows or length: an NDArray's, eagerly (a Symbol has neither)
+GRAPH_LEAVING_BUILTINS = {"len", "list", "tuple", "enumerate", "zip"}
 PY_BUILTINS = {"len", "int", "float", "bool", "str", "range", "isinstance", "hasattr", "getattr", "round",
                "tuple", "list", "dict", "set", "min", "max", "abs", "sum", "enumerate", "zip", "repr", "id"}
 
@@ -42,11 +53,34 @@ class HybridContext:
         self.helper_calls: List[Tuple[cst.FunctionDef, Optional[ClassInfo], str, Dict[str, Value]]] = []
         self._env: Dict[str, Value] = {}
         self._parents: Optional[Dict[cst.CSTNode, cst.CSTNode]] = None
+        # where the function leaves the graph (`.asnumpy()`, `x.shape`, a Python loop over rows, ...),
+        # in evaluation order: past such a point hybridize() has already failed, so what follows is a
+        # cascade of that one root cause (the engine reports only the root)
+        self.graph_exits: List[cst.CSTNode] = []
+        self.returns: List[Value] = []  # the value of every `return` reached hybridized
+        self.callers: List[Tuple["HybridContext", cst.Call]] = []  # for helpers: the calls that reach them
+        self.statement_order: Dict[cst.CSTNode, int] = {}
+        self._eager_depth = 0
         self.params, self.first_data_param = classify_params(fn, f_name, cls, is_helper, incoming)
         self._env.update(self.params)
         self._env[f_name] = Value(Kind.F)
         self._env["self"] = Value(Kind.BLOCK)
         self._walk_block(fn.body)
+
+    @property
+    def takes_f(self) -> bool:
+        """False for a helper called from a hybrid context with tensors but without F."""
+        return self.f_name != NO_F
+
+    @property
+    def return_value(self) -> Value:
+        """What the function returns hybridized: what all its returns agree on."""
+        if not self.returns:
+            return UNKNOWN
+        value = self.returns[0]
+        for other in self.returns[1:]:
+            value = join(value, other)
+        return value
 
     @property
     def parents(self) -> Dict[cst.CSTNode, cst.CSTNode]:
@@ -57,13 +91,28 @@ class HybridContext:
 
     # -- parameters ---------------------------------------------------------------------------
     # -- statements ---------------------------------------------------------------------------
-    def _walk_block(self, block: cst.BaseSuite) -> None:
+    def statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The innermost statement of this function holding ``node``."""
+        while node is not None and node not in self.statement_order:
+            node = self.parents.get(node)
+        return node
+
+    def _leaves_graph(self, node: cst.CSTNode, value: Value) -> None:
+        if value.kind is Kind.TENSOR and value.certain and self._eager_depth == 0:
+            self.graph_exits.append(node)
+
+    def _walk_block(self, block: cst.BaseSuite, eager: bool = False) -> None:
+        eager = eager or block in self.eager_only
+        self._eager_depth += eager
         body = block.body if isinstance(block, cst.IndentedBlock) else [block]
         rest_eager = False
         for stmt in body:
             if rest_eager:
                 self.eager_only.add(stmt)
+            self.statement_order.setdefault(stmt, len(self.statement_order))
+            self._eager_depth += rest_eager
             self._walk_stmt(stmt)
+            self._eager_depth -= rest_eager
             if isinstance(stmt, cst.If):
                 mode = guard_mode(stmt.test, self.f_name)
                 ends = ends_control_flow(stmt.body)
@@ -71,6 +120,7 @@ class HybridContext:
                     self.opted_out = True
                 if mode == "sym" and ends in ("return", "raise") and stmt.orelse is None:
                     rest_eager = True
+        self._eager_depth -= eager
 
     def _walk_stmt(self, stmt: cst.CSTNode) -> None:
         if isinstance(stmt, cst.SimpleStatementLine):
@@ -85,14 +135,33 @@ class HybridContext:
                     self.eager_only.add(stmt.body)
                 elif stmt.orelse is not None:
                     self.eager_only.add(stmt.orelse)
+            before = dict(self._env)
+            narrowed = python_container_test(stmt.test)
+            if narrowed is not None:  # `if isinstance(x, (list, tuple)):` x is no tensor in the body
+                self._env[narrowed] = Value(Kind.SEQ, certain=False, name=narrowed)
             self._walk_block(stmt.body)
+            after_body, self._env = self._env, dict(before)
             if stmt.orelse is not None:
                 if isinstance(stmt.orelse, cst.If):
+                    self.statement_order.setdefault(stmt.orelse, len(self.statement_order))
                     self._walk_stmt(stmt.orelse)
                 else:
-                    self._walk_block(stmt.orelse.body)
+                    self._walk_block(stmt.orelse.body, eager=stmt.orelse in self.eager_only)
+            # hybridized, a mode guard runs one branch only: `if F is nd: A else: B` leaves B's names
+            if mode == "nd":
+                pass  # the else branch's (or, without one, the names before the if)
+            elif mode == "sym":
+                self._env = after_body
+            # a branch that ends in return/raise does not reach the code after the if
+            elif ends_control_flow(stmt.body) is None:
+                orelse = stmt.orelse
+                if orelse is not None and not isinstance(orelse, cst.If) and ends_control_flow(orelse.body):
+                    self._env = after_body
+                else:
+                    self._env = self._join_env(after_body, self._env)
         elif isinstance(stmt, (cst.For,)):
             iterated = self.expr(stmt.iter)
+            self._leaves_graph(stmt.iter, iterated)  # a Python loop over rows
             self._bind(stmt.target, self._element_of(iterated, stmt.iter))
             self._walk_block(stmt.body)
             if stmt.orelse is not None:
@@ -123,6 +192,14 @@ class HybridContext:
                 self._env[stmt.name.value] = UNKNOWN
         # other compound statements (match, async) are left unanalysed
 
+    @staticmethod
+    def _join_env(a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:
+        """Names after two branches: a name bound in one branch only keeps that branch's value."""
+        joined = dict(b)
+        for name, value in a.items():
+            joined[name] = join(value, b[name]) if name in b else value
+        return joined
+
     def _walk_small(self, small: cst.CSTNode) -> None:
         if isinstance(small, cst.Assign):
             value = self.expr(small.value)
@@ -140,8 +217,9 @@ class HybridContext:
         elif isinstance(small, cst.Expr):
             self.expr(small.value)
         elif isinstance(small, cst.Return):
-            if small.value is not None:
-                self.expr(small.value)
+            value = self.expr(small.value) if small.value is not None else PY
+            if self._eager_depth == 0:
+                self.returns.append(value)
         elif isinstance(small, (cst.Assert,)):
             self.expr(small.test)
             if small.msg is not None:
@@ -308,6 +386,7 @@ class HybridContext:
 
     def _comprehension(self, for_in: cst.CompFor) -> None:
         iterated = self.expr(for_in.iter)
+        self._leaves_graph(for_in.iter, iterated)
         self._bind(for_in.target, self._element_of(iterated, for_in.iter))
         for condition in for_in.ifs:
             self.expr(condition.test)
@@ -346,6 +425,8 @@ class HybridContext:
                 return tensor(certain=base.certain)
             if attr == "grad":
                 return tensor(certain=base.certain)
+            if attr in TENSOR_ATTRS_PY:
+                self._leaves_graph(node, base)
             return PY  # shape, dtype, ... are Python values eagerly
         if base.kind is Kind.BLOCK:
             if self.cls is not None and attr in self.cls.params:
@@ -376,7 +457,7 @@ class HybridContext:
         single_int = len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and \
             literal_int(node.slice[0].slice.value) is not None
         if base.kind is Kind.TENSOR:
-            return tensor(certain=base.certain)
+            return tensor(certain=base.certain, assumed=base.assumed)
         if base.kind is Kind.MULTI:
             if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
                 return Value(Kind.MULTI)
@@ -435,6 +516,10 @@ class HybridContext:
         if isinstance(node.func, cst.Name):
             name = node.func.value
             if name in PY_BUILTINS:
+                if name in GRAPH_LEAVING_BUILTINS:
+                    rows = next((v for v in arg_values if v.kind is Kind.TENSOR and v.certain), None)
+                    if rows is not None:
+                        self._leaves_graph(node, rows)
                 if name in ("min", "max", "abs", "sum") and any(v.kind is Kind.TENSOR for v in arg_values):
                     return tensor(certain=False)
                 if name in ("list", "tuple") and arg_values and arg_values[0].kind in (Kind.SEQ, Kind.MULTI):
@@ -452,7 +537,10 @@ class HybridContext:
                     return self._maybe_helper(self.cls.methods[method], self.cls, node, arg_values)
                 return self._child_call(node)
             if base.kind is Kind.TENSOR:
-                return ops.evaluate(ops.OpCall(method, f".{method}", node, True, (base,) + tuple(arg_values)))
+                value = ops.evaluate(ops.OpCall(method, f".{method}", node, True, (base,) + tuple(arg_values)))
+                if ops.lookup(method).ndarray_only and value.kind is not Kind.TENSOR:
+                    self._leaves_graph(node, base)  # .asnumpy(), .asscalar(), ...
+                return value
             if base.kind is Kind.BLOCK:
                 if dotted_name(node.func.value) == "self" and self.cls is not None and method in self.cls.methods:
                     return self._maybe_helper(self.cls.methods[method], self.cls, node, arg_values)
@@ -485,12 +573,14 @@ class HybridContext:
 
     def _maybe_helper(self, helper: cst.FunctionDef, cls: Optional[ClassInfo], node: cst.Call,
                       arg_values: List[Value]) -> Value:
-        """Record a call that passes F to a function of this module (or a method of the class).
+        """Record a call that passes F (or a tensor) to a function of this module (or a method of the class).
 
         The helper becomes a hybrid context whose parameters hold what the call passes (tensor
         shapes keep their evidence; roots are renamed so they cannot meet the helper's own names).
         Returns the call's value: a possible tensor, or a sequence when the helper returns a tuple.
         """
+        if helper.name.value.startswith("__") and helper.name.value.endswith("__"):
+            return UNKNOWN  # `self.__call__(...)`: a protocol method, not a helper of the trace
         params = param_names(helper)
         offset = 1 if cls is not None and params and params[0].name.value in ("self", "cls") else 0
         f_param = None
@@ -511,11 +601,24 @@ class HybridContext:
                 else:
                     mapped[arg.keyword.value] = value
         if f_param is None:
-            return UNKNOWN
+            if not any(v.kind is Kind.TENSOR and v.certain for v in mapped.values()):
+                return UNKNOWN
+            f_param = NO_F  # a helper without F, called with a tensor: traced all the same
         for pname, value in list(mapped.items()):
             if value.kind is Kind.TENSOR and value.shape.root is not None:
                 mapped[pname] = replace(value, shape=replace(value.shape, root="^" + value.shape.root.lstrip("^")))
         self.helper_calls.append((helper, cls, f_param, mapped))
+        context = self.module.contexts.get(helper)
+        if context is None and helper not in self.module.in_progress:
+            self.module.in_progress.add(helper)
+            context = HybridContext(helper, f_param, cls, self.module, mapped, True)
+            self.module.contexts[helper] = context
+            self.module.in_progress.discard(helper)
+        if context is not None:
+            context.callers.append((self, node))
+        result = _detached(context.return_value) if context is not None else UNKNOWN
+        if result.kind is Kind.TENSOR or result.kind in (Kind.SEQ, Kind.MULTI) or result.elements:
+            return result
         if returns_tuple(helper):
             return Value(Kind.SEQ)
         return tensor(certain=False)

@@ -98,6 +98,7 @@ class ModuleInfo:
     class_of: Dict[cst.FunctionDef, ClassInfo]
     functions: Dict[str, cst.FunctionDef]
     contexts: Dict[cst.FunctionDef, "HybridContext"]
+    in_progress: Set[cst.FunctionDef] = field(default_factory=set)  # helpers being analysed (recursion)
 
 
 def _base_names(node: cst.ClassDef) -> List[str]:
@@ -125,6 +126,9 @@ def collect_defs(body: Sequence[cst.CSTNode], classes: Dict[str, ClassInfo], fun
                 walk(init.body, _InitScanner(info))
         elif isinstance(stmt, cst.FunctionDef):
             functions.setdefault(stmt.name.value, stmt)
+            if isinstance(stmt.body, cst.IndentedBlock):  # classes defined inside a function (factories)
+                collect_defs([s for s in stmt.body.body if isinstance(s, (cst.ClassDef, cst.If, cst.Try, cst.With))],
+                             classes, {}, class_of)
         elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
             for block in blocks_of(stmt):
                 collect_defs(block, classes, functions, class_of)

@@ -46,6 +46,9 @@ class Value:
     certain: bool = True  # for tensors: proven (or first data argument) vs merely possible
     name: Optional[str] = None  # the local name this value came from, for messages
     elements: Tuple["Value", ...] = ()  # for literal tuples/lists
+    # a tensor by assumption only (the first data argument when nothing in the body proves it, and
+    # what is indexed out of it): enough to report, never enough for a fix marked safe
+    assumed: bool = False
 
     @property
     def is_tensor(self) -> bool:
@@ -61,9 +64,29 @@ PY = Value(Kind.PY)
 NUMPY = Value(Kind.NUMPY)
 
 
-def tensor(shape: Shape = UNKNOWN_SHAPE, certain: bool = True, name: Optional[str] = None) -> Value:
-    return Value(Kind.TENSOR, shape, certain, name)
+def tensor(shape: Shape = UNKNOWN_SHAPE, certain: bool = True, name: Optional[str] = None,
+           assumed: bool = False) -> Value:
+    return Value(Kind.TENSOR, shape, certain, name, assumed=assumed)
 
+
+def join(a: Value, b: Value) -> Value:
+    """What a name holds after two branches that left it ``a`` and ``b``: only what both agree on."""
+    if a == b:
+        return a
+    if a.kind is not b.kind:
+        return UNKNOWN  # a tensor in one branch and a Python list in the other: neither is known
+    elements = a.elements if a.elements == b.elements else ()
+    return Value(a.kind, join_shapes(a.shape, b.shape), a.certain and b.certain, a.name if a.name == b.name else None,
+                 elements, a.assumed or b.assumed)
+
+
+def join_shapes(a: Shape, b: Shape) -> Shape:
+    if a == b:
+        return a
+    unit = a.unit_axis and b.unit_axis
+    return Shape(rank=a.rank if a.rank == b.rank else None, dims=a.dims if a.dims == b.dims else None,
+                 unit_axis=unit, root=a.root if a.root == b.root else None, static=a.static and b.static,
+                 why=(a.why or b.why) if unit else "")
 
 
 def multi(count: Optional[int]) -> Value:
