@@ -302,8 +302,8 @@ def _collapse_cascades(reports: List[_Report]) -> List[_Report]:
                 name = hybrid.fn.name.value
                 count = later_count[hybrid]
                 report.message += (f"; `{name}` leaves the graph here, so the block cannot hybridize"
-                                   + (f" ({count} later diagnostic{'s' if count > 1 else ''} follow from it and "
-                                      f"are not shown)" if count else ""))
+                                   + (f" ({count} later diagnostic{'s follow' if count > 1 else ' follows'} from it, "
+                                      f"not shown)" if count else ""))
     return [report for report in reports if id(report) not in dropped]
 
 
