@@ -12,7 +12,7 @@ import libcst as cst
 
 from hylint.analysis import ops
 from hylint.analysis.evidence import TENSOR_ATTRS_PY, classify_params
-from hylint.analysis.layers import SINGLE_OUTPUT_LAYERS
+from hylint.analysis.layers import child_output
 from hylint.analysis.guards import ND_NAMES, GuardRegion, ends_control_flow, guard_mode, python_container_test
 from hylint.analysis.module import ClassInfo, ModuleInfo
 from hylint.analysis.syntax import dotted_name, literal_int, nested_literal_shape, param_names, parent_map, returns_tuple
@@ -21,10 +21,15 @@ from hylint.analysis.values import NUMPY, PY, UNKNOWN, Kind, Shape, Value, join,
 NO_F = "<no F>"  # the F name of a helper that does not take F (never a valid name in code)
 
 
-def _detached(value: Value) -> Value:
-    """A value returned from another function: its shape roots name that function's locals."""
-    shape = replace(value.shape, root=None) if value.shape.root is not None else value.shape
-    return replace(value, shape=shape, name=None, elements=tuple(_detached(e) for e in value.elements))
+def _detached(value: Value, caller_is_helper: bool) -> Value:
+    """A value returned from a helper, as the caller sees it: a shape root the call passed in (``^x``,
+    see ``_maybe_helper``) is the caller's ``x`` again, when the caller's own roots are plain names;
+    any other root names the helper's locals and is dropped."""
+    root = value.shape.root
+    if root is not None:
+        back = root[1:] if root.startswith("^") and not root.startswith("^^") and not caller_is_helper else None
+        value = replace(value, shape=replace(value.shape, root=back))
+    return replace(value, name=None, elements=tuple(_detached(e, caller_is_helper) for e in value.elements))
 
 
 # Python built-ins that read a tensor's rows or length: an NDArray's, eagerly (a Symbol has neither)
@@ -61,6 +66,7 @@ class HybridContext:
         self.callers: List[Tuple["HybridContext", cst.Call]] = []  # for helpers: the calls that reach them
         self.statement_order: Dict[cst.CSTNode, int] = {}
         self._eager_depth = 0
+        self._bindings = 0
         self.params, self.first_data_param = classify_params(fn, f_name, cls, is_helper, incoming)
         self._env.update(self.params)
         self._env[f_name] = Value(Kind.F)
@@ -233,7 +239,10 @@ class HybridContext:
     def _bind(self, target: cst.CSTNode, value: Value) -> None:
         if isinstance(target, cst.Name):
             if value.kind is Kind.TENSOR and value.shape.root is None:
-                value = replace(value, shape=replace(value.shape, root=target.value))
+                # a new tensor of unknown shape: a root of its own (not the name's: `x = self.conv(x)`
+                # has not the shape of the argument `x`, nor of an earlier binding of `x`)
+                self._bindings += 1
+                value = replace(value, shape=replace(value.shape, root=f"{target.value}#{self._bindings}"))
             self._env[target.value] = replace(value, name=target.value)
             self.values[target] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -254,7 +263,7 @@ class HybridContext:
         if value.kind is Kind.MULTI:
             return tensor()
         if value.kind is Kind.SEQ:  # `a, b = states`: the parts may be tensors or lists (nested states)
-            return tensor(certain=False)
+            return tensor(certain=False, assumed=True)
         if value.kind is Kind.CHILD:
             return Value(Kind.CHILD, certain=False)
         if value.kind is Kind.TENSOR:
@@ -274,8 +283,8 @@ class HybridContext:
                     self._element_of(self.values.get(a.value, UNKNOWN), a.value) for a in node.args))
             if callee == "range":
                 return PY
-        if value.kind is Kind.SEQ:
-            return tensor(certain=value.certain)
+        if value.kind is Kind.SEQ:  # the elements of a list of uncertain kind may be lists themselves
+            return tensor(certain=value.certain, assumed=not value.certain)
         if value.kind in (Kind.MULTI, Kind.TENSOR):
             return tensor()
         if value.kind is Kind.PY:
@@ -461,6 +470,10 @@ class HybridContext:
         if base.kind is Kind.MULTI:
             if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
                 return Value(Kind.MULTI)
+            if single_int and base.elements:
+                position = literal_int(node.slice[0].slice.value)
+                if -len(base.elements) <= position < len(base.elements):
+                    return base.elements[position]
             return tensor()
         if base.kind is Kind.SEQ:
             if single_int and base.elements:
@@ -469,7 +482,7 @@ class HybridContext:
                     return base.elements[position]
             if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
                 return Value(Kind.SEQ)
-            return tensor(certain=False)
+            return tensor(certain=False, assumed=True)
         if base.kind is Kind.KWARGS:
             return tensor()
         if base.kind is Kind.CHILD:
@@ -562,14 +575,30 @@ class HybridContext:
         if constructor is None:
             return Value(Kind.CHILD, certain=False)
         short = constructor.rsplit(".", 1)[-1]
-        if short in SINGLE_OUTPUT_LAYERS:
-            return tensor()
+        built_in = child_output(short, self.cls.child_calls.get(attr), node, attr)
+        if built_in is not None:
+            return built_in
         child_cls = self.module.classes.get(short)
         if child_cls is not None and child_cls.hybrid_forward is not None:
+            returned = self._returned_by_child(child_cls)
+            if returned.kind in (Kind.TENSOR, Kind.SEQ, Kind.MULTI) or returned.elements:
+                return _detached(returned, caller_is_helper=True)
             if returns_tuple(child_cls.hybrid_forward):
                 return Value(Kind.SEQ)
             return tensor(certain=False)
         return Value(Kind.CHILD, certain=False)
+
+    def _returned_by_child(self, child_cls: ClassInfo) -> Value:
+        """What the hybrid_forward of a block class of this module returns (analysed on first use)."""
+        fn = child_cls.hybrid_forward
+        context = self.module.contexts.get(fn)
+        params = param_names(fn)
+        if context is None and fn not in self.module.in_progress and len(params) >= 2:
+            self.module.in_progress.add(fn)
+            context = HybridContext(fn, params[1].name.value, child_cls, self.module, {}, False)
+            self.module.contexts[fn] = context
+            self.module.in_progress.discard(fn)
+        return context.return_value if context is not None else UNKNOWN
 
     def _maybe_helper(self, helper: cst.FunctionDef, cls: Optional[ClassInfo], node: cst.Call,
                       arg_values: List[Value]) -> Value:
@@ -616,7 +645,7 @@ class HybridContext:
             self.module.in_progress.discard(helper)
         if context is not None:
             context.callers.append((self, node))
-        result = _detached(context.return_value) if context is not None else UNKNOWN
+        result = _detached(context.return_value, self.is_helper) if context is not None else UNKNOWN
         if result.kind is Kind.TENSOR or result.kind in (Kind.SEQ, Kind.MULTI) or result.elements:
             return result
         if returns_tuple(helper):

@@ -35,6 +35,7 @@ class ClassInfo:
     params: Dict[str, Optional[Tuple[Optional[int], ...]]] = field(default_factory=dict)
     # attribute -> dotted constructor name for children assigned in __init__ (nn.Dense, MyBlock)
     children: Dict[str, str] = field(default_factory=dict)
+    child_calls: Dict[str, cst.Call] = field(default_factory=dict)  # attribute -> the constructor call
     methods: Dict[str, cst.FunctionDef] = field(default_factory=dict)
     # attribute -> dotted callee for NDArrays made in __init__ (self.c = nd.array(...))
     ndarrays: Dict[str, str] = field(default_factory=dict)
@@ -78,6 +79,7 @@ class _InitScanner(cst.CSTVisitor):
             self.info.params[attr] = shape
         elif last and last[0].isupper():
             self.info.children[attr] = callee
+            self.info.child_calls[attr] = value
 
 
 def _constant_shape(call: cst.Call) -> Optional[Tuple[Optional[int], ...]]:
@@ -86,7 +88,12 @@ def _constant_shape(call: cst.Call) -> Optional[Tuple[Optional[int], ...]]:
     if arg is None:
         return None
     value = arg.value
-    if isinstance(value, cst.Call) and (dotted_name(value.func) or "").rsplit(".", 1)[-1] == "array" and value.args:
+    maker = (dotted_name(value.func) or "").rsplit(".", 1)[-1] if isinstance(value, cst.Call) else None
+    if maker in ("ones", "zeros", "full", "empty") and value.args:  # nd.ones((4, 3))
+        shape_arg = call_arg(value, 0, "shape")
+        dims = literal_shape(shape_arg.value) if shape_arg is not None else None
+        return dims if dims and None not in dims else None
+    if maker == "array" and value.args:
         value = value.args[0].value
     dims = nested_literal_shape(value)
     return dims if dims else None

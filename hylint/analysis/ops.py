@@ -127,11 +127,22 @@ def expand_dims(call: OpCall) -> Shape:
 
 
 def reshape(call: OpCall) -> Shape:
-    if call.method and sum(1 for a in call.node.args if a.keyword is None) > 1:
-        dims = None  # x.reshape(2, -1): separate arguments
+    positional = [a for a in call.node.args if a.keyword is None and not a.star]
+    if call.method and len(positional) > 1:  # x.reshape(1, -1, 1): the sizes as separate arguments
+        sizes = tuple(literal_int(a.value) for a in positional)
+        dims = None if None in sizes else sizes
     else:
         dims = literal_shape(call.arg(1, "shape"))
     return reshaped(dims, call.static)
+
+
+def pick(call: OpCall) -> Shape:
+    """``pick(data, index, axis=-1, keepdims=False)``: the picked axis is kept (size 1) or removed."""
+    base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
+    if is_true(call.arg(3, "keepdims")):
+        return Shape(rank=base.rank, unit_axis=True, static=base.static,
+                     why=f"`{call.label}(..., keepdims=True)` keeps a size-1 axis")
+    return Shape(rank=None if base.rank is None else max(base.rank - 1, 1), static=base.static)
 
 
 def reshaped(dims: Optional[Dims], static: bool) -> Shape:
@@ -152,7 +163,8 @@ def broadcast_to(call: OpCall) -> Shape:
     return Shape(rank=len(dims), dims=known, static=call.static)
 
 
-def broadcast_like(call: OpCall) -> Shape:
+def like_second(call: OpCall) -> Shape:
+    """``broadcast_like(a, b)``, ``reshape_like(a, b)``: the shape of ``b``."""
     if len(call.values) > 1 and call.values[1].kind is Kind.TENSOR:
         return replace(call.values[1].shape, unit_axis=False, why="")
     return UNKNOWN_SHAPE
@@ -188,6 +200,17 @@ def count_at(position: Optional[int], keyword: str) -> OutputRule:
         count = call.arg(position, keyword)
         return multi(literal_int(count) if count is not None else None)
     return rule
+
+
+def equal_parts(call: OpCall) -> Value:
+    """``split(x, num_outputs)``: its outputs have one shape (a root naming this call) and, without
+    ``squeeze_axis``, the rank of ``x``."""
+    count = call.arg(1, "num_outputs")
+    base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
+    squeezed = is_true(call.arg(3, "squeeze_axis"))
+    part = Shape(rank=None if squeezed else base.rank, root=f"<outputs of {call.label} at {id(call.node)}>",
+                 static=base.static)
+    return multi(literal_int(count) if count is not None else None, part)
 
 
 def always_multi(call: OpCall) -> Value:
@@ -228,12 +251,13 @@ _declare("norm", shape=reduction(2))  # norm(data, ord, axis)
 _declare("expand_dims", shape=expand_dims)
 _declare("reshape", shape=reshape)
 _declare("broadcast_to", shape=broadcast_to)
-_declare("broadcast_like", shape=broadcast_like)
+_declare("broadcast_like reshape_like", shape=like_second)
+_declare("pick", shape=pick)
 _declare("ones zeros full empty arange eye linspace array", shape=creation, creation=True)
 
 # several outputs (`[i]` selects an output, eagerly and hybridized alike); counted with
 # `len(mx.sym.<op>(...).list_outputs())` on MXNet 1.9.1 with default arguments
-_declare("split SliceChannel", outputs=count_at(1, "num_outputs"))
+_declare("split SliceChannel", outputs=equal_parts)
 _declare("amp_multicast", outputs=count_at(None, "num_outputs"))  # one output per data input
 _declare("split_v2 bipartite_matching box_encode MultiBoxTarget hawkesll gelqf syevd slogdet linalg_gelqf "
          "linalg_syevd linalg_slogdet", outputs=always_multi)

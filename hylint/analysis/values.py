@@ -89,11 +89,11 @@ def join_shapes(a: Shape, b: Shape) -> Shape:
                  why=(a.why or b.why) if unit else "")
 
 
-def multi(count: Optional[int]) -> Value:
-    """A multi-output result; its elements say how many outputs it has, when known."""
+def multi(count: Optional[int], part: Shape = UNKNOWN_SHAPE) -> Value:
+    """A multi-output result; its elements (of shape ``part``) say how many outputs it has, when known."""
     if count is None or count < 1 or count > 64:
         return Value(Kind.MULTI)
-    return Value(Kind.MULTI, elements=(tensor(),) * count)
+    return Value(Kind.MULTI, elements=(tensor(part),) * count)
 
 
 def format_dims(dims: Tuple[Optional[int], ...]) -> str:
