@@ -18,7 +18,7 @@ from hylint.analysis.module import ClassInfo, ModuleInfo
 from hylint.analysis.syntax import dotted_name, literal_int, nested_literal_shape, param_names, parent_map, returns_tuple
 from hylint.analysis.values import NUMPY, PY, UNKNOWN, Kind, Shape, Value, join, merge_shapes, tensor
 
-NO_F = "<no F>"  # the F name of a helper that does not take F (never a valid name in code)
+NO_F = "__hylint_no_F__"  # the F name of a helper that does not take F (a name no code uses)
 
 
 def _detached(value: Value, caller_is_helper: bool) -> Value:
