@@ -57,6 +57,7 @@ class ParamEvidence(cst.CSTVisitor):
         # in `for i in range(n)`): a list, unless the body also uses it as a tensor
         self.indexed_by_counter: Set[str] = set()
         self._counters: Set[str] = set()
+        self.read_by_counter: Set[str] = set()  # `h[i]` with `i` a loop counter, anywhere
         self.used: Set[str] = set()
 
     def _param(self, node: cst.CSTNode) -> Optional[str]:
@@ -101,6 +102,10 @@ class ParamEvidence(cst.CSTVisitor):
             for index, arg in enumerate(node.args):
                 if arg.keyword is None and not arg.star and ops.is_data_position(op, index):
                     self._note_sliced_tensor(arg.value)
+                if arg.keyword is not None and not ops.is_data_keyword(arg.keyword.value) and \
+                        isinstance(arg.value, cst.Subscript) and self._param(arg.value.value):
+                    # `F.op(x, height=size[0])`: an attribute is a Python value, so `size` is a sequence
+                    self.seq.add(self._param(arg.value.value))
                 name = self._param(arg.value)
                 if not name or arg.star:
                     continue
@@ -170,6 +175,9 @@ class ParamEvidence(cst.CSTVisitor):
         name = self._param(node.value)
         if name is not None and len(node.slice) > 1:
             self.tensor.add(name)  # `a[:, 0]`: a Python list raises TypeError for a tuple index
+        elif name is not None and isinstance(node.slice[0].slice, cst.Index) and \
+                {n.value for n in _names_in(node.slice[0].slice.value)} & self._counters:
+            self.read_by_counter.add(name)
 
     def _note_sliced_tensor(self, node: cst.BaseExpression) -> None:
         """``a[1:3]`` used as a tensor: a list's slice is a list, so ``a`` is a tensor."""
@@ -267,7 +275,10 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
         elif name in evidence.tensor:
             result[name] = tensor(Shape(root=name), name=name)
         elif name in evidence.seq or name in doc_seq or SEQ_NAME.match(name) or \
-                name in (evidence.indexed_by_variable | evidence.indexed_by_counter) - evidence.operand:
+                name in (evidence.indexed_by_variable | evidence.indexed_by_counter) - evidence.operand or \
+                position > 0 and name in evidence.read_by_counter - evidence.operand:
+            # (a later argument read by a loop counter, `hx_i = h[i]`, is a list of per-layer states; for
+            # the first argument that alone would hide the HY301 hazard `x[i]`)
             # a list of tensors (or of lists): its elements are possible, not proven, tensors
             result[name] = Value(Kind.SEQ, certain=False, name=name)
         else:

@@ -646,8 +646,8 @@ class HybridContext:
         if context is not None:
             context.callers.append((self, node))
         result = _detached(context.return_value, self.is_helper) if context is not None else UNKNOWN
-        if result.kind is Kind.TENSOR or result.kind in (Kind.SEQ, Kind.MULTI) or result.elements:
-            return result
+        if result.kind is not Kind.UNKNOWN:
+            return result  # a tensor, a tuple of them, or a Python value (`tuple(s * 2 for s in ...)`)
         if returns_tuple(helper):
             return Value(Kind.SEQ)
         return tensor(certain=False)
