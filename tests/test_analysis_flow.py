@@ -51,16 +51,18 @@ def test_a_list_of_feature_maps_read_by_a_loop_counter_is_a_list():
 
 
 def test_one_diagnostic_where_the_function_leaves_the_graph():
-    source = _forward("n = x.shape[0]\nv = x.asnumpy()\nreturn x[1:] * n")
+    source = _forward("v = x.asnumpy()\nn = x.shape[0]\nreturn x[1:] * float(v.max()) / n")
     found = _diagnostics(source)
-    assert found == [(3, "HY201")]  # .asnumpy() and x[1:] follow from it
+    assert found == [(3, "HY401")]  # x.shape and x[1:] follow from it; `v` is NumPy
     message = Linter(select_rules()).lint_source(source, "m.py").diagnostics[0].message
     assert "cannot hybridize" in message and "2 later diagnostics" in message
+    # an accidental x.shape is no exit: each hazard after it is reported
+    assert _diagnostics(_forward("n = x.shape[0]\nreturn x[1:] * n")) == [(3, "HY201"), (4, "HY301")]
 
 
 def test_a_helper_called_only_after_the_root_cause_is_part_of_the_cascade():
-    source = ("def _rows(v):\n    return v.shape[0]\n\n" + _forward("n = x.shape[1]\nreturn x * _rows(x) * n"))
-    assert [code for _, code in _diagnostics(source)] == ["HY201"]
+    source = ("def _rows(v):\n    return v.shape[0]\n\n" + _forward("h = F.relu(x)\nn = len(h)\nreturn h * _rows(h) * n"))
+    assert [code for _, code in _diagnostics(source)] == ["HY201"]  # len(x), not v.shape in the helper
 
 
 def test_a_helper_without_f_is_analysed_and_gets_no_fix():

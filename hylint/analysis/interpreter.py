@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from hylint.analysis import ops
-from hylint.analysis.evidence import TENSOR_ATTRS_PY, classify_params
+from hylint.analysis.evidence import classify_params
 from hylint.analysis.layers import child_output
 from hylint.analysis.guards import ND_NAMES, GuardRegion, ends_control_flow, guard_mode, python_container_test
 from hylint.analysis.module import ClassInfo, ModuleInfo
@@ -58,9 +58,9 @@ class HybridContext:
         self.helper_calls: List[Tuple[cst.FunctionDef, Optional[ClassInfo], str, Dict[str, Value]]] = []
         self._env: Dict[str, Value] = {}
         self._parents: Optional[Dict[cst.CSTNode, cst.CSTNode]] = None
-        # where the function leaves the graph (`.asnumpy()`, `x.shape`, a Python loop over rows, ...),
-        # in evaluation order: past such a point hybridize() has already failed, so what follows is a
-        # cascade of that one root cause (the engine reports only the root)
+        # where the function leaves the graph on purpose (`.asnumpy()`, `len(x)`, a Python loop over
+        # rows), in evaluation order: what follows is computed on NumPy/Python values and a cascade of
+        # that one root cause (the engine reports only the root). An accidental `x.shape` is not one.
         self.graph_exits: List[cst.CSTNode] = []
         self.returns: List[Value] = []  # the value of every `return` reached hybridized
         self.callers: List[Tuple["HybridContext", cst.Call]] = []  # for helpers: the calls that reach them
@@ -434,8 +434,6 @@ class HybridContext:
                 return tensor(certain=base.certain)
             if attr == "grad":
                 return tensor(certain=base.certain)
-            if attr in TENSOR_ATTRS_PY:
-                self._leaves_graph(node, base)
             return PY  # shape, dtype, ... are Python values eagerly
         if base.kind is Kind.BLOCK:
             if self.cls is not None and attr in self.cls.params:

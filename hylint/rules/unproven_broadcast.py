@@ -102,8 +102,10 @@ def _may_differ(a: Value, b: Value, ctx) -> bool:
         return False
     if not (_has_facts(a.shape) or _has_facts(b.shape)):
         return False
-    # the same facts on both sides, e.g. two (N, 1) results of reductions, two broadcasts of expand_dims
-    return _facts(a.shape) != _facts(b.shape)
+    # the same facts on both sides, e.g. two (N, 1) results of reductions; not when the rank is unknown
+    # (`x.expand_dims(0)` and `x.expand_dims(0).expand_dims(0)` both have "a size-1 axis")
+    known = a.shape.rank is not None or a.shape.dims is not None
+    return not known or _facts(a.shape) != _facts(b.shape)
 
 
 def _facts(shape: Shape):
