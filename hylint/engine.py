@@ -14,7 +14,11 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Ty
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from hylint.context import ClassInfo, HybridContext, ModuleInfo, Value, UNKNOWN, _blocks_of, analyze_module
+from hylint.analysis import analyze_module
+from hylint.analysis.interpreter import HybridContext
+from hylint.analysis.module import ClassInfo, ModuleInfo
+from hylint.analysis.syntax import blocks_of
+from hylint.analysis.values import UNKNOWN, Value
 from hylint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from hylint.noqa import Noqa, parse_noqa
 from hylint.prefilter import keys_for, might_hold_hybrid_code
@@ -36,6 +40,7 @@ class _Report:
     message: str
     fix: Optional[PendingFix]
     statement: int  # index of the top-level statement holding node
+    hybrid: Optional[HybridContext] = None  # the hybrid context the rule was called in
 
 
 class RuleContext:
@@ -64,7 +69,10 @@ class RuleContext:
     def report(self, node: cst.CSTNode, message: Optional[str] = None, fix: Optional[PendingFix] = None) -> None:
         rule = self._rule
         assert rule is not None
-        self._linter.reports.append(_Report(rule, node, message or rule.MESSAGE, fix, self._linter.statement_index))
+        if self.hybrid is not None and not self.hybrid.takes_f:
+            fix = None  # a helper without F: a rewrite to `F.<op>` would name nothing there
+        self._linter.reports.append(_Report(rule, node, message or rule.MESSAGE, fix, self._linter.statement_index,
+                                            self.hybrid))
 
 
 class _Dispatcher(cst.CSTVisitor):
@@ -240,16 +248,81 @@ def _context_functions(module: cst.Module, module_info: ModuleInfo) -> List[Tupl
             if isinstance(stmt, cst.FunctionDef):
                 if stmt in wanted:
                     found.append((index, stmt))
+                elif isinstance(stmt.body, cst.IndentedBlock):
+                    scan(stmt.body.body, index)  # a class defined inside a function
             elif isinstance(stmt, cst.ClassDef):
                 scan(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else (), index)
             elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
-                for block in _blocks_of(stmt):
+                for block in blocks_of(stmt):
                     scan(block, index)
 
     if wanted:
         for index, stmt in enumerate(module.body):
             scan((stmt,), index)
     return found
+
+
+def _collapse_cascades(reports: List[_Report]) -> List[_Report]:
+    """One diagnostic per root cause: where a hybrid function leaves the graph (``.asnumpy()``,
+    ``x.shape``, a Python loop over rows) and a rule reports there, hybridize() fails at that statement,
+    so the diagnostics of the statements after it are consequences; they are dropped and the root's
+    message says so."""
+    by_context: Dict[HybridContext, List[Tuple[_Report, int]]] = defaultdict(list)
+    for report in reports:
+        hybrid = report.hybrid
+        if hybrid is None or not hybrid.graph_exits:
+            continue
+        stmt = hybrid.statement_of(report.node)
+        if stmt is not None:
+            by_context[hybrid].append((report, hybrid.statement_order[stmt]))
+    if not by_context:
+        return reports
+    dropped: set = set()
+    roots: Dict[HybridContext, int] = {}
+    for hybrid, located in by_context.items():
+        reported = {order for _, order in located}
+        exits = sorted(hybrid.statement_order[s] for s in map(hybrid.statement_of, hybrid.graph_exits) if s is not None)
+        root = next((order for order in exits if order in reported), None)
+        if root is not None:
+            roots[hybrid] = root
+    later_count: Dict[HybridContext, int] = defaultdict(int)
+    for report in reports:
+        hybrid = report.hybrid
+        if hybrid is None:
+            continue
+        owner, order = _root_owner(hybrid, report.node, roots)
+        if owner is not None and order > roots[owner]:
+            dropped.add(id(report))
+            later_count[owner] += 1
+    for report in reports:
+        hybrid = report.hybrid
+        if hybrid in roots and id(report) not in dropped:
+            stmt = hybrid.statement_of(report.node)
+            if stmt is not None and hybrid.statement_order[stmt] == roots[hybrid]:
+                name = hybrid.fn.name.value
+                count = later_count[hybrid]
+                report.message += (f"; `{name}` leaves the graph here, so the block cannot hybridize"
+                                   + (f" ({count} later diagnostic{'s follow' if count > 1 else ' follows'} from it, "
+                                      f"not shown)" if count else ""))
+    return [report for report in reports if id(report) not in dropped]
+
+
+def _root_owner(hybrid: HybridContext, node: cst.CSTNode, roots: Dict[HybridContext, int],
+                depth: int = 0) -> Tuple[Optional[HybridContext], int]:
+    """The function whose root cause ``node`` may follow from, with the order of the statement holding
+    it there: the function itself, or (for a helper reached only through calls) the caller."""
+    stmt = hybrid.statement_of(node)
+    if stmt is None:
+        return None, -1
+    if depth <= 3 and hybrid.callers:
+        owners = {_root_owner(caller, call, roots, depth + 1) for caller, call in hybrid.callers}
+        if len(owners) == 1:
+            owner, order = owners.pop()
+            if owner is not None and order > roots[owner]:
+                return owner, order  # every call comes after the caller's root cause
+    if hybrid in roots:
+        return hybrid, hybrid.statement_order[stmt]
+    return None, -1
 
 
 @dataclass
@@ -321,6 +394,7 @@ class Linter:
         module_info = analyze_module(module)
         file_linter = _FileLinter(module, module_info)
         file_linter.run(self.rules)
+        file_linter.reports = _collapse_cascades(file_linter.reports)
         if not file_linter.reports:
             return self._check_noqa(source, filename, set())
         positions = Positions(module)

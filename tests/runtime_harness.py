@@ -104,7 +104,13 @@ def block_source(sig, body, init=None, base="HybridBlock"):
 
 
 def make_inputs(mx, inputs):
-    return [mx.nd.array(np.array(values, dtype=dtype), dtype=dtype) for values, dtype in inputs]
+    """Arrays from (values, dtype) pairs; a list of pairs is a Python list input of arrays."""
+    def one(item):
+        if isinstance(item, list):
+            return [one(part) for part in item]
+        values, dtype = item
+        return mx.nd.array(np.array(values, dtype=dtype), dtype=dtype)
+    return [one(item) for item in inputs]
 
 
 def exc_name(err):

@@ -301,10 +301,20 @@ def load_module(path, runtime):
 def fixture_outcomes(module, mx):
     results = {}
     for block_name, shapes in getattr(module, "EXAMPLES", {}).items():
-        inputs = [(seed_input(tuple(s)).tolist(), "float32") for s in shapes]
+        inputs = [_example_input(s) for s in shapes]
         cls = getattr(module, block_name)
         results[block_name] = run_block(mx, cls, inputs)
     return results
+
+
+def _example_input(spec):
+    """An EXAMPLES entry as make_inputs takes it: a shape, {"shape", "dtype"}, or a list of those."""
+    if isinstance(spec, list):
+        return [_example_input(part) for part in spec]
+    if isinstance(spec, dict):
+        dtype = spec.get("dtype", "float32")
+        return seed_input(tuple(spec["shape"])).astype(dtype).tolist(), dtype
+    return seed_input(tuple(spec)).tolist(), "float32"
 
 
 def run_block(mx, cls, inputs):

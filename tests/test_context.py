@@ -1,7 +1,8 @@
 """context.py: helpers called with F become hybrid contexts; shape evidence."""
 import libcst as cst
 
-from hylint.context import Kind, analyze_module, shape_difference
+from hylint.analysis import analyze_module
+from hylint.analysis.values import Kind, shape_difference
 from hylint.engine import Linter
 from hylint.registry import select_rules
 

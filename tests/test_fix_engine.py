@@ -12,7 +12,8 @@ from hylint.registry import select_rules
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.runner import FIX, process_path
 
-HEAD = "from mxnet.gluon import nn\n\n\nclass N(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+# `x = F.relu(x)` proves `x` a tensor: HY301's fix is safe only then
+HEAD = "from mxnet.gluon import nn\n\n\nclass N(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n        x = F.relu(x)\n"
 
 
 def default() -> Linter:

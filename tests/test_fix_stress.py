@@ -24,7 +24,7 @@ BLOCK = (
     "\n"
     "class Net(nn.HybridBlock):\n"
     "    def hybrid_forward(self, F, x):\n"
-    "        return x[0]\n"
+    "        return F.relu(x)[0]\n"  # a proven tensor: the HY301 fix is safe
 )
 
 

@@ -33,7 +33,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hylint.context import analyze_module  # noqa: E402
+from hylint.analysis import analyze_module  # noqa: E402
 from hylint.diagnostic import Applicability  # noqa: E402
 from hylint.engine import Linter  # noqa: E402
 from hylint.registry import all_rules, select_rules  # noqa: E402
@@ -151,8 +151,8 @@ def test_fixtures_are_runnable_modules(folder):
         info = analyze_module(module)
         examples = _examples(module)
         assert examples, f"{folder.name}/{name} has no EXAMPLES"
-        for block in examples:
-            assert block in info.classes, f"EXAMPLES names {block}, not defined in {name}"
+        for block in examples:  # a block class, or a factory function returning a block
+            assert block in info.classes or block in info.functions, f"EXAMPLES names {block}, not defined in {name}"
 
 
 def test_check_fix_on_a_copy_leaves_only_diagnostics_without_fix(tmp_path):
@@ -192,6 +192,15 @@ def _examples(module: cst.Module) -> Dict[str, object]:
     return {}
 
 
+def _calling_classes(context, depth: int = 0) -> Set[str]:
+    """The classes whose hybrid_forward reaches the helper ``context`` through calls."""
+    names = {context.cls.name} if context.cls is not None and not context.is_helper else set()
+    if depth < 5:
+        for caller, _ in context.callers:
+            names |= _calling_classes(caller, depth + 1)
+    return names
+
+
 def flagged_blocks(path: Path, codes: Callable[[str], bool]) -> Set[str]:
     """Blocks holding an `# expect:` for a code that ``codes`` accepts, directly or through a child block."""
     text = path.read_text()
@@ -201,10 +210,16 @@ def flagged_blocks(path: Path, codes: Callable[[str], bool]) -> Set[str]:
     positions = wrapper.resolve(cst.metadata.PositionProvider)
     info = analyze_module(module)
     flagged = set()
-    for name, cls in info.classes.items():
-        span = positions[cls.node]
+    # a block class, or a factory function defining one (its span holds the class)
+    blocks = {**{name: fn for name, fn in info.functions.items()}, **{name: c.node for name, c in info.classes.items()}}
+    for name, node in blocks.items():
+        span = positions[node]
         if any(span.start.line <= line <= span.end.line for line in lines):
             flagged.add(name)
+    for fn, context in info.contexts.items():  # a helper (with or without F) fails the blocks calling it
+        span = positions[fn]
+        if any(span.start.line <= line <= span.end.line for line in lines):
+            flagged.update(_calling_classes(context))
     changed = True
     while changed:  # a block whose child is flagged fails with it
         changed = False

@@ -8,7 +8,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hylint.layer_facts import FRESH_OUTPUT_LAYERS, LAYER_RETURNS_INPUT  # noqa: E402
-from hylint.optable import SINGLE_OUTPUT_LAYERS  # noqa: E402
+from hylint.analysis.layers import SINGLE_OUTPUT_LAYERS  # noqa: E402
 
 
 def _recipes(mx):

@@ -165,7 +165,7 @@ def test_keys_follow_the_rules():
 
 
 def test_class_keys_cover_every_block_base_name():
-    from hylint import context
+    from hylint.analysis import module as context
 
     names = set(context.HYBRID_BASE_NAMES) | set(getattr(context, "BLOCK_BASE_NAMES", set()))
     for name in names:

@@ -5,7 +5,7 @@ from typing import Iterator, Optional, Tuple
 
 import libcst as cst
 
-from hylint.context import Kind, Value
+from hylint.analysis.values import Kind, Value
 from hylint.diagnostic import Applicability
 from hylint.fixes import f_call, keep_parens
 from hylint.rule import PendingFix, replace

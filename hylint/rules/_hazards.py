@@ -1,12 +1,14 @@
 """Shared by the HY6xx-HY9xx rules: example templates and small syntax helpers."""
 from __future__ import annotations
 
-from typing import Optional, Set
+from typing import Optional
 
 import libcst as cst
 
-from hylint.context import ClassInfo, HYBRID_BASE_NAMES, BLOCK_BASE_NAMES, Kind, dotted_name, is_hybrid_class
-from hylint.optable import SINGLE_OUTPUT_LAYERS
+from hylint.analysis.module import BLOCK_BASE_NAMES, ClassInfo, HYBRID_BASE_NAMES, derives_from, is_hybrid_class
+from hylint.analysis.syntax import dotted_name
+from hylint.analysis.values import Kind
+from hylint.analysis.layers import SINGLE_OUTPUT_LAYERS
 from hylint.walk import walk
 
 # a hybrid_forward body for examples: CLS.format("        return x\n")
@@ -87,19 +89,9 @@ def block_constructor(callee: str, cls_infos) -> Optional[str]:
     return None
 
 
-def is_block_class(info: Optional[ClassInfo], classes, _seen: Optional[Set[str]] = None) -> bool:
+def is_block_class(info: Optional[ClassInfo], classes) -> bool:
     """A class deriving (in this module or by name) from any gluon Block."""
-    if info is None:
-        return False
-    seen = _seen or set()
-    for base in info.base_names:
-        if base in HYBRID_BASE_NAMES or base in BLOCK_BASE_NAMES:
-            return True
-        if base in classes and base not in seen:
-            seen.add(base)
-            if is_block_class(classes[base], classes, seen):
-                return True
-    return False
+    return derives_from(info, classes, HYBRID_BASE_NAMES | BLOCK_BASE_NAMES)
 
 
 def self_attr(node: cst.CSTNode) -> Optional[str]:

@@ -5,7 +5,8 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.context import Kind, literal_int
+from hylint.analysis.syntax import literal_int
+from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.fixes import subscript_rewrite
 from hylint.rule import PendingFix, replace
@@ -56,4 +57,7 @@ def subscript_fix(node: cst.Subscript, ctx) -> Optional[PendingFix]:
     replacement, exact = rewrite
     f = ctx.f_name
     title = f"Use `{f}.slice_axis`/`{f}.slice`" + (f" and `{f}.squeeze`" if "squeeze" in ctx.code(replacement) else "")
-    return PendingFix(Applicability.SAFE if exact else Applicability.UNSAFE, title, [replace(node, replacement)])
+    # safe only on proven facts: a value that is a tensor by assumption may be a Python list eagerly
+    proven = not ctx.value(node.value).assumed
+    return PendingFix(Applicability.SAFE if exact and proven else Applicability.UNSAFE, title,
+                      [replace(node, replacement)])

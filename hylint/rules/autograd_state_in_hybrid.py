@@ -1,6 +1,6 @@
 import libcst as cst
 
-from hylint.context import dotted_name
+from hylint.analysis.syntax import dotted_name
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._hazards import CLS
 

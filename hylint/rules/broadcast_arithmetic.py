@@ -1,6 +1,6 @@
 import libcst as cst
 
-from hylint.context import shape_difference
+from hylint.analysis.values import shape_difference
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._binary import broadcast_fix, describe, tensor_pairs
 

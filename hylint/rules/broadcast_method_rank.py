@@ -2,7 +2,8 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.context import Kind, call_arg, literal_shape
+from hylint.analysis.syntax import call_arg, literal_shape
+from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.fixes import f_call
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace

@@ -2,7 +2,8 @@ from typing import List
 
 import libcst as cst
 
-from hylint.context import Kind, call_arg, dotted_name, shape_difference, shapes_proven_equal
+from hylint.analysis.syntax import call_arg, dotted_name
+from hylint.analysis.values import Kind, shape_difference, shapes_proven_equal
 from hylint.diagnostic import Applicability
 from hylint.fixes import f_call
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace

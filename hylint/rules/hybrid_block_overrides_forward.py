@@ -2,7 +2,8 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.context import dotted_name, is_hybrid_class, param_names
+from hylint.analysis.module import is_hybrid_class
+from hylint.analysis.syntax import dotted_name, param_names
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.walk import walk

@@ -2,7 +2,8 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.context import BLOCK_BASE_NAMES, dotted_name, is_hybrid_class
+from hylint.analysis.module import BLOCK_BASE_NAMES, is_hybrid_class
+from hylint.analysis.syntax import dotted_name
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 

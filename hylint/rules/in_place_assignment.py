@@ -2,7 +2,8 @@ from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
-from hylint.context import Kind, dotted_name
+from hylint.analysis.syntax import dotted_name
+from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.layer_facts import FRESH_OUTPUT_LAYERS
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace

@@ -2,7 +2,8 @@ from typing import List, Optional
 
 import libcst as cst
 
-from hylint.context import dotted_name, keyword_value, literal_number, nested_literal_shape, ND_NAMES
+from hylint.analysis.guards import ND_NAMES
+from hylint.analysis.syntax import dotted_name, keyword_value, literal_number, nested_literal_shape
 from hylint.diagnostic import Applicability
 from hylint.fixes import f_call, int_node, tuple_node
 from hylint.rule import Invalid, LintRule, PendingEdit, PendingFix, Valid, replace

@@ -2,10 +2,11 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.context import Kind, dotted_name, keyword_value, literal_int
+from hylint.analysis.syntax import dotted_name, keyword_value, literal_int
+from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.fixes import f_call, int_node, tuple_node
-from hylint.optable import NDARRAY_ONLY_ATTRS
+from hylint.analysis.ops import NDARRAY_ONLY_ATTRS
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.walk import walk
 

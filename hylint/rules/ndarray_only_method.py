@@ -1,7 +1,7 @@
 import libcst as cst
 
-from hylint.context import Kind
-from hylint.optable import NDARRAY_ONLY_METHODS
+from hylint.analysis.values import Kind
+from hylint.analysis.ops import NDARRAY_ONLY_METHODS
 from hylint.rule import Invalid, LintRule, Valid
 
 STUBS = {"asnumpy", "asscalar", "wait_to_read", "copy", "detach", "backward"}

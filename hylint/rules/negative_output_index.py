@@ -1,6 +1,7 @@
 import libcst as cst
 
-from hylint.context import Kind, literal_int
+from hylint.analysis.syntax import literal_int
+from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._hazards import CLS

@@ -2,7 +2,8 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.context import dotted_name, is_hybrid_class
+from hylint.analysis.module import is_hybrid_class
+from hylint.analysis.syntax import dotted_name
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._hazards import block_constructor, self_attr

@@ -1,7 +1,8 @@
 import libcst as cst
 
-from hylint.context import Kind, dotted_name
-from hylint.optable import NDARRAY_ONLY_ATTRS, NDARRAY_ONLY_METHODS
+from hylint.analysis.syntax import dotted_name
+from hylint.analysis.values import Kind
+from hylint.analysis.ops import NDARRAY_ONLY_ATTRS, NDARRAY_ONLY_METHODS
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.walk import walk
 from hylint.rules._hazards import CLS

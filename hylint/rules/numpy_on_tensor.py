@@ -2,7 +2,7 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.context import dotted_name
+from hylint.analysis.syntax import dotted_name
 from hylint.diagnostic import Applicability
 from hylint.fixes import f_call
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace

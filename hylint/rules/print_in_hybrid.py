@@ -1,6 +1,7 @@
 import libcst as cst
 
-from hylint.context import Kind, dotted_name
+from hylint.analysis.syntax import dotted_name
+from hylint.analysis.values import Kind
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._hazards import CLS
 

@@ -2,7 +2,7 @@ from typing import Dict, Optional, Set, Tuple
 
 import libcst as cst
 
-from hylint.context import dotted_name
+from hylint.analysis.syntax import dotted_name
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._hazards import CLS, self_attr
 from hylint.walk import walk

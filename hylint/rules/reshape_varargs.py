@@ -1,6 +1,6 @@
 import libcst as cst
 
-from hylint.context import Kind
+from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.fixes import tuple_node
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace

@@ -2,7 +2,9 @@ from typing import Dict, Optional, Set, Tuple
 
 import libcst as cst
 
-from hylint.context import Kind, ModuleInfo, dotted_name
+from hylint.analysis.module import ModuleInfo
+from hylint.analysis.syntax import dotted_name
+from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.fixes import f_call
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace

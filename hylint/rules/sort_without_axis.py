@@ -1,6 +1,7 @@
 import libcst as cst
 
-from hylint.context import Kind, call_arg, dotted_name
+from hylint.analysis.syntax import call_arg, dotted_name
+from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._hazards import CLS

@@ -1,6 +1,6 @@
 import libcst as cst
 
-from hylint.context import Kind
+from hylint.analysis.values import Kind
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._subscript import is_assignment_target, is_whole_slice, subscript_fix, what_happens
 
@@ -15,7 +15,9 @@ class SubscriptOnUnprovenTensor(LintRule):
 ## What it does
 Off by default. Flags subscripts on values that may be tensors but that hylint cannot prove are:
 `hybrid_forward` arguments after the first that the body never uses as a tensor, and results of
-child blocks (`self.blk(x)[0]`), which may be tensors or tuples.
+child blocks indexed on several axes (`self.blk(x)[:, 0]`). Not flagged: a child's result indexed by
+one integer (`self.blk(x)[0]`: most often one of the outputs it returns) and the parts of Python lists
+(`fwd, bwd = states`, then `fwd[0]`: nested states are lists as often as tensors).
 
 ## Why is this bad?
 If the value is a tensor, `[]` selects graph outputs after `hybridize()` (see HY301): `v[0]`
@@ -40,18 +42,27 @@ As HY301, but always unsafe: the value may be a Python sequence, for which the r
     VALID = [
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n        return x + states[0]\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n        return x + args[0]\n"),
+        # a child's output indexed by one integer: most often one of the outputs it returns
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self.body(x)[0]\n"),
+        # parts of a list of states are lists themselves as often as tensors
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n"
+              "        fwd, bwd = states\n        return x + fwd[0]\n"),
     ]
     INVALID = [
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, mask):\n        return x * mask[0]\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x, mask):\n"
                 "        return x * F.squeeze(F.slice_axis(mask, axis=0, begin=0, end=1), axis=0)\n", unsafe=True),
-        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self.body(x)[0]\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self.body(x)[:, 0]\n"),
     ]
 
     def visit_Subscript(self, node: cst.Subscript, ctx) -> None:
         value = ctx.value(node.value)
         if not (value.kind is Kind.TENSOR and not value.certain or value.kind is Kind.CHILD):
             return
+        if value.assumed:
+            return  # a part of a Python list: most often a list itself (nested states), or a tensor
+        if value.kind is Kind.CHILD and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            return  # `out[0]` on a child's output: most often selecting one of the outputs it returns
         if is_whole_slice(node) or is_assignment_target(node, ctx):
             return
         name = ctx.code(node.value).strip()

@@ -2,10 +2,11 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.context import Kind, dotted_name
+from hylint.analysis.syntax import dotted_name
+from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.fixes import f_call
-from hylint.optable import SYM_ONLY
+from hylint.analysis.ops import SYM_ONLY
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._hazards import CLS, in_mode_branch, paren
 

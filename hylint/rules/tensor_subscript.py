@@ -1,10 +1,11 @@
 import libcst as cst
 
-from hylint.context import Kind
+from hylint.analysis.values import Kind
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._subscript import is_assignment_target, is_whole_slice, subscript_fix, what_happens
 
-CLS = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return {}\n"
+# `x = F.relu(x)` proves `x` a tensor: only then is a fix safe (an argument used nowhere else may be a list)
+CLS = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        x = F.relu(x)\n        return {}\n"
 
 
 class TensorSubscript(LintRule):
@@ -40,7 +41,9 @@ def hybrid_forward(self, F, x):
 ```
 
 ## Fix safety
-Safe for literal indices and slices (measured on MXNet 1.9.1, see docs/fixing.md):
+Safe for literal indices and slices on a value proven to be a tensor (measured on MXNet 1.9.1, see
+docs/fixing.md); unsafe on an argument that is a tensor only by assumption (used nowhere as one: it may
+be a Python list of tensors, which the rewrite would break eagerly):
 - an integer index (`x[0]`, `x[-1]`, `x[:, 2]`) becomes `F.squeeze(F.slice_axis(...), axis=...)`: exact
   (legacy NDArray has no 0-d arrays, `squeeze` never goes below shape `(1,)`), and it fails where the
   index is out of range. Never `F.slice_axis` alone: it keeps the axis (mxnet-truth §1.4);
@@ -83,6 +86,11 @@ always raise eagerly (`x[2:1]`) are reported without a fix.
                 unsafe=True),
         Invalid(CLS.format("x[2:1]")),
         Invalid(CLS.format("x[..., 0]")),
+        # the first argument is a tensor by assumption only (it could be a list of feature maps): unsafe
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self.head(x[-1])\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+                "        return self.head(F.squeeze(F.slice_axis(x, axis=0, begin=-1, end=None), axis=0))\n",
+                unsafe=True),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        h = F.relu(x)\n        return h[0]\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        h = F.relu(x)\n"
                 "        return F.squeeze(F.slice_axis(h, axis=0, begin=0, end=1), axis=0)\n"),

@@ -2,7 +2,8 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.context import Kind, dotted_name, shape_difference
+from hylint.analysis.syntax import dotted_name
+from hylint.analysis.values import Kind, shape_difference
 from hylint.diagnostic import Applicability
 from hylint.fixes import f_call
 from hylint.rule import Invalid, LintRule, PendingEdit, PendingFix, Valid, replace

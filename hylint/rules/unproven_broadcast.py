@@ -1,6 +1,6 @@
 import libcst as cst
 
-from hylint.context import shape_difference, shapes_proven_equal
+from hylint.analysis.values import Kind, Shape, Value, shape_difference, shapes_proven_equal
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._binary import broadcast_fix, describe, tensor_pairs
 
@@ -16,7 +16,12 @@ class UnprovenBroadcast(LintRule):
 Off by default (`--extend-select HY102` or `--select ALL`). Flags every `+ - * / % ** < <= > >= == !=`
 between two tensors in a hybrid context whose shapes hylint cannot prove equal, and that HY101 does
 not already flag for evidence of different shapes. Shapes are proven equal when both operands derive
-from the same tensor through shape-preserving operations, or both have the same literal shape.
+from the same tensor through shape-preserving operations, are outputs of one `split`, or both have the
+same literal shape. It stays quiet where nothing suggests the shapes differ (a residual add
+`x + self.body(x)`, a child's output, elements of lists and of multi-output results, the same pattern
+of known sizes on both sides): it reports an extra input of the function (a mask, a weight row: its shape is the caller's choice)
+against another tensor, and one operand with shape facts (a size-1 axis, a known size, a fixed shape)
+the other does not share.
 
 ## Why is this bad?
 After `hybridize()` these operators require identical shapes; if the two tensors ever differ in
@@ -26,14 +31,14 @@ a block that fails with `Incompatible attr in node ...` (and `hylint verify` fin
 
 ## Example
 ```python
-def hybrid_forward(self, F, x, y):
-    return x * y
+def hybrid_forward(self, F, x):
+    return x * F.arange(4)
 ```
 
 ## Use instead
 ```python
-def hybrid_forward(self, F, x, y):
-    return F.broadcast_mul(x, y)
+def hybrid_forward(self, F, x):
+    return F.broadcast_mul(x, F.arange(4))
 ```
 
 ## Fix safety
@@ -44,17 +49,24 @@ same values eagerly, and accepts any broadcastable shapes when hybridized.
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.relu(x)\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * 2 + 1\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.ones((2, 3)) + F.zeros((2, 3))\n"),
+        # nothing suggests these differ: a residual add, siblings of one split, (N, 1) and (N, 1)
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + self.body(x)\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        a, b = F.split(x, 2)\n        return a * b\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+              "        return x.reshape((-1, 1)) * y.reshape((-1, 1))\n"),
     ]
     INVALID = [
-        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n        return x * y\n",
-                "class N(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n        return F.broadcast_mul(x, y)\n"),
-        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + self.body(x)\n",
-                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_add(x, self.body(x))\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * F.arange(4)\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_mul(x, F.arange(4))\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.ones((2, 3))\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_add(x, F.ones((2, 3)))\n"),
     ]
 
     def _check(self, node, ctx) -> None:
         for symbol, left, right, lv, rv in tensor_pairs(node, ctx):
             if shapes_proven_equal(lv.shape, rv.shape) or shape_difference(lv.shape, rv.shape) is not None:
+                continue
+            if not _may_differ(lv, rv, ctx):
                 continue
             message = (f"`{describe(left, ctx)} {symbol} {describe(right, ctx)}`: shapes not proven equal; after "
                        f"hybridize() `{symbol}` fails unless they are identical")
@@ -66,3 +78,35 @@ same values eagerly, and accepts any broadcastable shapes when hybridized.
 
     def visit_Comparison(self, node: cst.Comparison, ctx) -> None:
         self._check(node, ctx)
+
+
+def _has_facts(shape: Shape) -> bool:
+    """Facts that make a difference plausible: a size-1 axis, a fixed (parameter) shape, a known size.
+    A rank alone, or `reshape((-1, k))` with a variable `k`, says nothing of the sizes."""
+    return shape.unit_axis or shape.static or any(d is not None for d in shape.dims or ())
+
+
+def _may_differ(a: Value, b: Value, ctx) -> bool:
+    """Something suggests the two shapes can differ: an extra input of the function (a mask, a weight
+    row: its shape is the caller's choice) against another tensor, or shape facts on one side that the
+    other does not share. Not a residual add (`x + self.body(x)`), a child's output, an element of a list
+    or of a multi-output result: nothing is known of those shapes."""
+    if a.kind is not Kind.TENSOR or b.kind is not Kind.TENSOR:
+        return False
+    hybrid = ctx.hybrid
+    extra = {name for name, value in hybrid.params.items() if value.kind is Kind.TENSOR} - \
+        {hybrid.first_data_param} if hybrid is not None else set()
+    if any(v.name in extra and v.shape.root == v.name for v in (a, b)) and a.shape.root != b.shape.root:
+        return True  # the input itself (what is computed from it is reported once, here)
+    if not (a.certain and b.certain):
+        return False
+    if not (_has_facts(a.shape) or _has_facts(b.shape)):
+        return False
+    # the same facts on both sides, e.g. two (N, 1) results of reductions; not when the rank is unknown
+    # (`x.expand_dims(0)` and `x.expand_dims(0).expand_dims(0)` both have "a size-1 axis")
+    known = a.shape.rank is not None or a.shape.dims is not None
+    return not known or _facts(a.shape) != _facts(b.shape)
+
+
+def _facts(shape: Shape):
+    return shape.rank, shape.dims, shape.unit_axis, shape.static

@@ -1,0 +1,53 @@
+"""What the code holds: one analysis per file, shared by every rule.
+
+* ``module``: classes (bases, children and parameters declared in ``__init__``) and functions;
+* ``interpreter.HybridContext``: for one function that runs with F = mxnet.sym after hybridize()
+  (every ``hybrid_forward(self, F, ...)`` and every helper called with F), the name bound to F,
+  what each parameter holds (``evidence``), the value of every expression (``values``: tensor,
+  multi-output result, Python list, Python value, NumPy, ...) with what is known of tensor shapes,
+  and the regions that only ever run eagerly (``guards``);
+* ``ops``: THE table of operator semantics both call forms (``F.op(x)``, ``x.op()``) are read from;
+* ``syntax``: small helpers over libcst nodes.
+
+``analyze_module(module)`` is the entry point.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from hylint.analysis.interpreter import HybridContext
+from hylint.analysis.module import ClassInfo, ModuleInfo, collect_defs
+from hylint.analysis.syntax import param_names
+from hylint.analysis.values import Value
+
+__all__ = ["analyze_module", "HybridContext", "ModuleInfo", "ClassInfo"]
+
+
+def analyze_module(module: cst.Module) -> ModuleInfo:
+    classes: Dict[str, ClassInfo] = {}
+    functions: Dict[str, cst.FunctionDef] = {}
+    class_of: Dict[cst.FunctionDef, ClassInfo] = {}
+    collect_defs(module.body, classes, functions, class_of)
+    info = ModuleInfo(classes, class_of, functions, {})
+    pending: List[Tuple[cst.FunctionDef, Optional[ClassInfo], Optional[str], Dict[str, Value], bool]] = []
+    for cls in classes.values():
+        fn = cls.hybrid_forward
+        if fn is None:
+            continue
+        params = param_names(fn)
+        if len(params) >= 2:
+            pending.append((fn, cls, params[1].name.value, {}, False))
+    while pending:
+        fn, cls, f_name, incoming, is_helper = pending.pop(0)
+        if fn in info.contexts:
+            continue
+        ctx = HybridContext(fn, f_name, cls, info, incoming, is_helper)
+        info.contexts[fn] = ctx
+        for helper, helper_cls, helper_f, helper_args in ctx.helper_calls:
+            if helper not in info.contexts:
+                pending.append((helper, helper_cls, helper_f, helper_args, True))
+    return info
+
+

@@ -1,0 +1,162 @@
+"""Module structure: classes (bases, children and parameters declared in ``__init__``), functions,
+and which classes belong to the HybridBlock family."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from hylint.analysis.guards import ND_NAMES
+from hylint.analysis.syntax import blocks_of, call_arg, dotted_name, keyword_value, literal_shape, nested_literal_shape
+from hylint.walk import walk
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hylint.analysis.interpreter import HybridContext
+
+HYBRID_BASE_NAMES = {
+    "HybridBlock",
+    "HybridSequential",
+    "HybridConcurrent",
+    "HybridLambda",
+    "SymbolBlock",
+    "HybridRecurrentCell",
+}
+BLOCK_BASE_NAMES = {"Block", "Sequential", "Lambda", "Concurrent", "RecurrentCell"}
+PARAM_FACTORIES = {"get", "get_constant"}
+
+
+@dataclass
+class ClassInfo:
+    node: cst.ClassDef
+    name: str
+    base_names: List[str]
+    # attribute -> (declared shape literal or None) for Parameters assigned in __init__
+    params: Dict[str, Optional[Tuple[Optional[int], ...]]] = field(default_factory=dict)
+    # attribute -> dotted constructor name for children assigned in __init__ (nn.Dense, MyBlock)
+    children: Dict[str, str] = field(default_factory=dict)
+    child_calls: Dict[str, cst.Call] = field(default_factory=dict)  # attribute -> the constructor call
+    methods: Dict[str, cst.FunctionDef] = field(default_factory=dict)
+    # attribute -> dotted callee for NDArrays made in __init__ (self.c = nd.array(...))
+    ndarrays: Dict[str, str] = field(default_factory=dict)
+
+    @property
+    def hybrid_forward(self) -> Optional[cst.FunctionDef]:
+        return self.methods.get("hybrid_forward")
+
+
+class _InitScanner(cst.CSTVisitor):
+    """Collects ``self.<attr> = ...`` assignments in ``__init__`` (inside ``name_scope`` too)."""
+
+    def __init__(self, info: ClassInfo) -> None:
+        self.info = info
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # nested functions do not assign attributes of self
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            name = dotted_name(target.target)
+            if name and name.startswith("self.") and name.count(".") == 1:
+                self._record(name[5:], node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        name = dotted_name(node.target)
+        if node.value is not None and name and name.startswith("self.") and name.count(".") == 1:
+            self._record(name[5:], node.value)
+
+    def _record(self, attr: str, value: cst.BaseExpression) -> None:
+        if not isinstance(value, cst.Call):
+            return
+        callee = dotted_name(value.func) or ""
+        last = callee.rsplit(".", 1)[-1]
+        if callee.rpartition(".")[0] in ND_NAMES or any(callee.startswith(p + ".") for p in ND_NAMES):
+            self.info.ndarrays[attr] = callee
+        elif last in PARAM_FACTORIES and ".params." in f".{callee}" or callee.endswith("Parameter") or callee.endswith("Constant"):
+            shape = literal_shape(keyword_value(value, "shape"))
+            if shape is None and last == "get_constant":
+                shape = _constant_shape(value)
+            self.info.params[attr] = shape
+        elif last and last[0].isupper():
+            self.info.children[attr] = callee
+            self.info.child_calls[attr] = value
+
+
+def _constant_shape(call: cst.Call) -> Optional[Tuple[Optional[int], ...]]:
+    """Shape of ``get_constant(name, value)``'s literal value (a nested list or ``nd.array(list)``)."""
+    arg = call_arg(call, 1, "value")
+    if arg is None:
+        return None
+    value = arg.value
+    maker = (dotted_name(value.func) or "").rsplit(".", 1)[-1] if isinstance(value, cst.Call) else None
+    if maker in ("ones", "zeros", "full", "empty") and value.args:  # nd.ones((4, 3))
+        shape_arg = call_arg(value, 0, "shape")
+        dims = literal_shape(shape_arg.value) if shape_arg is not None else None
+        return dims if dims and None not in dims else None
+    if maker == "array" and value.args:
+        value = value.args[0].value
+    dims = nested_literal_shape(value)
+    return dims if dims else None
+
+
+@dataclass
+class ModuleInfo:
+    classes: Dict[str, ClassInfo]
+    class_of: Dict[cst.FunctionDef, ClassInfo]
+    functions: Dict[str, cst.FunctionDef]
+    contexts: Dict[cst.FunctionDef, "HybridContext"]
+    in_progress: Set[cst.FunctionDef] = field(default_factory=set)  # helpers being analysed (recursion)
+
+
+def _base_names(node: cst.ClassDef) -> List[str]:
+    names = []
+    for base in node.bases:
+        name = dotted_name(base.value)
+        if name:
+            names.append(name.rsplit(".", 1)[-1])
+    return names
+
+
+def collect_defs(body: Sequence[cst.CSTNode], classes: Dict[str, ClassInfo], functions: Dict[str, cst.FunctionDef],
+                 class_of: Dict[cst.FunctionDef, ClassInfo]) -> None:
+    for stmt in body:
+        if isinstance(stmt, cst.ClassDef):
+            info = ClassInfo(stmt, stmt.name.value, _base_names(stmt))
+            classes.setdefault(info.name, info)
+            inner_functions: Dict[str, cst.FunctionDef] = {}
+            collect_defs(stmt.body.body, classes, inner_functions, class_of)
+            info.methods = inner_functions
+            for method in inner_functions.values():
+                class_of[method] = info
+            init = inner_functions.get("__init__")
+            if init is not None:
+                walk(init.body, _InitScanner(info))
+        elif isinstance(stmt, cst.FunctionDef):
+            functions.setdefault(stmt.name.value, stmt)
+            if isinstance(stmt.body, cst.IndentedBlock):  # classes defined inside a function (factories)
+                collect_defs([s for s in stmt.body.body if isinstance(s, (cst.ClassDef, cst.If, cst.Try, cst.With))],
+                             classes, {}, class_of)
+        elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
+            for block in blocks_of(stmt):
+                collect_defs(block, classes, functions, class_of)
+
+
+def derives_from(info: Optional[ClassInfo], classes: Dict[str, ClassInfo], bases: Set[str],
+                 _seen: Optional[Set[str]] = None) -> bool:
+    """True for classes deriving (in this module or by name) from one of ``bases``."""
+    if info is None:
+        return False
+    seen = _seen or set()
+    for base in info.base_names:
+        if base in bases:
+            return True
+        if base in classes and base not in seen:
+            seen.add(base)
+            if derives_from(classes[base], classes, bases, seen):
+                return True
+    return False
+
+
+def is_hybrid_class(info: Optional[ClassInfo], classes: Dict[str, ClassInfo]) -> bool:
+    """True for classes deriving (in this module or by name) from a HybridBlock-family class."""
+    return derives_from(info, classes, HYBRID_BASE_NAMES)

@@ -1,0 +1,365 @@
+"""THE linter's table of operator semantics, shared by the ``F.op(x, ...)`` and ``x.op(...)`` forms.
+
+Each operator is declared once (as ``hylint/runtime/ops.py`` is for the runtime) with what the linter
+needs to know statically: what a call returns (a tensor, several outputs, a Python or NumPy value),
+how many outputs, the shape rule of its result, which arguments are tensors, and in which forms it
+exists (``F.op``, a fluent method of NDArray *and* Symbol, a method of NDArray only).
+
+A call in either form is seen through :class:`OpCall`, which puts the receiver of ``x.op(a)`` at
+argument position 0, so ``x.sum(1)`` and ``F.sum(x, 1)`` are read by the same rule. The names in
+``mxnet_api`` are measured on MXNet 1.9.1 (see scripts/gen_mxnet_api.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable, Dict, Optional, Tuple
+
+import libcst as cst
+
+from hylint import mxnet_api
+from hylint.analysis.syntax import call_arg, is_true, keyword_value, literal_int, literal_shape
+from hylint.analysis.values import (
+    NUMPY, PY, UNKNOWN, UNKNOWN_SHAPE, Kind, Shape, Value, format_dims, merge_shapes, multi, tensor,
+)
+
+Dims = Tuple[Optional[int], ...]
+
+
+@dataclass(frozen=True)
+class OpCall:
+    """One call of an operator, in either form; positions count the receiver of ``x.op()`` as 0."""
+
+    name: str  # the operator's short name: "sum"
+    label: str  # as written, for messages: "F.sum" or ".sum"
+    node: cst.Call
+    method: bool  # x.op(...) rather than F.op(x, ...)
+    values: Tuple[Value, ...]  # the receiver (method form), then every argument's value in order
+
+    def arg(self, position: Optional[int], keyword: Optional[str] = None) -> Optional[cst.BaseExpression]:
+        """The expression passed at ``position`` (receiver = 0 in the method form) or as ``keyword``."""
+        if self.method:
+            if position == 0:
+                return self.node.func.value if isinstance(self.node.func, cst.Attribute) else None
+            position = None if position is None else position - 1
+        found = call_arg(self.node, position, keyword)
+        return found.value if found is not None else None
+
+    def keyword(self, keyword: str) -> Optional[cst.BaseExpression]:
+        return keyword_value(self.node, keyword)
+
+    @property
+    def data(self) -> Optional[Value]:
+        """The first tensor among the receiver and the arguments."""
+        return next((v for v in self.values if v.kind is Kind.TENSOR), None)
+
+    @property
+    def static(self) -> bool:
+        data = self.data
+        return data.shape.static if data is not None else False
+
+
+ShapeRule = Callable[[OpCall], Shape]
+OutputRule = Callable[[OpCall], Optional[Value]]  # a multi-output Value, or None for one tensor
+
+
+@dataclass(frozen=True)
+class Op:
+    shape: Optional[ShapeRule] = None  # shape of a tensor result (None: nothing known)
+    outputs: Optional[OutputRule] = None  # several outputs (always, or depending on arguments)
+    result: Optional[Value] = None  # a fixed value that is not a tensor (asnumpy -> NUMPY, ...)
+    function: bool = True  # F.<op> exists
+    fluent: bool = False  # x.<op>() exists on NDArray and on Symbol (a call is evidence of a tensor)
+    ndarray_only: bool = False  # x.<op>() exists only on NDArray (raises on a Symbol)
+    all_data: bool = False  # every positional argument is a tensor
+    creation: bool = False  # makes a tensor from a shape, not from data
+    shape_preserving: bool = False  # the result has the shape of the first data input
+
+
+# -- shape rules ------------------------------------------------------------------------------------
+
+
+def same_as_data(call: OpCall) -> Shape:
+    data = call.data
+    return data.shape if data is not None else UNKNOWN_SHAPE
+
+
+def reduction(axis_at: int) -> ShapeRule:
+    def rule(call: OpCall) -> Shape:
+        base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
+        return reduced_shape(base, call, axis_at)
+    return rule
+
+
+def reduced_shape(base: Shape, call: OpCall, axis_position: int) -> Shape:
+    """Shape evidence for a reduction ``label(..., axis=..., keepdims=...)``.
+
+    ``keepdims=True`` keeps the rank and leaves a size-1 axis; no axis (legacy MXNet has no 0-d
+    arrays) gives shape ``(1,)``; a literal axis of a tensor of known rank removes that axis.
+    """
+    label = call.label
+    if is_true(call.keyword("keepdims")):
+        return Shape(rank=base.rank, unit_axis=True, static=base.static,
+                     why=f"`{label}(..., keepdims=True)` keeps a size-1 axis")
+    if call.keyword("exclude") is not None:
+        return Shape(static=base.static)
+    axis = call.arg(axis_position, "axis")
+    if axis is None or isinstance(axis, cst.Name) and axis.value == "None":
+        return Shape(rank=1, dims=(1,), unit_axis=True, static=base.static,
+                     why=f"`{label}(...)` without an axis reduces to shape (1,)")
+    axes = literal_shape(axis)
+    if base.rank is None or axes is None or any(a is None for a in axes):
+        return Shape(static=base.static)
+    rank = base.rank - len(set(a % base.rank for a in axes if base.rank))
+    if rank <= 0:
+        return Shape(rank=1, dims=(1,), unit_axis=True, static=base.static,
+                     why=f"`{label}(...)` reduces every axis: shape (1,)")
+    dims = None
+    if base.dims is not None:
+        dropped = {a % base.rank for a in axes}
+        dims = tuple(d for i, d in enumerate(base.dims) if i not in dropped)
+    return Shape(rank=rank, dims=dims, static=base.static)
+
+
+def expand_dims(call: OpCall) -> Shape:
+    base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
+    return Shape(rank=None if base.rank is None else base.rank + 1, unit_axis=True, static=base.static,
+                 why=f"`{call.label}` adds a size-1 axis")
+
+
+def reshape(call: OpCall) -> Shape:
+    positional = [a for a in call.node.args if a.keyword is None and not a.star]
+    if call.method and len(positional) > 1:  # x.reshape(1, -1, 1): the sizes as separate arguments
+        sizes = tuple(literal_int(a.value) for a in positional)
+        dims = None if None in sizes else sizes
+    else:
+        dims = literal_shape(call.arg(1, "shape"))
+    return reshaped(dims, call.static)
+
+
+def pick(call: OpCall) -> Shape:
+    """``pick(data, index, axis=-1, keepdims=False)``: the picked axis is kept (size 1) or removed."""
+    base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
+    if is_true(call.arg(3, "keepdims")):
+        return Shape(rank=base.rank, unit_axis=True, static=base.static,
+                     why=f"`{call.label}(..., keepdims=True)` keeps a size-1 axis")
+    return Shape(rank=None if base.rank is None else max(base.rank - 1, 1), static=base.static)
+
+
+def reshaped(dims: Optional[Dims], static: bool) -> Shape:
+    if dims is None or any(d in (-2, -3, -4) for d in dims if d is not None):
+        return Shape(static=static)
+    # 0 copies an input axis and -1 is inferred: the rank is known, those sizes are not
+    known = tuple(d if d is not None and d > 0 else None for d in dims)
+    return Shape(rank=len(dims), dims=known, unit_axis=1 in known, static=static,
+                 why=f"reshaped to {tuple(dims)}" if 1 in known else "")
+
+
+def broadcast_to(call: OpCall) -> Shape:
+    """``broadcast_to(shape=dims)``: the rank of dims; 0 (keep this axis) leaves the size unknown."""
+    dims = literal_shape(call.arg(1, "shape"))
+    if dims is None:
+        return Shape(static=call.static)
+    known = tuple(None if d in (0, None) else d for d in dims)
+    return Shape(rank=len(dims), dims=known, static=call.static)
+
+
+def like_second(call: OpCall) -> Shape:
+    """``broadcast_like(a, b)``, ``reshape_like(a, b)``: the shape of ``b``."""
+    if len(call.values) > 1 and call.values[1].kind is Kind.TENSOR:
+        return replace(call.values[1].shape, unit_axis=False, why="")
+    return UNKNOWN_SHAPE
+
+
+def broadcast_binary(call: OpCall) -> Shape:
+    if len(call.values) >= 2 and all(v.kind is Kind.TENSOR for v in call.values[:2]):
+        return merge_shapes(call.values[0].shape, call.values[1].shape)
+    return UNKNOWN_SHAPE
+
+
+def creation(call: OpCall) -> Shape:
+    shape_node = call.keyword("shape")
+    if shape_node is None and call.name in ("ones", "zeros", "full", "empty"):
+        first = call.node.args[0] if call.node.args else None
+        shape_node = first.value if first is not None and first.keyword is None else None
+    return created(literal_shape(shape_node), f"{call.label}")
+
+
+def created(dims: Optional[Dims], label: str) -> Shape:
+    if dims is None:
+        return Shape(static=True)
+    unit = 1 in dims
+    why = f"`{label}({format_dims(dims)})` has a size-1 axis" if unit else ""
+    return Shape(rank=len(dims), dims=dims, unit_axis=unit, static=True, why=why)
+
+
+# -- output rules -----------------------------------------------------------------------------------
+
+
+def count_at(position: Optional[int], keyword: str) -> OutputRule:
+    def rule(call: OpCall) -> Value:
+        count = call.arg(position, keyword)
+        return multi(literal_int(count) if count is not None else None)
+    return rule
+
+
+def equal_parts(call: OpCall) -> Value:
+    """``split(x, num_outputs)``: its outputs have one shape (a root naming this call) and, without
+    ``squeeze_axis``, the rank of ``x``."""
+    count = call.arg(1, "num_outputs")
+    base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
+    squeezed = is_true(call.arg(3, "squeeze_axis"))
+    part = Shape(rank=None if squeezed else base.rank, root=f"<outputs of {call.label} at {id(call.node)}>",
+                 static=base.static)
+    return multi(literal_int(count) if count is not None else None, part)
+
+
+def always_multi(call: OpCall) -> Value:
+    return Value(Kind.MULTI)
+
+
+def multi_when(keyword: str, count: Optional[int] = None, string: Optional[str] = None) -> OutputRule:
+    """Several outputs when ``keyword`` is True (or the string ``string``)."""
+    def rule(call: OpCall) -> Optional[Value]:
+        value = call.keyword(keyword)
+        flagged = is_true(value) if string is None else \
+            isinstance(value, cst.SimpleString) and value.evaluated_value == string
+        if not flagged:
+            return None
+        return multi(count) if count is not None else Value(Kind.MULTI)
+    return rule
+
+
+# -- the table --------------------------------------------------------------------------------------
+
+OPS: Dict[str, Op] = {}
+
+
+def _declare(names: str, **facts: object) -> None:
+    for name in names.split():
+        OPS[name] = replace(OPS.get(name, Op()), **facts)
+
+
+# the result has the shape of the first data input
+_declare("relu sigmoid tanh softmax log_softmax softsign exp log log1p expm1 sqrt rsqrt square abs sign negative "
+         "reciprocal floor ceil round rint fix trunc sin cos tan arcsin arccos arctan sinh cosh erf gamma gammaln "
+         "clip Activation LeakyReLU Dropout BatchNorm LayerNorm InstanceNorm GroupNorm identity stop_gradient "
+         "BlockGrad cast Cast zeros_like ones_like L2Normalization hard_sigmoid softmin elemwise_add elemwise_sub "
+         "elemwise_mul elemwise_div where logical_not make_loss smooth_l1",
+         shape=same_as_data, shape_preserving=True)
+_declare("sum mean max min prod nansum nanprod argmax argmin sum_axis max_axis min_axis", shape=reduction(1))
+_declare("norm", shape=reduction(2))  # norm(data, ord, axis)
+_declare("expand_dims", shape=expand_dims)
+_declare("reshape", shape=reshape)
+_declare("broadcast_to", shape=broadcast_to)
+_declare("broadcast_like reshape_like", shape=like_second)
+_declare("pick", shape=pick)
+_declare("ones zeros full empty arange eye linspace array", shape=creation, creation=True)
+
+# several outputs (`[i]` selects an output, eagerly and hybridized alike); counted with
+# `len(mx.sym.<op>(...).list_outputs())` on MXNet 1.9.1 with default arguments
+_declare("split SliceChannel", outputs=equal_parts)
+_declare("amp_multicast", outputs=count_at(None, "num_outputs"))  # one output per data input
+_declare("split_v2 bipartite_matching box_encode MultiBoxTarget hawkesll gelqf syevd slogdet linalg_gelqf "
+         "linalg_syevd linalg_slogdet", outputs=always_multi)
+_declare("BatchNorm", outputs=multi_when("output_mean_var"))
+_declare("RNN", outputs=multi_when("state_outputs"))
+_declare("Proposal MultiProposal", outputs=multi_when("output_score"))
+_declare("topk", outputs=multi_when("ret_typ", count=2, string="both"))
+_declare("multinomial", outputs=multi_when("get_prob", count=2))
+
+# results that are not tensors
+_declare("foreach while_loop", result=Value(Kind.PY, elements=(Value(Kind.SEQ), Value(Kind.SEQ))))
+_declare("cond", result=UNKNOWN)
+
+# fluent methods shared by NDArray and Symbol (calling one is evidence the receiver is a tensor)
+_declare("reshape reshape_like sum mean max min prod norm argmax argmin transpose swapaxes expand_dims squeeze "
+         "flatten astype softmax log_softmax relu sigmoid tanh exp log sqrt square abs clip slice slice_axis "
+         "slice_like take pick tile repeat broadcast_to broadcast_like split one_hot topk sort argsort zeros_like "
+         "ones_like flip round floor ceil sign nansum diag", fluent=True)
+_declare("astype", shape=same_as_data, shape_preserving=True)
+
+# methods that exist (or work) only on NDArray; on a Symbol they raise (mxnet-truth §3)
+_declare("asnumpy asscalar item wait_to_read attach_grad copyto as_in_context copy detach tostype backward tolist",
+         ndarray_only=True, function=False)
+_declare("copy copyto as_in_context detach tostype", shape=same_as_data)
+_declare("asnumpy", result=NUMPY)
+_declare("asscalar item tolist wait_to_read attach_grad backward", result=PY)
+
+# ops whose positional arguments are all tensors
+_declare("concat Concat stack add_n ElementWiseSum dot batch_dot where maximum minimum power hypot take pick "
+         "batch_take gather_nd FullyConnected Convolution Deconvolution BatchNorm LayerNorm InstanceNorm GroupNorm "
+         "Embedding RNN broadcast_like reshape_like slice_like SequenceMask SequenceLast SequenceReverse LeakyReLU "
+         "arctan2 softmax_cross_entropy SoftmaxOutput LinearRegressionOutput", all_data=True)
+
+BROADCAST_FAMILY = Op(shape=broadcast_binary, all_data=True)
+DEFAULT = Op()
+
+
+def lookup(name: str) -> Op:
+    """The facts of operator ``name`` (a short name: "sum"; broadcast_* and elemwise_* by family)."""
+    op = OPS.get(name)
+    if op is not None:
+        return op
+    if name.startswith("broadcast_"):
+        return BROADCAST_FAMILY
+    if name.startswith("elemwise_"):
+        return replace(DEFAULT, all_data=True)
+    return DEFAULT
+
+
+def evaluate(call: OpCall) -> Value:
+    """The value of an operator call, from the table."""
+    op = lookup(call.name)
+    if not call.method and not op.function:
+        op = DEFAULT  # F.asnumpy(x) is no operator: whatever it is, it is not a NumPy array
+    certain = call.values[0].certain if call.method and call.values else True
+    if op.result is not None:
+        return op.result
+    if op.outputs is not None:
+        several = op.outputs(call)
+        if several is not None:
+            return several
+    shape = op.shape(call) if op.shape is not None else UNKNOWN_SHAPE
+    return tensor(shape, certain=certain)
+
+
+# -- derived sets (what rules and parameter evidence ask) -------------------------------------------
+
+CREATION_OPS = {name for name, op in OPS.items() if op.creation}
+SHAPE_PRESERVING = {name for name, op in OPS.items() if op.shape_preserving}
+TENSOR_METHODS = {name for name, op in OPS.items() if op.fluent}
+NDARRAY_ONLY_METHODS = {name for name, op in OPS.items() if op.ndarray_only}
+ALL_DATA_POSITIONAL = {name for name, op in OPS.items() if op.all_data}
+
+DATA_KEYWORDS = {"data", "lhs", "rhs", "weight", "bias", "gamma", "beta", "moving_mean", "moving_var", "label",
+                 "indices", "index", "condition", "x", "y", "a", "b", "mask", "sequence_length", "state",
+                 "state_cell", "parameters", "rois", "query", "key", "value", "valid_length"}
+
+# attributes of NDArray that Symbol lacks
+NDARRAY_ONLY_ATTRS = {"shape", "size", "ndim", "dtype", "context", "ctx", "T", "grad", "stype"}
+
+NUMPY_SCALAR_TYPES = {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_",
+                      "float_", "int_", "double", "single", "pi", "e", "inf", "nan"}
+
+# tensor-tensor operators and their broadcast_* equivalents
+BROADCAST_OPS = {
+    "+": "broadcast_add", "-": "broadcast_sub", "*": "broadcast_mul", "/": "broadcast_div", "%": "broadcast_mod",
+    "==": "broadcast_equal", "!=": "broadcast_not_equal", ">": "broadcast_greater",
+    ">=": "broadcast_greater_equal", "<": "broadcast_lesser", "<=": "broadcast_lesser_equal",
+}
+
+ND_ONLY = {ns: set(names) for ns, names in mxnet_api.ND_ONLY.items()}
+SYM_ONLY = {ns: set(names) for ns, names in mxnet_api.SYM_ONLY.items()}
+
+
+def is_data_position(op: str, index: int) -> bool:
+    short = op.rsplit(".", 1)[-1]
+    if short in CREATION_OPS or op.startswith("random.") and short not in ("multinomial", "shuffle"):
+        return False
+    if lookup(short).all_data:
+        return True
+    return index == 0
+
+
+def is_data_keyword(keyword: str) -> bool:
+    return keyword in DATA_KEYWORDS

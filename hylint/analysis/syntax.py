@@ -1,0 +1,151 @@
+"""Small syntax helpers over libcst nodes: dotted names, literals, call arguments, parents."""
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from hylint.walk import walk
+
+
+def dotted_name(node: cst.CSTNode) -> Optional[str]:
+    """``mx.nd.array`` -> "mx.nd.array"; None for anything that is not a plain dotted name."""
+    parts: List[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+def literal_int(node: cst.CSTNode) -> Optional[int]:
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = literal_int(node.expression)
+        return None if inner is None else -inner
+    return None
+
+
+def literal_number(node: cst.CSTNode) -> Optional[float]:
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return node.evaluated_value
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        inner = literal_number(node.expression)
+        if inner is None:
+            return None
+        return -inner if isinstance(node.operator, cst.Minus) else inner
+    return None
+
+
+def literal_shape(node: Optional[cst.CSTNode]) -> Optional[Tuple[Optional[int], ...]]:
+    """``(1, k)`` -> (1, None); ``3`` -> (3,); None when it is not a tuple/list/int literal."""
+    if node is None:
+        return None
+    if isinstance(node, (cst.Tuple, cst.List)):
+        dims: List[Optional[int]] = []
+        for element in node.elements:
+            if isinstance(element, cst.StarredElement):
+                return None
+            dims.append(literal_int(element.value))
+        return tuple(dims)
+    value = literal_int(node)
+    if value is not None:
+        return (value,)
+    return None
+
+
+def call_arg(call: cst.Call, position: Optional[int], keyword: Optional[str]) -> Optional[cst.Arg]:
+    positional = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            if keyword is not None and arg.keyword.value == keyword:
+                return arg
+            continue
+        if arg.star:
+            return None if position is not None and positional <= position else None
+        if position is not None and positional == position:
+            return arg
+        positional += 1
+    return None
+
+
+def keyword_value(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression]:
+    arg = call_arg(call, None, keyword)
+    return arg.value if arg is not None else None
+
+
+def is_true(node: Optional[cst.CSTNode]) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def param_names(fn: cst.FunctionDef) -> List[cst.Param]:
+    params = fn.params
+    return list(params.posonly_params) + list(params.params)
+
+
+
+def parent_map(root: cst.CSTNode) -> Dict[cst.CSTNode, cst.CSTNode]:
+    parents: Dict[cst.CSTNode, cst.CSTNode] = {}
+    stack: List[cst.CSTNode] = []
+
+    class _Parents(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if stack:
+                parents[node] = stack[-1]
+            stack.append(node)
+            return True
+
+        def on_leave(self, original_node: cst.CSTNode) -> None:
+            stack.pop()
+
+    walk(root, _Parents())
+    return parents
+
+
+
+def nested_literal_shape(node: cst.CSTNode) -> Optional[Tuple[int, ...]]:
+    """Shape of a nested list/tuple literal of numbers; () for a bare number."""
+    if literal_number(node) is not None:
+        return ()
+    if isinstance(node, (cst.List, cst.Tuple)):
+        if not node.elements:
+            return None
+        shapes = [nested_literal_shape(e.value) for e in node.elements]
+        if any(s is None for s in shapes) or len(set(shapes)) != 1:
+            return None
+        return (len(node.elements),) + shapes[0]
+    return None
+
+
+def returns_tuple(fn: cst.FunctionDef) -> bool:
+    found = []
+
+    class _Returns(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is fn
+
+        def visit_Return(self, node: cst.Return) -> None:
+            found.append(isinstance(node.value, (cst.Tuple, cst.List)))
+
+    walk(fn, _Returns())
+    return any(found)
+
+
+
+def blocks_of(stmt: cst.CSTNode) -> Iterable[Sequence[cst.CSTNode]]:
+    if isinstance(stmt, cst.If):
+        yield stmt.body.body
+        if stmt.orelse is not None:
+            yield from blocks_of(stmt.orelse) if isinstance(stmt.orelse, cst.If) else [stmt.orelse.body.body]
+    elif isinstance(stmt, cst.Try):
+        yield stmt.body.body
+        for handler in stmt.handlers:
+            yield handler.body.body
+    elif isinstance(stmt, cst.With):
+        yield stmt.body.body
+    elif isinstance(stmt, cst.Else):
+        yield stmt.body.body
+

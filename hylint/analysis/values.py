@@ -1,0 +1,166 @@
+"""What an expression holds (``Value``: tensor, multi-output result, Python list, ...) and what is
+statically known of a tensor's shape (``Shape``), with the broadcasting algebra on shapes."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import Enum
+from typing import List, Optional, Tuple
+
+
+class Kind(Enum):
+    TENSOR = "tensor"  # an NDArray eagerly, a Symbol when hybridized
+    MULTI = "multi"  # a multi-output result (F.split): [] selects outputs
+    SEQ = "seq"  # a Python list/tuple of tensors (*args, states)
+    KWARGS = "kwargs"  # **kwargs of hybrid_forward: a dict of tensors
+    CHILD = "child"  # result of a child block: a tensor or a tuple of them
+    PY = "py"  # a Python number, string, bool, None, tuple of numbers, config attribute
+    NUMPY = "numpy"  # a numpy array (not a numpy scalar)
+    F = "F"  # the F namespace itself
+    BLOCK = "block"  # self or a child block object
+    PARAM_OBJ = "param"  # a gluon Parameter object (self.weight)
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What is statically known of a tensor's shape."""
+
+    rank: Optional[int] = None
+    dims: Optional[Tuple[Optional[int], ...]] = None  # per-axis sizes where known
+    unit_axis: bool = False  # evidence of a size-1 axis made for broadcasting
+    root: Optional[str] = None  # same shape as this named tensor
+    static: bool = False  # shape fixed by code (constant, parameter), not by the input batch
+    why: str = ""  # short evidence text for messages
+
+    def with_rank(self, rank: Optional[int]) -> "Shape":
+        return replace(self, rank=rank)
+
+
+UNKNOWN_SHAPE = Shape()
+
+
+@dataclass(frozen=True)
+class Value:
+    kind: Kind
+    shape: Shape = UNKNOWN_SHAPE
+    certain: bool = True  # for tensors: proven (or first data argument) vs merely possible
+    name: Optional[str] = None  # the local name this value came from, for messages
+    elements: Tuple["Value", ...] = ()  # for literal tuples/lists
+    # a tensor by assumption only (the first data argument when nothing in the body proves it, and
+    # what is indexed out of it): enough to report, never enough for a fix marked safe
+    assumed: bool = False
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind is Kind.TENSOR
+
+    @property
+    def is_python(self) -> bool:
+        return self.kind in (Kind.PY, Kind.NUMPY, Kind.SEQ, Kind.KWARGS, Kind.F, Kind.BLOCK, Kind.PARAM_OBJ)
+
+
+UNKNOWN = Value(Kind.UNKNOWN, certain=False)
+PY = Value(Kind.PY)
+NUMPY = Value(Kind.NUMPY)
+
+
+def tensor(shape: Shape = UNKNOWN_SHAPE, certain: bool = True, name: Optional[str] = None,
+           assumed: bool = False) -> Value:
+    return Value(Kind.TENSOR, shape, certain, name, assumed=assumed)
+
+
+def join(a: Value, b: Value) -> Value:
+    """What a name holds after two branches that left it ``a`` and ``b``: only what both agree on."""
+    if a == b:
+        return a
+    if a.kind is not b.kind:
+        return UNKNOWN  # a tensor in one branch and a Python list in the other: neither is known
+    elements = a.elements if a.elements == b.elements else ()
+    return Value(a.kind, join_shapes(a.shape, b.shape), a.certain and b.certain, a.name if a.name == b.name else None,
+                 elements, a.assumed or b.assumed)
+
+
+def join_shapes(a: Shape, b: Shape) -> Shape:
+    if a == b:
+        return a
+    unit = a.unit_axis and b.unit_axis
+    return Shape(rank=a.rank if a.rank == b.rank else None, dims=a.dims if a.dims == b.dims else None,
+                 unit_axis=unit, root=a.root if a.root == b.root else None, static=a.static and b.static,
+                 why=(a.why or b.why) if unit else "")
+
+
+def multi(count: Optional[int], part: Shape = UNKNOWN_SHAPE) -> Value:
+    """A multi-output result; its elements (of shape ``part``) say how many outputs it has, when known."""
+    if count is None or count < 1 or count > 64:
+        return Value(Kind.MULTI)
+    return Value(Kind.MULTI, elements=(tensor(part),) * count)
+
+
+def format_dims(dims: Tuple[Optional[int], ...]) -> str:
+    inner = ", ".join("?" if d is None else str(d) for d in dims)
+    return f"({inner},)" if len(dims) == 1 else f"({inner})"
+
+
+
+def merge_shapes(a: Shape, b: Shape) -> Shape:
+    """Shape of a broadcasting binary result (as far as known)."""
+    if a.root is not None and a.root == b.root:
+        return a
+    rank = None
+    if a.rank is not None and b.rank is not None:
+        rank = max(a.rank, b.rank)
+    dims = None
+    if a.dims is not None and b.dims is not None:
+        dims = broadcast_dims(a.dims, b.dims)
+        unit = 1 in dims
+    else:
+        # without per-axis sizes, a size-1 axis survives only when both operands have one
+        unit = a.unit_axis and b.unit_axis
+    # two different tensors: the result's shape equals neither operand's in general
+    return Shape(rank=rank, dims=dims, unit_axis=unit, root=None, static=a.static and b.static,
+                 why=(a.why or b.why) if unit else "")
+
+
+def broadcast_dims(a: Tuple[Optional[int], ...], b: Tuple[Optional[int], ...]) -> Tuple[Optional[int], ...]:
+    """Right-aligned broadcast of per-axis sizes; None is an unknown size."""
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out: List[Optional[int]] = []
+    for x, y in zip(a, b):
+        if x == 1:
+            out.append(y)
+        elif y == 1:
+            out.append(x)
+        elif x is None or y is None:
+            out.append(x if y is None else y)
+        else:
+            out.append(max(x, y))
+    return tuple(out)
+
+
+def shapes_proven_equal(a: Shape, b: Shape) -> bool:
+    if a.root is not None and a.root == b.root:
+        return True
+    if a.dims is not None and b.dims is not None and a.dims == b.dims and None not in a.dims:
+        return True
+    return False
+
+
+def shape_difference(a: Shape, b: Shape) -> Optional[str]:
+    """Why two tensors' shapes are known or likely to differ (HY101's evidence), else None."""
+    if shapes_proven_equal(a, b):
+        return None
+    if a.rank is not None and b.rank is not None and a.rank != b.rank:
+        return f"ranks differ ({a.rank} vs {b.rank})"
+    if a.dims is not None and b.dims is not None and len(a.dims) == len(b.dims):
+        if all(x is not None and y is not None for x, y in zip(a.dims, b.dims)) and a.dims != b.dims:
+            return f"shapes differ ({format_dims(a.dims)} vs {format_dims(b.dims)})"
+    if a.unit_axis != b.unit_axis:
+        return (a if a.unit_axis else b).why or "one operand has a size-1 axis"
+    if a.static != b.static and (a.why or b.why) and (a.root or b.root):
+        # a parameter (fixed shape) against a tensor whose shape comes from the input batch
+        static = a if a.static else b
+        if static.why.startswith("parameter"):
+            return static.why + ", while the other operand's shape comes from the input"
+    return None

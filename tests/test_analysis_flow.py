@@ -1,0 +1,100 @@
+"""analysis: values along the flow (branches, guards, helpers) and one diagnostic per root cause."""
+import libcst as cst
+
+from hylint.analysis import analyze_module
+from hylint.analysis.values import Kind
+from hylint.engine import Linter
+from hylint.registry import select_rules
+
+
+def _context(source, name="hybrid_forward"):
+    info = analyze_module(cst.parse_module(source))
+    return {fn.name.value: ctx for fn, ctx in info.contexts.items()}[name]
+
+
+def _diagnostics(source, select=None):
+    return [(d.start[0], d.code) for d in Linter(select_rules(select or ())).lint_source(source, "m.py").diagnostics]
+
+
+def _forward(body, args="x"):
+    lines = "".join(f"        {line}\n" for line in body.splitlines())
+    return f"class N(HybridBlock):\n    def hybrid_forward(self, F, {args}):\n{lines}"
+
+
+def test_a_name_that_is_a_list_in_one_branch_and_a_tensor_in_the_other_is_unknown():
+    ctx = _context(_forward("if self.a:\n    f = [x, x]\nelse:\n    f = x\nreturn f"))
+    assert ctx._env["f"].kind is Kind.UNKNOWN
+    ctx = _context(_forward("if self.a:\n    f = F.relu(x)\nelse:\n    f = F.tanh(x)\nreturn f"))
+    assert ctx._env["f"].kind is Kind.TENSOR and ctx._env["f"].certain
+
+
+def test_a_branch_that_returns_does_not_reach_the_code_after_it():
+    ctx = _context(_forward("f = [x]\nif self.a:\n    f = x\n    return f\nreturn f"))
+    assert ctx._env["f"].kind is Kind.SEQ
+
+
+def test_a_mode_guard_leaves_the_hybridized_branch():
+    ctx = _context(_forward("if F is nd:\n    e = F.array([1.0])\nelse:\n    e = F.ones((1, 1))\nreturn e"))
+    assert ctx._env["e"].shape.dims == (1, 1)
+
+
+def test_isinstance_narrows_to_a_python_container():
+    source = _forward("if isinstance(x, (list, tuple)):\n    return [F.relu(v) for v in x]\nreturn F.relu(x)")
+    assert _diagnostics(source) == []  # no HY801 for the loop over the list
+
+
+def test_a_list_of_feature_maps_read_by_a_loop_counter_is_a_list():
+    ctx = _context(_forward("y = maps[-1]\nfor i in range(3):\n    y = F.concat(*([y] + [maps[i]]), dim=1)\nreturn y",
+                            args="maps"))
+    assert ctx.params["maps"].kind is Kind.SEQ
+    assert _context(_forward("return x[0] + x[:, 1]")).params["x"].assumed is False  # a tuple index proves it
+
+
+def test_one_diagnostic_where_the_function_leaves_the_graph():
+    source = _forward("v = x.asnumpy()\nn = x.shape[0]\nreturn x[1:] * float(v.max()) / n")
+    found = _diagnostics(source)
+    assert found == [(3, "HY401")]  # x.shape and x[1:] follow from it; `v` is NumPy
+    message = Linter(select_rules()).lint_source(source, "m.py").diagnostics[0].message
+    assert "cannot hybridize" in message and "2 later diagnostics" in message
+    # an accidental x.shape is no exit: each hazard after it is reported
+    assert _diagnostics(_forward("n = x.shape[0]\nreturn x[1:] * n")) == [(3, "HY201"), (4, "HY301")]
+
+
+def test_a_helper_called_only_after_the_root_cause_is_part_of_the_cascade():
+    source = ("def _rows(v):\n    return v.shape[0]\n\n" + _forward("h = F.relu(x)\nn = len(h)\nreturn h * _rows(h) * n"))
+    assert [code for _, code in _diagnostics(source)] == ["HY201"]  # len(x), not v.shape in the helper
+
+
+def test_a_helper_without_f_is_analysed_and_gets_no_fix():
+    source = "def _first(v):\n    return v[:, 0]\n\n" + _forward("return _first(F.relu(x))")
+    result = Linter(select_rules()).lint_source(source, "m.py")
+    assert [(d.start[0], d.code) for d in result.diagnostics] == [(2, "HY301")]
+    assert result.diagnostics[0].fix is None  # an `F.` rewrite would name nothing in `_first`
+    assert Linter(select_rules()).fix_source(source, "m.py", unsafe=True).source == source
+
+
+def test_helper_results_carry_their_shape_back():
+    source = _forward("a = self._col(F, x)\nb = x.sum(axis=1).reshape((-1, 1))\nreturn a * b") + \
+        "\n    def _col(self, F, v):\n        return F.sum(v, axis=1).reshape((-1, 1))\n"
+    ctx = _context(source)
+    assert ctx._env["a"].shape.dims == (None, 1)
+    assert _diagnostics(source) == []
+
+
+def test_a_block_class_defined_inside_a_function_is_analysed():
+    source = ("def make():\n    class Inner(HybridBlock):\n        def hybrid_forward(self, F, x):\n"
+              "            return x * x.shape[1]\n    return Inner()\n")
+    assert _diagnostics(source) == [(4, "HY201")]
+
+
+def test_built_in_children_and_split_outputs_carry_shapes():
+    source = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.pool = nn.GlobalAvgPool2D()\n        self.fc = nn.Dense(8)\n"
+              "        self.lstm = rnn.LSTM(4)\n"
+              "    def hybrid_forward(self, F, x, s):\n        p = self.pool(x)\n        d = self.fc(x)\n"
+              "        a, b = F.split(x, 2)\n        o = self.lstm(x)\n        t = self.lstm(x, s)\n"
+              "        return p, d, a, b, o, t\n")
+    env = _context(source)._env
+    assert env["p"].shape.dims == (None, None, 1, 1) and env["d"].shape.dims == (None, 8)
+    assert env["a"].shape.root == env["b"].shape.root  # proven equal
+    assert env["o"].kind is Kind.TENSOR and env["t"].kind is Kind.SEQ

@@ -1,0 +1,83 @@
+"""analysis/ops.py: one table read for both call forms; table-driven cases."""
+import libcst as cst
+import pytest
+
+from hylint.analysis import analyze_module, ops
+from hylint.analysis.values import Kind
+
+HEAD = "class N(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+
+
+def value_of(expression: str, setup: str = ""):
+    """The value the interpreter gives `expression` in a hybrid_forward whose x, y are tensors."""
+    body = "".join(f"        {line}\n" for line in setup.splitlines() if line) + f"        r = {expression}\n        return r\n"
+    info = analyze_module(cst.parse_module(HEAD + body))
+    (ctx,) = info.contexts.values()
+    return ctx._env["r"]
+
+
+# (F form, method form, kind, number of outputs or None, rank, dims, unit axis)
+BOTH_FORMS = [
+    ("F.sum(x)", "x.sum()", Kind.TENSOR, None, 1, (1,), True),
+    ("F.sum(x, axis=1, keepdims=True)", "x.sum(axis=1, keepdims=True)", Kind.TENSOR, None, None, None, True),
+    ("F.mean(F.ones((2, 3, 4)), axis=(0, 2))", "F.ones((2, 3, 4)).mean(axis=(0, 2))", Kind.TENSOR, None, 1, (3,), False),
+    ("F.max(F.ones((2, 3)), 1)", "F.ones((2, 3)).max(1)", Kind.TENSOR, None, 1, (2,), False),
+    ("F.norm(x, 2)", "x.norm(2)", Kind.TENSOR, None, 1, (1,), True),  # ord, not axis
+    ("F.split(x, 3)", "x.split(3)", Kind.MULTI, 3, None, None, False),
+    ("F.split(x, num_outputs=2, axis=1)", "x.split(num_outputs=2, axis=1)", Kind.MULTI, 2, None, None, False),
+    ("F.topk(x, ret_typ='both')", "x.topk(ret_typ='both')", Kind.MULTI, 2, None, None, False),
+    ("F.topk(x)", "x.topk()", Kind.TENSOR, None, None, None, False),
+    ("F.expand_dims(x, 1)", "x.expand_dims(1)", Kind.TENSOR, None, None, None, True),
+    ("F.reshape(x, (1, -1))", "x.reshape((1, -1))", Kind.TENSOR, None, 2, (1, None), True),
+    ("F.reshape(x, shape=(2, 0))", "x.reshape(shape=(2, 0))", Kind.TENSOR, None, 2, (2, None), False),
+    ("F.broadcast_to(F.ones((1, 3)), shape=(4, 0))", "F.ones((1, 3)).broadcast_to((4, 0))", Kind.TENSOR, None, 2,
+     (4, None), False),
+    ("F.broadcast_like(F.ones((1, 3)), F.ones((4, 3)))", "F.ones((1, 3)).broadcast_like(F.ones((4, 3)))",
+     Kind.TENSOR, None, 2, (4, 3), False),
+    ("F.relu(F.ones((2, 1)))", "F.ones((2, 1)).relu()", Kind.TENSOR, None, 2, (2, 1), True),
+]
+
+
+@pytest.mark.parametrize("function_form, method_form, kind, outputs, rank, dims, unit", BOTH_FORMS,
+                         ids=[case[1] for case in BOTH_FORMS])
+def test_both_forms_read_the_same_table_entry(function_form, method_form, kind, outputs, rank, dims, unit):
+    for expression in (function_form, method_form):
+        value = value_of(expression)
+        assert value.kind is kind, expression
+        if outputs is not None:
+            assert len(value.elements) == outputs, expression
+        if kind is Kind.TENSOR:
+            assert (value.shape.rank, value.shape.dims, value.shape.unit_axis) == (rank, dims, unit), expression
+
+
+@pytest.mark.parametrize("expression, kind", [
+    ("x.asnumpy()", Kind.NUMPY),
+    ("x.asscalar()", Kind.PY),
+    ("F.foreach(body, x, [])", Kind.PY),  # a (outputs, states) pair
+    ("F.BatchNorm(x, x, x, x, x, output_mean_var=True)", Kind.MULTI),
+    ("F.RNN(x, x, x, state_outputs=True)", Kind.MULTI),
+    ("F.contrib.box_encode(x, x, x, x, x, x)", Kind.MULTI),
+    ("F.broadcast_add(x, y)", Kind.TENSOR),
+    ("F.asnumpy(x)", Kind.TENSOR),  # no such operator: F.<op> is at most a tensor
+])
+def test_result_kinds(expression, kind):
+    assert value_of(expression).kind is kind
+
+
+def test_method_results_inherit_how_certain_the_receiver_is():
+    # `s` is a parameter called `states` (a list by its name): its elements are only possible tensors
+    source = "class N(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n        r = states[0].sum()\n        return r\n"
+    (ctx,) = analyze_module(cst.parse_module(source)).contexts.values()
+    assert ctx._env["r"].kind is Kind.TENSOR and not ctx._env["r"].certain
+    assert value_of("F.sum(x)").certain
+
+
+def test_derived_sets_come_from_the_table():
+    assert {"relu", "BatchNorm", "where"} <= ops.SHAPE_PRESERVING
+    assert {"reshape", "sum", "split"} <= ops.TENSOR_METHODS
+    assert {"asnumpy", "asscalar"} <= ops.NDARRAY_ONLY_METHODS and not ops.NDARRAY_ONLY_METHODS & ops.TENSOR_METHODS
+    assert ops.CREATION_OPS == {"ones", "zeros", "full", "empty", "arange", "eye", "linspace", "array"}
+    assert ops.is_data_position("concat", 3) and ops.is_data_position("broadcast_add", 1)
+    assert not ops.is_data_position("sum", 1) and not ops.is_data_position("random.normal", 0)
+    for name, op in ops.OPS.items():
+        assert not (op.result is not None and (op.shape or op.outputs)), f"{name}: a fixed result has no shape rule"
