@@ -30,7 +30,7 @@ EXPECTED = [
     (TUTORIAL, 4, 26, 16, "HY101", "x + nd.ones((1, 10))"),
     (TUTORIAL, 4, 26, 20, "HY403", "nd.ones((1, 10))"),
     (TUTORIAL, 9, 4, 16, "HY101", "x + F.ones((1, 1))"),
-    (TUTORIAL, 11, 3, 16, "HY301", "x[0]"),
+    (TUTORIAL, 11, 3, 16, "HY301", "x[:, 0]"),
     (TUTORIAL, 13, 3, 35, "HY402", "nd.array([[1, 1, 1]])"),
     (TUTORIAL, 15, 4, 9, "HY501", "y *= 2"),
     (TUTORIAL, 17, 3, 12, "HY401", "x.asnumpy()"),
@@ -89,8 +89,8 @@ def test_concise_and_full_show_the_cell(project):
     # the code frame shows the cell's own lines, numbered as in the cell
     assert f"{TUTORIAL}:cell 11:3:16: HY301" in full
     frame = full.split(f"{TUTORIAL}:cell 11:3:16: HY301")[1].split("= docs")[0]
-    assert "3 |         return x[0]" in frame and "2 |     def hybrid_forward(self, F, x):" in frame
-    assert re.search(r"\|\s{16}\^{4} HY301", frame)
+    assert "3 |         return x[:, 0]" in frame and "2 |     def hybrid_forward(self, F, x):" in frame
+    assert re.search(r"\|\s{16}\^{7} HY301", frame)
 
 
 def test_magics_are_skipped_and_cell_magic_cells_left_out():
@@ -144,7 +144,7 @@ def test_magic_lines_agree_with_ipython(lines):
 def test_magic_lines_keep_every_row_in_place(tmp_path):
     cell = ["import mxnet as mx\n", "from mxnet.gluon import nn\n", "%load_ext autoreload\n", "\n",
             "class N(nn.HybridBlock):\n", "    def hybrid_forward(self, F, x):\n", "        !echo traced\n",
-            "        return x[0]\n"]
+            "        return x[:, 0]\n"]
     path = tmp_path / "m.ipynb"
     path.write_text(json.dumps(_nb([_code(cell)]), indent=1))
     run = invoke("check", "--no-cache", "--output-format", "concise", "m.ipynb", cwd=tmp_path)
@@ -186,7 +186,7 @@ def test_fix_writes_a_valid_notebook_changing_only_edited_source_lines(project):
             for a, b in zip(removed, added):
                 assert re.match(r'^ {4}"', a) and re.match(r'^ {4}"', b), (a, b)
                 assert a.endswith(",") == b.endswith(",")
-    assert "F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)" in cell_line(project / TUTORIAL, 11, 3)
+    assert "F.squeeze(F.slice_axis(x, axis=1, begin=0, end=1), axis=1)" in cell_line(project / TUTORIAL, 11, 3)
     assert cell_line(project / TUTORIAL, 15, 4) == "        y = y * 2"
     assert cell_line(project / D2L, 6, 10) == "        return F.broadcast_sub(a, b.mean(axis=1, keepdims=True))"
     nbformat = pytest.importorskip("nbformat")
@@ -216,15 +216,15 @@ def test_fix_keeps_a_string_source_a_string(tmp_path):
     """nbformat allows a cell's source to be one string (`multiline_string`): it is valid, so hylint
     reads it like a list and writes it back as a string, rather than calling the notebook bad."""
     source = "from mxnet.gluon import nn\n\nclass N(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n" \
-             "        return x[0]"
+             "        return x[:, 0]"
     path = tmp_path / "s.ipynb"
     path.write_text(json.dumps(_nb([_code(source)]), indent=2, sort_keys=True) + "\n")
     run = invoke("check", "--no-cache", "--output-format", "concise", "s.ipynb", cwd=tmp_path)
     assert run.out.startswith("s.ipynb:cell 1:5:16: HY301")
     invoke("check", "--no-cache", "--fix", "s.ipynb", cwd=tmp_path)
     fixed = cells_of(path)[0]["source"]
-    assert isinstance(fixed, str) and fixed.endswith("return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), "
-                                                     "axis=0)")
+    assert isinstance(fixed, str) and fixed.endswith("return F.squeeze(F.slice_axis(x, axis=1, begin=0, end=1), "
+                                                     "axis=1)")
 
 
 def test_fix_from_stdin_prints_the_whole_notebook(project):
@@ -247,7 +247,7 @@ def test_add_noqa_writes_a_valid_notebook_that_then_checks_clean(project):
 
 def test_add_noqa_names_the_cell_of_a_line_it_cannot_take(tmp_path):
     cell = ["from mxnet.gluon import nn\n", "class N(nn.HybridBlock):\n", "    def hybrid_forward(self, F, x):\n",
-            "        return x[0] + \\\n", "            1\n"]
+            "        return x[:, 0] + \\\n", "            1\n"]
     (tmp_path / "m.ipynb").write_text(json.dumps(_nb([_code(["import mxnet\n"]), _code(cell)]), indent=1))
     run = invoke("check", "--no-cache", "--add-noqa", "m.ipynb", cwd=tmp_path)
     assert "m.ipynb:cell 2:4: cannot add `# noqa: HY301`" in run.err, run.err
@@ -298,7 +298,7 @@ def test_machine_formats_carry_the_cell_and_the_notebook_row(project):
 
 def test_python_files_carry_a_null_cell(tmp_path):
     (tmp_path / "m.py").write_text("from mxnet.gluon import nn\nclass N(nn.HybridBlock):\n"
-                                   "    def hybrid_forward(self, F, x):\n        return x[0]\n")
+                                   "    def hybrid_forward(self, F, x):\n        return x[:, 0]\n")
     run = invoke("check", "--no-cache", "--output-format", "json", "m.py", cwd=tmp_path)
     assert json.loads(run.out)[0]["cell"] is None
 
@@ -326,7 +326,7 @@ def _nb(cells, **top):
 def test_bad_notebooks_get_hy001_and_no_traceback(tmp_path, content, reason):
     (tmp_path / "bad.ipynb").write_text(content)
     (tmp_path / "good.py").write_text("from mxnet.gluon import nn\nclass N(nn.HybridBlock):\n"
-                                      "    def hybrid_forward(self, F, x):\n        return x[0]\n")
+                                      "    def hybrid_forward(self, F, x):\n        return x[:, 0]\n")
     run = check(["."], "--no-cache", cwd=tmp_path)
     assert run.code == 1
     lines = run.out.splitlines()
@@ -446,7 +446,7 @@ def test_real_jupyter_runs_the_fixed_notebooks_with_hybridized_equal_to_eager(pr
 
 # -- the JSON splice on other layouts ----------------------------------------------------------------
 FIXABLE = ["from mxnet.gluon import nn\n", "# é ü → \t tab\n", "class N(nn.HybridBlock):\n",
-           "    def hybrid_forward(self, F, x):\n", "        return x[0]  # première ligne"]
+           "    def hybrid_forward(self, F, x):\n", "        return x[:, 0]  # première ligne"]
 LAYOUTS = {
     "nbformat": lambda doc: json.dumps(doc, sort_keys=True, indent=1, ensure_ascii=False) + "\n",
     "indent 2, ascii escapes": lambda doc: json.dumps(doc, indent=2, ensure_ascii=True),
@@ -469,7 +469,7 @@ def test_the_splice_keeps_any_json_layout(tmp_path, layout):
     invoke("check", "--no-cache", "--fix", "m.ipynb", cwd=tmp_path)
     fixed = path.read_bytes()
     expected = _nb(cells)
-    expected["cells"][1]["source"][-1] = ("        return F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0)"
+    expected["cells"][1]["source"][-1] = ("        return F.squeeze(F.slice_axis(x, axis=1, begin=0, end=1), axis=1)"
                                           "  # première ligne")
     text = fixed.decode("utf-8")
     assert json.loads(text.lstrip("\ufeff")) == expected

@@ -122,7 +122,7 @@ output from a grouped symbol.
     code("""
 class FirstRow(nn.HybridBlock):
     def hybrid_forward(self, F, x):
-        return x[0]
+        return x[:, 0]
 """, 6),
     md("""
 #### Array creation APIs
