@@ -18,6 +18,7 @@ from hylint.context import ClassInfo, HybridContext, ModuleInfo, Value, UNKNOWN,
 from hylint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from hylint.noqa import Noqa, parse_noqa
 from hylint.prefilter import keys_for, might_hold_hybrid_code
+from hylint.regions import applies as regions_apply, reduce_source
 from hylint.rule import LintRule, PendingEdit, PendingFix
 from hylint.walk import skipped_types, walk
 
@@ -302,11 +303,17 @@ class Linter:
         self.prefilter_keys = keys_for(self.rule_types)
         # rules that judge the noqa directives once suppression is done (unused-noqa)
         self.noqa_rules = [rule for rule in self.rules if hasattr(rule, "check_noqa")]
+        # parse only the statements that can hold a diagnostic (hylint/regions.py); HYLINT_WHOLE_FILE=1: never
+        self.regions = regions_apply(self.rule_types)
 
     # -- linting ---------------------------------------------------------------------------
     def lint_source(self, source: str, filename: str = "<stdin>") -> LintResult:
         if self.prefilter and not might_hold_hybrid_code(source, self.prefilter_keys):
             return LintResult(self._check_noqa(source, filename, set()), source)
+        if self.regions:
+            diagnostics = self._lint_regions(source, filename)
+            if diagnostics is not None:
+                return LintResult(diagnostics, source)
         try:
             module = cst.parse_module(source)
         except cst.ParserSyntaxError as error:
@@ -316,6 +323,23 @@ class Linter:
             return LintResult([Diagnostic("HY000", "syntax-error", "SyntaxError: too deeply nested to parse",
                                           filename, (1, 1), (1, 1))], source)
         return LintResult(self._lint_module(module, source, filename), source)
+
+    def _lint_regions(self, source: str, filename: str) -> Optional[List[Diagnostic]]:
+        """The diagnostics of a run on the reduced source, or None where the whole file must be linted:
+        no reduction, libcst rejects the reduced source, or a diagnostic carries a fix (a fix may read
+        the whole module)."""
+        reduced = reduce_source(source)
+        if reduced is None:
+            return None
+        try:
+            module = cst.parse_module(reduced)
+        except (cst.ParserSyntaxError, RecursionError):
+            return None
+        noqa_codes = {rule.CODE for rule in self.noqa_rules}
+        diagnostics = self._lint_module(module, source, filename)
+        if any(d.fix is not None and d.code not in noqa_codes for d in diagnostics):
+            return None
+        return diagnostics
 
     def _lint_module(self, module: cst.Module, source: str, filename: str) -> List[Diagnostic]:
         module_info = analyze_module(module)
