@@ -310,7 +310,7 @@ class Linter:
     def lint_source(self, source: str, filename: str = "<stdin>") -> LintResult:
         if self.prefilter and not might_hold_hybrid_code(source, self.prefilter_keys):
             return LintResult(self._check_noqa(source, filename, set()), source)
-        if self.regions:
+        if self.regions and self.prefilter:  # regions are a finer prefilter: off with it
             diagnostics = self._lint_regions(source, filename)
             if diagnostics is not None:
                 return LintResult(diagnostics, source)
