@@ -39,7 +39,8 @@ def _same(source: str, selection: str = "ALL", diff: bool = False, filename: str
     reduced, whole = _linters(selection)
     expected = whole.lint_source(source, filename).diagnostics
     assert reduced.lint_source(source, filename).diagnostics == expected
-    if diff:
+    # the fix loop only calls lint_source: with no fix in sight, both ways do the same thing
+    if diff and any(d.fix is not None for d in expected):
         outcomes = []
         for linter in (reduced, whole):
             item = SourceFile(Path(filename), source, "utf-8", source.encode("utf-8"))
@@ -241,7 +242,8 @@ def _corpus_files():
 @pytest.mark.slow
 @pytest.mark.parametrize("selection", ["default", "ALL"])
 def test_corpus(selection):
-    """Every corpus file the prefilter keeps: identical diagnostics and identical ``--diff`` output."""
+    """Every corpus file the prefilter keeps: identical diagnostics and (where something is fixable)
+    identical ``--diff`` output."""
     reduced, _ = _linters(selection)
     compared = reduced_files = 0
     for path in _corpus_files():
