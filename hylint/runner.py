@@ -2,9 +2,7 @@
 from __future__ import annotations
 
 import difflib
-import gc
 import os
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
@@ -34,31 +32,8 @@ def unreadable(filename: str, reason: str) -> Diagnostic:
     return Diagnostic("HY001", "unreadable-file", f"Cannot read the file: {reason}", filename, (1, 1), (1, 1))
 
 
-@contextmanager
-def _gc_paused():
-    """libcst builds a few hundred thousand objects per file, all alive until the file is done: the
-    cyclic garbage collector's young collections would traverse them again and again (a quarter of
-    the parse time). It is paused while one file is checked; that file's cyclic garbage (the
-    analysis links contexts and module facts both ways) is collected once at the end."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-        gc.collect(0)
-
-
 def process_source(source: SourceFile, filename: str, linter: Linter, mode: str, unsafe: bool,
                    write: bool) -> FileOutcome:
-    with _gc_paused():
-        return _process_source(source, filename, linter, mode, unsafe, write)
-
-
-def _process_source(source: SourceFile, filename: str, linter: Linter, mode: str, unsafe: bool,
-                    write: bool) -> FileOutcome:
     from hylint.engine import FixLoopError
 
     outcome = FileOutcome(filename)
