@@ -295,7 +295,7 @@ def _python_syntax_error(source: str) -> Optional[Tuple[int, int, str]]:
 
 
 @contextmanager
-def _gc_paused():
+def _gc_relaxed():
     """libcst builds a few hundred thousand objects per file, all alive until the file is linted: the
     cyclic garbage collector's young collections, every 700 allocations, would traverse them again
     and again (a third of the time of a lint). During a lint they run every 100,000 allocations:
@@ -324,7 +324,7 @@ class Linter:
 
     # -- linting ---------------------------------------------------------------------------
     def lint_source(self, source: str, filename: str = "<stdin>") -> LintResult:
-        with _gc_paused():
+        with _gc_relaxed():
             return self._lint_source(source, filename)
 
     def _lint_source(self, source: str, filename: str) -> LintResult:
@@ -359,7 +359,7 @@ class Linter:
         diagnostics = self._lint_module(module, source, filename)
         if any(d.fix is not None and d.code not in noqa_codes for d in diagnostics):
             del module
-            gc.collect(0)  # the analysis's cycles would keep this tree alive beside the whole file's
+            gc.collect(1)  # the analysis's cycles would keep this tree alive beside the whole file's
             return None
         return diagnostics
 
