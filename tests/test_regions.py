@@ -257,3 +257,9 @@ def test_corpus(selection):
         except AssertionError as error:
             raise AssertionError(f"{path}: the reduced and the whole-file runs differ") from error
     assert compared > 130 and reduced_files > 100
+
+
+def test_the_diff_comparison_is_exercised():
+    """Some shapes carry fixes, so their --diff output is compared (and the whole-file rerun runs)."""
+    fixable = [name for name, source in SHAPES.items() if any(d.fix is not None for d in _same(source))]
+    assert len(fixable) >= 3, fixable
