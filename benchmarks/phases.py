@@ -56,7 +56,7 @@ def main() -> None:
     from hylint import regions
     from hylint.context import analyze_module
     from hylint.discovery import DEFAULT_EXCLUDE, discover
-    from hylint.engine import Linter
+    from hylint.engine import Linter, _gc_relaxed
     from hylint.files import read_source
     from hylint.prefilter import might_hold_hybrid_code
     from hylint.registry import all_rules, select_rules
@@ -74,8 +74,6 @@ def main() -> None:
     linter = Linter(selected)
     reduce = not args.whole_file and linter.regions
 
-    import gc
-
     clock = time.process_time  # CPU time: the machine is shared
     start = clock()
     files = discover([str(root)], DEFAULT_EXCLUDE, root)
@@ -85,7 +83,8 @@ def main() -> None:
     parsed_lines = total_lines = kept = 0
     outcomes = []
     for path in files:
-        gc.disable()  # as hylint/runner.py does per file
+        relaxed = _gc_relaxed()  # as Linter.lint_source does per lint
+        relaxed.__enter__()
         t0 = clock()
         source = read_source(path)
         t1 = clock()
@@ -95,7 +94,7 @@ def main() -> None:
         phase["prefilter"] += t2 - t1
         if not keep:
             outcomes.append(FileOutcome(str(path), linter._check_noqa(source.text, str(path), set()), source.text))
-            gc.enable()
+            relaxed.__exit__(None, None, None)
             continue
         kept += 1
         text = source.text
@@ -119,10 +118,7 @@ def main() -> None:
         diagnostics = linter._lint_module(module, source.text, str(path))
         phase["rules + positions + noqa"] += max(0.0, clock() - t5 - (t5 - t4))
         outcomes.append(FileOutcome(str(path), diagnostics, source.text))
-        t6 = clock()
-        gc.enable()
-        gc.collect(0)
-        phase["rules + positions + noqa"] += clock() - t6  # the file's garbage
+        relaxed.__exit__(None, None, None)
     timings.update(phase)
     start = clock()
     diagnostics = [d for o in outcomes for d in o.diagnostics]
