@@ -2,8 +2,12 @@
 
     python benchmarks/corpus.py            # download on first use, print the corpus statistics
 
-The archives are fetched with ``pip download --no-deps`` into ``benchmarks/.corpus/downloads`` and
-their Python files extracted under ``benchmarks/.corpus/src/<package>/`` (both git-ignored):
+The wheels are fetched with ``pip download --no-deps --only-binary :all:``, the sdist straight from
+the package index (PEP 691 JSON of ``https://pypi.org/simple/``, or ``$HYLINT_CORPUS_INDEX``; the
+sha256 the index gives is checked), into ``benchmarks/.corpus/downloads``; nothing is built (``pip
+download`` of an sdist would prepare its metadata: for gluonnlp, compiling Cython and, with
+``--no-binary :all:``, its build dependencies from source, minutes on a fresh machine). The Python
+files are extracted under ``benchmarks/.corpus/src/<package>/`` (both folders git-ignored):
 
 * ``gluoncv==0.10.5.post0``  the wheel
 * ``gluonnlp==0.10.0``       the sdist
@@ -12,10 +16,14 @@ their Python files extracted under ``benchmarks/.corpus/src/<package>/`` (both g
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import os
 import shutil
 import subprocess
 import sys
 import tarfile
+import urllib.request
 import zipfile
 from pathlib import Path
 from typing import Dict, List, Tuple
@@ -40,15 +48,36 @@ def _archive(prefix: str) -> Path:
 
 def _download(requirement: str, kind: str) -> None:
     DOWNLOADS.mkdir(parents=True, exist_ok=True)
+    if kind == "sdist":
+        _download_sdist(requirement)
+        return
     command = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
+               "--only-binary", ":all:", "--platform", "manylinux2014_x86_64", "--python-version", "3.8",
                "-d", str(DOWNLOADS), requirement]
-    if kind == "wheel":
-        command[4:4] = ["--only-binary", ":all:", "--platform", "manylinux2014_x86_64",
-                        "--python-version", "3.8"]
-    else:
-        command[4:4] = ["--no-binary", ":all:"]  # pip prepares its metadata once (slow)
     print("corpus: " + " ".join(command[3:]), file=sys.stderr)
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+
+
+def _download_sdist(requirement: str) -> None:
+    """Fetch the ``.tar.gz`` of ``name==version`` from the index's PEP 691 JSON page; check its sha256."""
+    name, version = requirement.split("==")
+    index = os.environ.get("HYLINT_CORPUS_INDEX", "https://pypi.org/simple/").rstrip("/")
+    request = urllib.request.Request(f"{index}/{name}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        files = json.load(response)["files"]
+    wanted = f"{name}-{version}.tar.gz"
+    entry = next((f for f in files if f["filename"] == wanted), None)
+    if entry is None:
+        raise SystemExit(f"corpus: {index}/{name}/ lists no {wanted}")
+    print(f"corpus: fetching {entry['url']}", file=sys.stderr)
+    with urllib.request.urlopen(entry["url"], timeout=120) as response:
+        data = response.read()
+    expected = entry.get("hashes", {}).get("sha256")
+    if expected and hashlib.sha256(data).hexdigest() != expected:
+        raise SystemExit(f"corpus: {wanted} does not match the sha256 the index gives")
+    partial = DOWNLOADS / (wanted + ".partial")
+    partial.write_bytes(data)
+    partial.rename(DOWNLOADS / wanted)
 
 
 def _extract(archive: Path, target: Path) -> None:

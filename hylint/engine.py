@@ -6,8 +6,10 @@ lines before that statement.
 """
 from __future__ import annotations
 
+import gc
 import re
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Type
 
@@ -22,6 +24,7 @@ from hylint.analysis.values import UNKNOWN, Value
 from hylint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from hylint.noqa import Noqa, parse_noqa
 from hylint.prefilter import keys_for, might_hold_hybrid_code
+from hylint.regions import applies as regions_apply, reduce_source
 from hylint.rule import LintRule, PendingEdit, PendingFix
 from hylint.walk import skipped_types, walk
 
@@ -364,6 +367,20 @@ def _python_syntax_error(source: str) -> Optional[Tuple[int, int, str]]:
     return None
 
 
+@contextmanager
+def _gc_relaxed():
+    """libcst builds a few hundred thousand objects per file, all alive until the file is linted: the
+    cyclic garbage collector's young collections, every 700 allocations, would traverse them again
+    and again (a third of the time of a lint). During a lint they run every 100,000 allocations:
+    each object is traversed about once, and cyclic garbage is still freed as the lint goes."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(max(thresholds[0], 100_000), *thresholds[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+
+
 class Linter:
     """Runs a fixed set of rules over sources."""
 
@@ -375,11 +392,21 @@ class Linter:
         self.prefilter_keys = keys_for(self.rule_types)
         # rules that judge the noqa directives once suppression is done (unused-noqa)
         self.noqa_rules = [rule for rule in self.rules if hasattr(rule, "check_noqa")]
+        # parse only the statements that can hold a diagnostic (hylint/regions.py); HYLINT_WHOLE_FILE=1: never
+        self.regions = regions_apply(self.rule_types)
 
     # -- linting ---------------------------------------------------------------------------
     def lint_source(self, source: str, filename: str = "<stdin>") -> LintResult:
+        with _gc_relaxed():
+            return self._lint_source(source, filename)
+
+    def _lint_source(self, source: str, filename: str) -> LintResult:
         if self.prefilter and not might_hold_hybrid_code(source, self.prefilter_keys):
             return LintResult(self._check_noqa(source, filename, set()), source)
+        if self.regions and self.prefilter:  # regions are a finer prefilter: off with it
+            diagnostics = self._lint_regions(source, filename)
+            if diagnostics is not None:
+                return LintResult(diagnostics, source)
         try:
             module = cst.parse_module(source)
         except cst.ParserSyntaxError as error:
@@ -389,6 +416,25 @@ class Linter:
             return LintResult([Diagnostic("HY000", "syntax-error", "SyntaxError: too deeply nested to parse",
                                           filename, (1, 1), (1, 1))], source)
         return LintResult(self._lint_module(module, source, filename), source)
+
+    def _lint_regions(self, source: str, filename: str) -> Optional[List[Diagnostic]]:
+        """The diagnostics of a run on the reduced source, or None where the whole file must be linted:
+        no reduction, libcst rejects the reduced source, or a diagnostic carries a fix (a fix may read
+        the whole module)."""
+        reduced = reduce_source(source)
+        if reduced is None:
+            return None
+        try:
+            module = cst.parse_module(reduced)
+        except (cst.ParserSyntaxError, RecursionError):
+            return None
+        noqa_codes = {rule.CODE for rule in self.noqa_rules}
+        diagnostics = self._lint_module(module, source, filename)
+        if any(d.fix is not None and d.code not in noqa_codes for d in diagnostics):
+            del module
+            gc.collect(1)  # the analysis's cycles would keep this tree alive beside the whole file's
+            return None
+        return diagnostics
 
     def _lint_module(self, module: cst.Module, source: str, filename: str) -> List[Diagnostic]:
         module_info = analyze_module(module)

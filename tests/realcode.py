@@ -3,7 +3,7 @@
     python benchmarks/corpus.py     # download on first use, print what is in it
 
 gluoncv 0.10.5.post0 (wheel), gluonnlp 0.10.0 (sdist) and mxnet 1.9.1 (wheel, Python sources only),
-fetched with ``pip download --no-deps`` into ``benchmarks/.corpus/`` (git-ignored).
+fetched into ``benchmarks/.corpus/`` (git-ignored) without building anything (benchmarks/corpus.py).
 """
 from __future__ import annotations
 

@@ -1,0 +1,265 @@
+"""Parsing only the regions that can hold a diagnostic (hylint/regions.py) changes nothing.
+
+Every check runs the same source two ways: the default (a reduced source handed to libcst) and the
+whole file (``linter.regions = False``, what ``HYLINT_WHOLE_FILE=1`` does), and compares the
+diagnostics (codes, positions, messages, fixes) and, where it says so, the ``--diff`` output, byte
+for byte. The slow test does so for every file of the benchmark corpus (and of gluoncv2 when it is
+installed) that the prefilter keeps, with the default rules and with every rule.
+"""
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hylint.engine import Linter
+from hylint.files import SourceFile
+from hylint.prefilter import might_hold_hybrid_code
+from hylint.regions import WHOLE_FILE_ENV, applies, reduce_source
+from hylint.registry import all_rules, select_rules
+from hylint.runner import DIFF, process_source
+
+ROOT = Path(__file__).resolve().parent.parent
+SELECTIONS = {"default": select_rules(), "ALL": select_rules(select=["ALL"])}
+_LINTERS = {}
+
+
+def _linters(selection: str):
+    if selection not in _LINTERS:
+        reduced, whole = Linter(SELECTIONS[selection]), Linter(SELECTIONS[selection])
+        assert reduced.regions, "regions are on by default"
+        whole.regions = False
+        _LINTERS[selection] = reduced, whole
+    return _LINTERS[selection]
+
+
+def _same(source: str, selection: str = "ALL", diff: bool = False, filename: str = "m.py"):
+    reduced, whole = _linters(selection)
+    expected = whole.lint_source(source, filename).diagnostics
+    assert reduced.lint_source(source, filename).diagnostics == expected
+    # the fix loop only calls lint_source: with no fix in sight, both ways do the same thing
+    if diff and any(d.fix is not None for d in expected):
+        outcomes = []
+        for linter in (reduced, whole):
+            item = SourceFile(Path(filename), source, "utf-8", source.encode("utf-8"))
+            outcome = process_source(item, filename, linter, DIFF, unsafe=True, write=False)
+            outcomes.append((outcome.diff, outcome.diagnostics, outcome.messages, outcome.failed))
+        assert outcomes[0] == outcomes[1]
+    return expected
+
+
+def _rows_kept_or_emptied(source: str, reduced: str) -> None:
+    """Same number of lines, same line endings; each line either kept as it was or emptied."""
+    original, new = source.splitlines(keepends=True), reduced.splitlines(keepends=True)
+    assert len(original) == len(new)
+    for before, after in zip(original, new):
+        assert after == before or after == before[len(before.rstrip("\r\n")):]
+
+
+BLOCKS = '''"""Module docstring."""
+import numpy as np
+from mxnet.gluon import nn, HybridBlock
+
+SCALE = 2
+
+
+def _helper(F, x):
+    return x.asnumpy()
+
+
+def unrelated(a):
+    return [a] * 3
+
+
+class Net(HybridBlock):
+    """A net.
+
+    With a long docstring.
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.layers = [nn.Dense(4), nn.Dense(2)]
+        self.calls = 0
+
+    def set_scale(self, s):
+        self.scale = s
+
+    def describe(self):
+        return "net"
+
+    def _inner(self, F, x):
+        return x.asnumpy()
+
+    def hybrid_forward(self, F, x):
+        y = _helper(F, x)
+        z = self._inner(F, x)
+        print(x.shape)
+        return x * self.scale + len(x)
+
+
+class Config(object):
+    def __init__(self):
+        self.value = 1
+
+
+def get_net(**kwargs):
+    return Net(**kwargs)
+'''
+
+
+def test_the_reduced_source_keeps_rows_and_columns():
+    reduced = reduce_source(BLOCKS)
+    assert reduced is not None
+    _rows_kept_or_emptied(BLOCKS, reduced)
+    kept = {line.strip() for line in reduced.splitlines() if line.strip()}
+    # the block class, its __init__, hybrid_forward, helper methods and the helper it calls stay
+    for line in ("class Net(HybridBlock):", "def _helper(F, x):", "def _inner(self, F, x):",
+                 "def set_scale(self, s):", "def hybrid_forward(self, F, x):"):
+        assert line in kept
+    # the rest goes: imports, docstrings, unrelated functions and classes, a method nothing names
+    for line in ('"""Module docstring."""', "import numpy as np", "def unrelated(a):", "class Config(object):",
+                 "def describe(self):", '"""A net.', "def get_net(**kwargs):"):
+        assert line not in kept
+    ast.parse(reduced)
+
+
+@pytest.mark.parametrize("selection", ["default", "ALL"])
+def test_same_diagnostics_and_fixes(selection):
+    assert _same(BLOCKS, selection, diff=True)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_line_endings_and_no_final_newline(newline):
+    source = BLOCKS.replace("\n", newline)
+    _rows_kept_or_emptied(source, reduce_source(source))
+    assert _same(source, diff=True)
+    assert _same(source.rstrip(), diff=True)
+    assert _same(source.rstrip() + newline + "x = 1", diff=True)
+
+
+SHAPES = {
+    "semicolons": "import mxnet as mx; x = [1,\n  2]; y = 3\n" + BLOCKS + "a = 1; b = Net()\n",
+    "decorators": "@register\n@other(\n    1)\n" + BLOCKS.replace("    def describe", "    @property\n    def describe")
+    + "\n@register\nclass Other(Net):\n    @staticmethod\n    def hybrid_forward(F, x):\n        return x.asnumpy()\n",
+    "continuations": "x = 1 + \\\n    2\ns = '''\nclass Fake(HybridBlock):\n'''\n" + BLOCKS,
+    "type-checking": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from mxnet import nd\n"
+    "try:\n    import mxnet\nexcept ImportError:\n    mxnet = None\n__all__ = ['Net']\n" + BLOCKS,
+    "same-name-defined-twice": "class Net(object):\n    def hybrid_forward(self, F, x):\n        return x\n\n\n"
+    + BLOCKS + "\n\nclass Config(HybridBlock):\n    def forward(self, x):\n        return x\n",
+    "helper-defined-in-if": "if True:\n    def _helper(F, x):\n        return x.asnumpy()\n" + BLOCKS,
+    "nested-class": "class Outer(object):\n    class Inner(HybridBlock):\n        def hybrid_forward(self, F, x):\n"
+    "            return x.asnumpy()\n" + BLOCKS,
+    "one-line-body": "class Tiny(HybridBlock): pass\n" + BLOCKS + "class Small(Net): x = 1\n",
+    "only-droppable-members": "class Base(HybridBlock):\n    '''doc'''\n    def helper(self):\n        return 1\n"
+    + BLOCKS.replace("class Net(HybridBlock)", "class Net(Base)"),
+    "base-chain": "class A(HybridBlock):\n    pass\n\n\nclass B(A):\n    def forward(self, x):\n        return x\n",
+    "plain-block": "class P(nn.Block):\n    def hybrid_forward(self, F, x):\n        return x\n",
+    "tabs-and-form-feed": "\x0c\nclass T(HybridBlock):\n\tdef hybrid_forward(self, F, x):\n\t\treturn x.asnumpy()\n"
+    "\x0c\ndef unrelated():\n\treturn 1\n",
+    "coding-cookie": "# -*- coding: latin-1 -*-\n" + BLOCKS,
+    "noqa-everywhere": "import os  # noqa: F401\nX = 1  # noqa: HY301\n" + BLOCKS.replace(
+        "print(x.shape)", "print(x.shape)  # noqa: HY801, HY999").replace("def unrelated(a):", "def unrelated(a):  # noqa"),
+    "no-block-at-all": "def hybrid_forward(self, F, x):\n    return x.asnumpy()\n",
+    "nothing-dropped": "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.asnumpy()\n",
+    "syntax-error-in-dropped-code": BLOCKS + "\ndef broken(:\n    pass\n",
+    "libcst-only-syntax-error": BLOCKS + "\nprint 'hello'\n",
+    "python-3.10-match": BLOCKS + "\nmatch SCALE:\n    case 2:\n        pass\n",
+    "lone-carriage-return": BLOCKS.replace("SCALE = 2\n", "SCALE = 2\rOTHER = 3\n"),
+    "empty": "",
+    "comment-only": "# hybrid_forward\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_shapes(name):
+    source = SHAPES[name]
+    reduced = reduce_source(source)
+    if reduced is not None:
+        _rows_kept_or_emptied(source, reduced)
+    _same(source, "ALL", diff=True)
+    _same(source, "default")
+
+
+def test_what_is_not_reduced():
+    assert reduce_source(SHAPES["syntax-error-in-dropped-code"]) is None  # CPython reports it: whole file
+    assert reduce_source(SHAPES["lone-carriage-return"]) is None
+    assert reduce_source(SHAPES["nothing-dropped"]) is None
+    assert reduce_source("") is None
+
+
+def test_rules_with_their_own_prefilter_turn_it_off():
+    class Anywhere:
+        PREFILTER = ("print",)
+
+        def visit_Call(self, node, ctx):
+            pass
+
+    rules = list(all_rules().values())
+    assert applies(rules)
+    assert not applies(rules + [Anywhere])
+
+
+def test_the_switch(monkeypatch):
+    monkeypatch.setenv(WHOLE_FILE_ENV, "1")
+    assert not Linter(select_rules()).regions
+    monkeypatch.setenv(WHOLE_FILE_ENV, "0")
+    assert Linter(select_rules()).regions
+
+
+def test_the_switch_on_the_command_line(tmp_path):
+    (tmp_path / "m.py").write_text(SHAPES["decorators"], encoding="utf-8")
+    outputs = []
+    for value in ("0", "1"):
+        env = dict(os.environ, PYTHONPATH=str(ROOT), NO_COLOR="1", **{WHOLE_FILE_ENV: value})
+        done = subprocess.run([sys.executable, "-m", "hylint", "check", "--no-cache", "--select", "ALL",
+                               "--output-format", "json", "m.py"], cwd=tmp_path, env=env, capture_output=True, text=True)
+        outputs.append((done.returncode, done.stdout))
+    assert outputs[0] == outputs[1]
+    assert outputs[0][0] == 1 and '"code"' in outputs[0][1]
+
+
+def _corpus_files():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import corpus
+    finally:
+        sys.path.pop(0)
+    files = corpus.corpus_files(corpus.ensure_corpus())
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("gluoncv2")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        files += sorted(p for location in spec.submodule_search_locations for p in Path(location).rglob("*.py"))
+    return files
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("selection", ["default", "ALL"])
+def test_corpus(selection):
+    """Every corpus file the prefilter keeps: identical diagnostics and (where something is fixable)
+    identical ``--diff`` output."""
+    reduced, _ = _linters(selection)
+    compared = reduced_files = 0
+    for path in _corpus_files():
+        source = path.read_text(encoding="utf-8", errors="replace")
+        if not might_hold_hybrid_code(source, reduced.prefilter_keys):
+            continue
+        compared += 1
+        reduced_files += reduce_source(source) is not None
+        try:
+            _same(source, selection, diff=True, filename=str(path))
+        except AssertionError as error:
+            raise AssertionError(f"{path}: the reduced and the whole-file runs differ") from error
+    assert compared > 130 and reduced_files > 100
+
+
+def test_the_diff_comparison_is_exercised():
+    """Some shapes carry fixes, so their --diff output is compared (and the whole-file rerun runs)."""
+    fixable = [name for name, source in SHAPES.items() if any(d.fix is not None for d in _same(source))]
+    assert len(fixable) >= 3, fixable
