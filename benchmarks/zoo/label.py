@@ -46,6 +46,14 @@ SEED = 1234
 ATOL, RTOL = 1e-4, 1e-3
 RESTART_EVERY = 60
 CHEAP = re.compile(r"cifar|svhn")
+# Dense prediction, detection, video and the largest classifiers: minutes each on a shared core, labelled last
+COSTLY = re.compile(r"cityscapes|voc|coco|ade|celeb|_cub|kinetics|ucf|hmdb|sthsth|rcnn|^ssd|yolo|center_net|pose|"
+                    r"deeplab|psp|fcn|icnet|danet|monodepth|siamrpn|nasnet_[567]|senet_154|int8|_citys|ntsnet|lffd|"
+                    r"bert_24|roberta_24|elmo_2x4096")
+
+
+def _cost_rank(name):
+    return (0 if CHEAP.search(name) else 2 if COSTLY.search(name) else 1, name)
 # Where the labelling venv's pins live (Python <= 3.11, numpy < 1.24: what MXNet 1.9.1 runs on).
 VENV_REQUIREMENTS = ("mxnet==1.9.1", "numpy==1.23.5", "gluoncv2==0.0.64", "gluoncv==0.10.5.post0",
                      "gluonnlp==0.10.0", "opencv-python-headless<4.9", "scipy<1.12", "tqdm")
@@ -185,6 +193,7 @@ def _difference(expected, actual):
     return None
 
 
+_VERSIONS = {}
 _PROGRESS = None  # the worker's result pipe: phase reports go there, so a crash or time-out keeps what was measured
 
 
@@ -256,7 +265,7 @@ def label_one(library, name, train_mode=True):
     from models import build
     roots = _package_roots()
     recorder = _Recorder(roots)
-    label = {"library": library, "name": name}
+    label = {"library": library, "name": name, "versions": _VERSIONS}
 
     def fail(verdict, phase, error):
         label.update(verdict=verdict, phase=phase, error={
@@ -366,14 +375,19 @@ def _lines(recorder):
     return {path: sorted(lines) for path, lines in sorted(recorder.lines.items()) if lines}
 
 
-def _differing_blocks(net, inputs, mode, recorder):
-    """Where a DIFF comes from: the innermost HybridBlocks whose own output differs once hybridized alone.
+LOCATE_BUDGET = 60.0  # seconds for locating a DIFF's blocks; what was found by then is kept
 
-    Each child's eager input is captured with a forward pre-hook in one eager call of the whole model; each
-    HybridBlock is then run on that input eagerly and hybridized (a fresh trace), in the same mode. The
-    classes of the innermost differing blocks, with the file and line of their hybrid_forward, are returned.
+
+def _differing_blocks(net, inputs, mode, recorder):
+    """Where a DIFF (or a failure without library frames) comes from: the innermost HybridBlocks whose own
+    output differs, or that fail, when hybridized alone.
+
+    Each block's eager input is captured with a forward pre-hook in one eager call of the whole model. Then,
+    top-down from the model, the children of a differing block are run alone on their captured input,
+    eagerly and hybridized (a fresh trace), in the same mode; the search descends only into children that
+    differ. A differing block none of whose children differ is returned, with the file and line of its
+    hybrid_forward.
     """
-    import inspect
     from mxnet import autograd
     from mxnet.gluon import HybridBlock
     captured = {}
@@ -404,46 +418,49 @@ def _differing_blocks(net, inputs, mode, recorder):
         for hook in hooks:
             hook.detach()
     _restore(net, saved)
-    differing = set()
-    for path, block in blocks:
-        if not isinstance(block, HybridBlock) or path not in captured:
-            continue
+
+    def run(block, args):
+        _seed()
+        if mode == "train":
+            with autograd.train_mode():
+                return _flatten(block(*args))
+        return _flatten(block(*args))
+
+    def differs(path, block):
         args = captured[path]
         try:
             block.hybridize(active=False)
-            _seed()
-            if mode == "train":
-                with autograd.train_mode():
-                    eager = _flatten(block(*args))
-            else:
-                eager = _flatten(block(*args))
-            _restore(net, saved)
+            eager = run(block, args)
         except Exception:  # noqa: BLE001 -- a block that cannot run alone eagerly is not a finding
             _restore(net, saved)
-            continue
+            return False
+        _restore(net, saved)
         try:
             block.hybridize()
-            _seed()
-            if mode == "train":
-                with autograd.train_mode():
-                    hybrid = _flatten(block(*args))
-            else:
-                hybrid = _flatten(block(*args))
-            _restore(net, saved)
+            hybrid = run(block, args)
         except Exception:  # noqa: BLE001 -- runs eagerly alone, fails hybridized alone: it is where it breaks
             _restore(net, saved)
-            differing.add(path)
-            continue
-        if _difference(eager, hybrid):
-            differing.add(path)
-    innermost = [path for path in differing if not any(other.startswith(path + ".") for other in differing)]
+            return True
+        _restore(net, saved)
+        return _difference(eager, hybrid) is not None
+
+    deadline = time.perf_counter() + LOCATE_BUDGET
+    innermost = []
+    frontier = [("net", net)]
+    while frontier and time.perf_counter() < deadline:
+        path, block = frontier.pop()
+        children = [(f"{path}.{key}", child) for key, child in block._children.items()
+                    if isinstance(child, HybridBlock) and f"{path}.{key}" in captured]
+        bad = [(child_path, child) for child_path, child in children if differs(child_path, child)]
+        if bad:
+            frontier.extend(bad)
+        elif path != "net" or isinstance(block, HybridBlock):
+            innermost.append((path, block))
     found = []
-    for path in sorted(innermost):
-        block = dict(blocks)[path]
-        method = type(block).hybrid_forward
-        rel = recorder.relpath(inspect.getsourcefile(method) or "")
-        _, start = inspect.getsourcelines(method)
-        found.append({"block": path, "class": type(block).__name__, "path": rel, "line": start})
+    for path, block in sorted(innermost, key=lambda item: item[0]):
+        code = type(block).hybrid_forward.__code__
+        found.append({"block": path, "class": type(block).__name__, "path": recorder.relpath(code.co_filename),
+                      "line": code.co_firstlineno})
     return found
 
 
@@ -471,7 +488,7 @@ def worker_main(library):
     sys.path.insert(0, str(HERE))
     from models import import_library
     import_library(library)  # before any recording: what runs at import time is no model's doing
-    versions = _versions()
+    _VERSIONS.update(_versions())
     results.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
         name = line.strip()
@@ -489,7 +506,7 @@ def worker_main(library):
             label = {"library": library, "name": name, "verdict": "EAGER_FAIL", "phase": "labeller",
                      "error": {"type": type(error).__name__, "message": _clean_message(error), "frames": []}}
         label["seconds"] = round(time.perf_counter() - started, 2)
-        label["versions"] = versions
+        label["versions"] = _VERSIONS
         results.write(json.dumps(label, sort_keys=True) + "\n")
 
 
@@ -573,7 +590,7 @@ def run_library(args, library, out_dir, log):
     if args.match:
         names = [name for name in names if re.search(args.match, name)]
     # cheap models first (32x32 inputs), so that a run cut short has labelled as many models as it could
-    todo = sorted((name for name in names if name not in done), key=lambda name: (not CHEAP.search(name), name))
+    todo = sorted((name for name in names if name not in done), key=_cost_rank)
     if args.limit is not None:
         todo = todo[:args.limit]
     try:

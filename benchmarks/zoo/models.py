@@ -161,21 +161,25 @@ def _build_nlp(name):
     vocab = _small_vocab()
     batch, length = 2, 5
     if name.startswith("transformer"):
-        net, _, _ = gluonnlp.model.get_model(name, dataset_name=None, src_vocab=vocab, tgt_vocab=vocab,
+        # dataset_name only names the (unused) vocabulary files: the constructor needs a string
+        net, _, _ = gluonnlp.model.get_model(name, dataset_name="WMT2014", src_vocab=vocab, tgt_vocab=vocab,
                                              pretrained=False)
         valid = mx.nd.array([length, length - 2])
         return net, [_tokens((batch, length), len(vocab)), _tokens((batch, length), len(vocab)), valid, valid]
     if name.startswith("elmo"):
         net = gluonnlp.model.get_model(name, dataset_name=None, pretrained=False)
+        net = net[0] if isinstance(net, tuple) else net
         chars = _tokens((batch, length, 50), 262)
         return net, [chars, net.begin_state(mx.nd.zeros, batch_size=batch), mx.nd.ones((batch, length))]
     if name.startswith(("bert", "ernie", "roberta", "distilbert")):
         net, _ = gluonnlp.model.get_model(name, dataset_name=None, vocab=vocab, pretrained=False)
         tokens = _tokens((batch, length), len(vocab))
         valid = mx.nd.array([length, length - 2])
-        if name.startswith(("roberta", "distilbert")):
+        if name.startswith("distilbert"):
             return net, [tokens, valid]
         masked = mx.nd.array([[0, 1], [1, 2]])  # the default model has a masked-LM decoder: it needs positions
+        if name.startswith("roberta"):
+            return net, [tokens, valid, masked]
         return net, [tokens, mx.nd.zeros((batch, length)), valid, masked]
     net, _ = gluonnlp.model.get_model(name, dataset_name=None, vocab=vocab, pretrained=False)
     return net, [_tokens((length, batch), len(vocab)), net.begin_state(batch_size=batch)]
@@ -198,7 +202,7 @@ def _build_gluoncv(name):
     if name.startswith("siamrpn"):
         return net, [_normal((1, 3, 127, 127)), _normal((1, 3, 255, 255))]
     if _GLUONCV_VIDEO.match(name):
-        frames = 32 if name.startswith("slowfast") else 8
+        frames = {"slowfast": 32, "c3d": 16}.get(name.split("_")[0], 8)
         return net, [_normal((1, 3, frames, 112, 112))]
     size = next((size for pattern, size in _GLUONCV_SIZES if re.search(pattern, name)), (224, 224))
     channels = 6 if "posenet" in name else 3
