@@ -1,5 +1,8 @@
 """Fixes on real code: `hylint check --fix` (then with `--unsafe-fixes`) on a copy of each library, re-labelled.
 
+Only the library files that labelled models run (eagerly or in their trace) are fixed: a change anywhere
+else could not be judged by a re-label.
+
     python benchmarks/zoo/fix.py --python /work/venv-mx/bin/python            # both modes, every library
     python benchmarks/zoo/fix.py --python ... --mode safe --library gluoncv2   # one slice
 
@@ -38,15 +41,19 @@ from sources import library_source  # noqa: E402
 FAILING = ("TRACE_FAIL", "GRAPH_FAIL", "DIFF")
 
 
-def fixed_copy(library: str, mode: str, hylint_root: Path) -> tuple[Path, list]:
-    """A fixed copy of the library's sources and the relative paths hylint changed."""
+def fixed_copy(library: str, mode: str, hylint_root: Path, files=None) -> tuple[Path, list]:
+    """A fixed copy of the library's sources and the relative paths hylint changed. With `files` (relative
+    paths), only those are fixed: the files labelled models run, the only ones a re-label can judge."""
     source = library_source(library)
     target = WORK / f"fixed-{mode}" / library
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(source, target, ignore=shutil.ignore_patterns(".complete"))
-    command = [sys.executable, "-m", "hylint", "check", "--fix", "--exit-zero", "--no-cache", "-j", "1",
-               "--output-format", "concise", str(target)]
+    paths = [str(target / f) for f in sorted(files) if (target / f).exists()] if files is not None else [str(target)]
+    if not paths:
+        return target, []
+    command = [sys.executable, "-m", "hylint", "check", "--fix", "--exit-zero", "--no-cache", "-j", "0",
+               "--output-format", "concise", *paths]
     if mode == "unsafe":
         command.insert(4, "--unsafe-fixes")
     done = subprocess.run(command, cwd=WORK, env=dict(os.environ, PYTHONPATH=str(hylint_root)),
@@ -147,8 +154,12 @@ def main(argv=None) -> int:
         for library in args.library or LIBRARIES:
             if library not in labels:
                 continue
-            fixed, changed = fixed_copy(library, mode, args.hylint_root.resolve())
             original = {label["name"]: label for label in labels[library]}
+            ran = set()
+            for label in original.values():
+                ran.update(label.get("eager_files") or ())
+                ran.update(label.get("trace_lines") or ())
+            fixed, changed = fixed_copy(library, mode, args.hylint_root.resolve(), ran)
             affected = sorted(name for name, label in original.items()
                               if set(changed) & (set(label.get("eager_files") or ()) | set(label.get("trace_lines") or ())))
             print(f"fix: {library} {mode}: {len(changed)} files changed, {len(affected)} models to re-label",

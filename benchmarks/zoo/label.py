@@ -238,8 +238,11 @@ def _snapshot(net):
 def _restore(net, saved):
     for name, param in net.collect_params().items():
         if name in saved:
-            for target, value in zip(param.list_data(), saved[name]):
-                value.copyto(target)
+            try:
+                for target, value in zip(param.list_data(), saved[name]):
+                    value.copyto(target)
+            except Exception:  # noqa: BLE001 -- e.g. a weight kept in an MKLDNN layout refuses copyto
+                param.set_data(saved[name][0])
 
 
 def _disable_dropout(net):
@@ -689,12 +692,22 @@ def main(argv=None):
                         help="directory put first on the worker's sys.path (a fixed copy of the libraries)")
     parser.add_argument("--sort", action="store_true", help="sort the label files by name when done")
     parser.add_argument("--make-venv", type=Path, metavar="DIR", help="create a labelling venv and exit")
+    parser.add_argument("--merge", type=Path, nargs="+", metavar="DIR",
+                        help="merge the labels of other --out folders into --out (sorted), and exit")
     args = parser.parse_args(argv)
     if args.worker:
         worker_main(args.worker)
         return 0
     if args.make_venv:
         make_venv(args.make_venv)
+        return 0
+    if args.merge:
+        for path in sorted({p.name for folder in args.merge for p in folder.glob("*.jsonl")}):
+            with (args.out / path).open("a") as out:
+                for folder in args.merge:
+                    if (folder / path).exists():
+                        out.write((folder / path).read_text())
+            sort_file(args.out / path)
         return 0
     sys.path.insert(0, str(HERE))
     from models import LIBRARIES
