@@ -41,7 +41,7 @@ from sources import library_source  # noqa: E402
 FAILING = ("TRACE_FAIL", "GRAPH_FAIL", "DIFF")
 
 
-def fixed_copy(library: str, mode: str, hylint_root: Path, files=None) -> tuple[Path, list]:
+def fixed_copy(library: str, mode: str, hylint_root: Path, files=None) -> tuple[Path, list, dict]:
     """A fixed copy of the library's sources and the relative paths hylint changed. With `files` (relative
     paths), only those are fixed: the files labelled models run, the only ones a re-label can judge."""
     source = library_source(library)
@@ -51,8 +51,8 @@ def fixed_copy(library: str, mode: str, hylint_root: Path, files=None) -> tuple[
     shutil.copytree(source, target, ignore=shutil.ignore_patterns(".complete"))
     paths = [str(target / f) for f in sorted(files) if (target / f).exists()] if files is not None else [str(target)]
     if not paths:
-        return target, []
-    command = [sys.executable, "-m", "hylint", "check", "--fix", "--exit-zero", "--no-cache", "-j", "0",
+        return target, [], {}
+    command = [sys.executable, "-m", "hylint", "check", "--fix", "--show-fixes", "--exit-zero", "--no-cache", "-j", "0",
                "--output-format", "concise", *paths]
     if mode == "unsafe":
         command.insert(4, "--unsafe-fixes")
@@ -60,12 +60,17 @@ def fixed_copy(library: str, mode: str, hylint_root: Path, files=None) -> tuple[
                           capture_output=True, text=True)
     if done.returncode not in (0, 1):
         raise SystemExit(f"fix: hylint --fix failed on {library} ({mode}): {done.stderr[-2000:]}")
+    by_rule = {}  # the `--show-fixes` summary: "     2 × HY301"
+    for line in done.stdout.split("Fixed:", 1)[-1].splitlines() if "Fixed:" in done.stdout else ():
+        parts = line.split()
+        if len(parts) == 3 and parts[0].isdigit() and parts[2].startswith("HY"):
+            by_rule[parts[2]] = by_rule.get(parts[2], 0) + int(parts[0])
     changed = []
     for path in sorted(target.rglob("*.py")):
         relative = path.relative_to(target).as_posix()
         if not filecmp.cmp(path, source / relative, shallow=False):
             changed.append(relative)
-    return target, changed
+    return target, changed, by_rule
 
 
 def mirror(installed_root: Path, fixed: Path, changed: list, site: Path) -> None:
@@ -159,7 +164,7 @@ def main(argv=None) -> int:
             for label in original.values():
                 ran.update(label.get("eager_files") or ())
                 ran.update(label.get("trace_lines") or ())
-            fixed, changed = fixed_copy(library, mode, args.hylint_root.resolve(), ran)
+            fixed, changed, by_rule = fixed_copy(library, mode, args.hylint_root.resolve(), ran)
             affected = sorted(name for name, label in original.items()
                               if set(changed) & (set(label.get("eager_files") or ()) | set(label.get("trace_lines") or ())))
             print(f"fix: {library} {mode}: {len(changed)} files changed, {len(affected)} models to re-label",
@@ -177,7 +182,7 @@ def main(argv=None) -> int:
             relabelled = read_labels(out).get(library, [])
             result = compare(original, {label["name"]: label for label in relabelled})
             summary[f"{library}-{mode}"] = {"library": library, "mode": mode, "files_changed": len(changed),
-                                            "changed_files": changed, "relabelled": len(relabelled), **result}
+                                            "changed_files": changed, "fixes_by_rule": by_rule, "relabelled": len(relabelled), **result}
             summary_path.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return 0
 

@@ -440,6 +440,10 @@ def _differing_blocks(net, inputs, mode, recorder):
         _restore(net, saved)
         try:
             block.hybridize()
+            if mode == "train":  # as in the model: traced by a predict-mode call, then called in train mode
+                _seed()
+                block(*args)
+                _restore(net, saved)
             hybrid = run(block, args)
         except Exception:  # noqa: BLE001 -- runs eagerly alone, fails hybridized alone: it is where it breaks
             _restore(net, saved)
@@ -459,12 +463,16 @@ def _differing_blocks(net, inputs, mode, recorder):
             frontier.extend(bad)
         elif path != "net" or isinstance(block, HybridBlock):
             innermost.append((path, block))
-    found = []
+    found = {}  # one entry per hybrid_forward (many blocks share a class), with the first block and the count
     for path, block in sorted(innermost, key=lambda item: item[0]):
         code = type(block).hybrid_forward.__code__
-        found.append({"block": path, "class": type(block).__name__, "path": recorder.relpath(code.co_filename),
-                      "line": code.co_firstlineno})
-    return found
+        key = (code.co_filename, code.co_firstlineno)
+        if key in found:
+            found[key]["count"] += 1
+            continue
+        found[key] = {"block": path, "class": type(block).__name__, "path": recorder.relpath(code.co_filename),
+                      "line": code.co_firstlineno, "count": 1}
+    return list(found.values())
 
 
 def _versions():

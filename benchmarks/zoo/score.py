@@ -363,16 +363,22 @@ def _figure_row(name: str, row: Counter) -> str:
 
 def render_fixes(fixes: dict) -> list:
     out = ["## Fixes on real code (`hylint check --fix`, then `--unsafe-fixes`, re-labelled on MXNet)", ""]
-    out.append("| library | fixes | files changed | models re-labelled | harmed | repaired | still failing |")
-    out.append("|---|---|---:|---:|---:|---:|---:|")
+    out.append("Only the files that labelled models run are fixed. Harmed: eager output changed or no longer runs "
+               "eagerly; repaired: failing before, OK after; broken: OK before, failing hybridized after.")
+    out.append("")
+    out.append("| library | fixes | fixes applied (per rule) | files changed | models re-labelled | harmed | repaired "
+               "| broken | still failing |")
+    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|")
     for key in sorted(fixes):
         f = fixes[key]
-        out.append(f"| {f['library']} | {f['mode']} | {f['files_changed']} | {f['relabelled']} | "
-                   f"{len(f['harmed'])} | {len(f['repaired'])} | {len(f['still_failing'])} |")
+        rules = ", ".join(f"{code} {n}" for code, n in sorted((f.get("fixes_by_rule") or {}).items())) or "none"
+        out.append(f"| {f['library']} | {f['mode']} | {rules} | {f['files_changed']} | {f['relabelled']} | "
+                   f"{len(f['harmed'])} | {len(f['repaired'])} | {len(f.get('broken', []))} | "
+                   f"{len(f['still_failing'])} |")
     for key in sorted(fixes):
         f = fixes[key]
-        for kind in ("harmed", "repaired", "still_failing"):
-            if f[kind]:
+        for kind in ("harmed", "repaired", "broken", "still_failing"):
+            if f.get(kind):
                 shown = "; ".join(f"{item['name']}: {item['reason']}" for item in f[kind][:25])
                 out.append(f"- {f['library']} {f['mode']} {kind.replace('_', ' ')} ({len(f[kind])}): {shown}"
                            + (" ..." if len(f[kind]) > 25 else ""))
@@ -441,6 +447,8 @@ def main(argv=None) -> int:
     parser.add_argument("--no-cache", action="store_true", help="run hylint without its result cache")
     parser.add_argument("--verify", type=int, default=0, metavar="N",
                         help="also run `hylint verify` on the first N labelled models of each library")
+    parser.add_argument("--verify-python", default=sys.executable,
+                        help="interpreter that can import the libraries, for --verify (MXNet is not used)")
     parser.add_argument("--output", type=Path, default=RESULTS)
     parser.add_argument("--no-readme", action="store_true", help="do not rewrite README's zoo section")
     args = parser.parse_args(argv)
@@ -456,7 +464,7 @@ def main(argv=None) -> int:
     verify = None
     if args.verify:
         from verify_zoo import verify_models
-        verify = verify_models(labels, args.verify, args.hylint_root.resolve())
+        verify = verify_models(labels, args.verify, args.hylint_root.resolve(), args.verify_python)
     versions = {}
     for library_labels in labels.values():
         for label in library_labels:
