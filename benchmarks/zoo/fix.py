@@ -116,10 +116,13 @@ def _fingerprint_changed(before: list, after: list) -> bool:
 
 def compare(original: dict, fixed: dict) -> dict:
     """harmed / repaired / broken / still failing, from the original and the re-labelled models."""
-    result = {"harmed": [], "repaired": [], "broken": [], "still_failing": []}
+    result = {"harmed": [], "repaired": [], "broken": [], "still_failing": [], "not_measured": []}
     for name, after in sorted(fixed.items()):
         before = original[name]
         if before["verdict"] == "EAGER_FAIL":
+            continue
+        if (after.get("error") or {}).get("type") == "Timeout":  # the shared machine, not the fix: no verdict
+            result["not_measured"].append({"name": name, "reason": after["error"]["message"]})
             continue
         if after["verdict"] == "EAGER_FAIL":
             reason = f"no longer runs eagerly: {after['error']['type']}: {after['error']['message'][:120]}"
@@ -143,6 +146,12 @@ def _reason(label: dict) -> str:
     return f"DIFF {(label.get('diff') or {}).get('detail')}"
 
 
+def _affected(original: dict, changed: list) -> list:
+    """The labelled models that ran a changed file, eagerly or in their trace."""
+    return sorted(name for name, label in original.items()
+                  if set(changed) & (set(label.get("eager_files") or ()) | set(label.get("trace_lines") or ())))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--python", required=True, help="interpreter with MXNet 1.9.1 and the libraries")
@@ -150,10 +159,30 @@ def main(argv=None) -> int:
     parser.add_argument("--mode", action="append", choices=("safe", "unsafe"))
     parser.add_argument("--hylint-root", type=Path, default=REPO)
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--compare-only", action="store_true",
+                        help="recompute labels/fixes.json from the committed fixed-*/ labels; run nothing")
     args = parser.parse_args(argv)
     labels = read_labels(LABELS)
     summary_path = LABELS / "fixes.json"
     summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
+    if args.compare_only:
+        for out in sorted(LABELS.glob("fixed-*/*.jsonl")):  # a run stopped early has labels but no entry yet
+            mode, library = out.parent.name.split("-", 1)[1], out.stem
+            if f"{library}-{mode}" not in summary:
+                copy, source = WORK / f"fixed-{mode}" / library, library_source(library)
+                changed = sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*.py")
+                                 if not filecmp.cmp(p, source / p.relative_to(copy), shallow=False))
+                summary[f"{library}-{mode}"] = {"library": library, "mode": mode, "files_changed": len(changed),
+                                                "changed_files": changed, "fixes_by_rule": {},
+                                                "note": "re-labelling stopped at the time limit"}
+        for entry in summary.values():
+            original = {label["name"]: label for label in labels[entry["library"]]}
+            relabelled = read_labels(LABELS / f"fixed-{entry['mode']}").get(entry["library"], [])
+            entry["affected"] = len(_affected(original, entry["changed_files"]))
+            entry.update(relabelled=len(relabelled),
+                         **compare(original, {label["name"]: label for label in relabelled}))
+        summary_path.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+        return 0
     installed = installed_site_packages(args.python)
     for mode in args.mode or ("safe", "unsafe"):
         for library in args.library or LIBRARIES:
@@ -165,8 +194,7 @@ def main(argv=None) -> int:
                 ran.update(label.get("eager_files") or ())
                 ran.update(label.get("trace_lines") or ())
             fixed, changed, by_rule = fixed_copy(library, mode, args.hylint_root.resolve(), ran)
-            affected = sorted(name for name, label in original.items()
-                              if set(changed) & (set(label.get("eager_files") or ()) | set(label.get("trace_lines") or ())))
+            affected = _affected(original, changed)
             print(f"fix: {library} {mode}: {len(changed)} files changed, {len(affected)} models to re-label",
                   file=sys.stderr)
             out = LABELS / f"fixed-{mode}"
@@ -182,7 +210,7 @@ def main(argv=None) -> int:
             relabelled = read_labels(out).get(library, [])
             result = compare(original, {label["name"]: label for label in relabelled})
             summary[f"{library}-{mode}"] = {"library": library, "mode": mode, "files_changed": len(changed),
-                                            "changed_files": changed, "fixes_by_rule": by_rule, "relabelled": len(relabelled), **result}
+                                            "changed_files": changed, "fixes_by_rule": by_rule, "affected": len(affected), "relabelled": len(relabelled), **result}
             summary_path.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return 0
 

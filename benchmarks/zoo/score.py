@@ -227,7 +227,8 @@ def score_library(library: str, labels: list, default: list, everything: list, s
                            "error": entry["error"], "default": sorted(default_flagged.get(cause, ())),
                            "all": sorted(all_flagged.get(cause, ()))})
     verdicts = Counter(label["verdict"] for label in labels)
-    return {"library": library, "models": len(labels), "verdicts": dict(sorted(verdicts.items())),
+    timeouts = sum(1 for label in labels if (label.get("error") or {}).get("type") == "Timeout")
+    return {"library": library, "models": len(labels), "verdicts": dict(sorted(verdicts.items())), "timeouts": timeouts,
             "executed_statements": len(executed_any), "ok_statements": len(executed_ok),
             "root_causes": cause_list, "unlocated": unlocated,
             "default": {code: dict(counts) for code, counts in sorted(default_rules.items())},
@@ -261,13 +262,18 @@ def render(results: list, meta: dict, fixes: dict | None, verify: dict | None) -
     out.append("")
     out.append("## Labels")
     out.append("")
-    out.append("| library | models | OK | TRACE_FAIL | GRAPH_FAIL | DIFF | EAGER_FAIL | statements traced "
-               "| of them by OK models |")
-    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    sizes = meta.get("model_lists") or {}
+    out.append("EAGER_FAIL counts the models left out, with the reason: they do not build or run eagerly with "
+               "these inputs, or took longer than the time limit (`time-outs`, included in EAGER_FAIL).")
+    out.append("")
+    out.append("| library | models in the zoo | labelled | OK | TRACE_FAIL | GRAPH_FAIL | DIFF | EAGER_FAIL "
+               "| of them time-outs | statements traced | of them by OK models |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         v = r["verdicts"]
-        out.append(f"| {r['library']} | {r['models']} | {v.get('OK', 0)} | {v.get('TRACE_FAIL', 0)} | "
-                   f"{v.get('GRAPH_FAIL', 0)} | {v.get('DIFF', 0)} | {v.get('EAGER_FAIL', 0)} | "
+        out.append(f"| {r['library']} | {len(sizes.get(r['library'], ())) or '?'} | {r['models']} | "
+                   f"{v.get('OK', 0)} | {v.get('TRACE_FAIL', 0)} | "
+                   f"{v.get('GRAPH_FAIL', 0)} | {v.get('DIFF', 0)} | {v.get('EAGER_FAIL', 0)} | {r['timeouts']} | "
                    f"{r['executed_statements']} | {r['ok_statements']} |")
     out.append("")
     out.append("## The four figures (default rules; recall also with `--select ALL`)")
@@ -366,18 +372,19 @@ def render_fixes(fixes: dict) -> list:
     out.append("Only the files that labelled models run are fixed. Harmed: eager output changed or no longer runs "
                "eagerly; repaired: failing before, OK after; broken: OK before, failing hybridized after.")
     out.append("")
-    out.append("| library | fixes | fixes applied (per rule) | files changed | models re-labelled | harmed | repaired "
-               "| broken | still failing |")
-    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    out.append("| library | fixes | fixes applied (per rule) | files changed | models re-labelled (of those affected) | harmed | repaired "
+               "| broken | still failing | not measured (time-out) |")
+    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for key in sorted(fixes):
         f = fixes[key]
         rules = ", ".join(f"{code} {n}" for code, n in sorted((f.get("fixes_by_rule") or {}).items())) or "none"
-        out.append(f"| {f['library']} | {f['mode']} | {rules} | {f['files_changed']} | {f['relabelled']} | "
+        out.append(f"| {f['library']} | {f['mode']} | {rules} | {f['files_changed']} | "
+                   f"{f['relabelled']} of {f.get('affected', '?')} | "
                    f"{len(f['harmed'])} | {len(f['repaired'])} | {len(f.get('broken', []))} | "
-                   f"{len(f['still_failing'])} |")
+                   f"{len(f['still_failing'])} | {len(f.get('not_measured', []))} |")
     for key in sorted(fixes):
         f = fixes[key]
-        for kind in ("harmed", "repaired", "broken", "still_failing"):
+        for kind in ("harmed", "repaired", "broken", "still_failing", "not_measured"):
             if f.get(kind):
                 shown = "; ".join(f"{item['name']}: {item['reason']}" for item in f[kind][:25])
                 out.append(f"- {f['library']} {f['mode']} {kind.replace('_', ' ')} ({len(f[kind])}): {shown}"
@@ -387,7 +394,7 @@ def render_fixes(fixes: dict) -> list:
 
 def render_verify(verify: dict) -> list:
     out = ["## `hylint verify` on the NumPy runtime vs MXNet's labels", ""]
-    out.append("| library | models tried | same verdict | same output (atol 1e-4) | runtime could not run | "
+    out.append("| library | models tried | same verdict | same output shapes (values are not reported by verify) | runtime could not run | "
                "median s (runtime) | median s (MXNet label) |")
     out.append("|---|---:|---:|---:|---:|---:|---:|")
     for library, v in sorted(verify.items()):
@@ -473,7 +480,8 @@ def main(argv=None) -> int:
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "commit": _git(args.hylint_root, "rev-parse", "--short", "HEAD"),
             "seconds": time.time() - started, "labelled": sum(len(v) for v in labels.values()),
-            "versions": ", ".join(f"{k} {v}" for k, v in sorted(versions.items()))}
+            "versions": ", ".join(f"{k} {v}" for k, v in sorted(versions.items())),
+            "model_lists": json.loads(lists.read_text()) if (lists := args.labels / "model_lists.json").exists() else {}}
     report = render(results, meta, fixes, verify)
     args.output.write_text(report)
     SUMMARY.write_text(json.dumps({"results": results, "verify": verify}, indent=1, sort_keys=True) + "\n")
