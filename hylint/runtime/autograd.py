@@ -56,3 +56,30 @@ def predict_mode():
 
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
     raise NotImplementedError("hylint.runtime does not implement autograd (backward)")
+
+
+class Function:
+    """``mx.autograd.Function``: a user-defined operation with its own ``forward``/``backward``.
+
+    Calling it runs ``forward`` on NDArrays (outside recording, as MXNet does); ``backward`` is never called
+    because gradients are not implemented. It is eager only, like MXNet's (a Symbol cannot go through it)."""
+
+    def __init__(self):
+        self._saved = ()
+
+    def save_for_backward(self, *args):
+        self._saved = args
+
+    @property
+    def saved_tensors(self):
+        return self._saved
+
+    def __call__(self, *inputs):
+        with pause(train_mode=is_training()):
+            return self.forward(*inputs)
+
+    def forward(self, *inputs):
+        raise NotImplementedError
+
+    def backward(self, *output_grads):
+        raise NotImplementedError

@@ -551,8 +551,7 @@ def _isfinite(data):
 linalg = _submodule("linalg", {"gemm2": _make_function("gemm2", _ops.OPS["_linalg_gemm2"])})
 
 contrib = _submodule("contrib", {
-    "arange_like": _make_function("arange_like", _ops.OPS["_contrib_arange_like"]),
-    "div_sqrt_dim": _make_function("div_sqrt_dim", _ops.OPS["_contrib_div_sqrt_dim"]),
+    **{name: _make_function(name, op) for name, op in _ops.contrib_names().items()},
     "cond": _contrib_cond, "while_loop": _contrib_while_loop, "foreach": _contrib_foreach,
     "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite,
 })

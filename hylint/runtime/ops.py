@@ -2580,6 +2580,11 @@ def public_names():
     return names
 
 
+def contrib_names():
+    """``{name: op}`` for the ops MXNet registers as ``_contrib_<name>`` (``nd.contrib.<name>``)."""
+    return {name[len("_contrib_"):]: op for name, op in OPS.items() if name.startswith("_contrib_")}
+
+
 # ----------------------------------------------------------------------------------------------
 # Python wrapper functions whose behaviour differs between nd and sym (written once, parametrised
 # by the namespace's invoke function). ``ns`` gives: ns.kind ('nd'|'sym'), ns.invoke(op_name, args,
@@ -2789,3 +2794,5 @@ def run_infer(op, in_shapes, in_types, attrs):
     if not isinstance(out_types, (list, tuple)):
         out_types = [out_types] * n
     return shapes, list(out_shapes), list(types), list(out_types)
+
+from . import ops_models  # noqa: E402,F401  (registers the model libraries' operators into OPS)

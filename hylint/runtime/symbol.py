@@ -547,8 +547,7 @@ def _contrib_while_loop(cond, func, loop_vars, max_iterations=None, name="while_
 linalg = _submodule("linalg", {"gemm2": _make_function("gemm2", _ops.OPS["_linalg_gemm2"])})
 
 contrib = _submodule("contrib", {
-    "arange_like": _make_function("arange_like", _ops.OPS["_contrib_arange_like"]),
-    "div_sqrt_dim": _make_function("div_sqrt_dim", _ops.OPS["_contrib_div_sqrt_dim"]),
+    **{name: _make_function(name, op) for name, op in _ops.contrib_names().items()},
     "cond": _contrib_cond, "foreach": _contrib_foreach, "while_loop": _contrib_while_loop,
 })
 
