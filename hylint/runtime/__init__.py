@@ -22,7 +22,7 @@ __all__ = ["activate", "runtime_modules", "MXNetError", "NotImplementedForSymbol
 def runtime_modules():
     """``{'mxnet': module, 'mxnet.nd': module, ...}``: the import names the runtime provides."""
     from . import _mxnet, autograd, base, context, initializer, names, ndarray, random, symbol, gluon
-    from .gluon import block, contrib, loss, nn, parameter, rnn, trainer, utils
+    from .gluon import block, contrib, loss, model_zoo, nn, parameter, rnn, trainer, utils
     from .gluon.nn import basic_layers, conv_layers
     return {
         "mxnet": _mxnet, "mxnet.base": base, "mxnet.context": context, "mxnet.autograd": autograd,
@@ -34,6 +34,8 @@ def runtime_modules():
         "mxnet.gluon": gluon, "mxnet.gluon.block": block, "mxnet.gluon.parameter": parameter,
         "mxnet.gluon.nn": nn, "mxnet.gluon.rnn": rnn, "mxnet.gluon.loss": loss, "mxnet.gluon.trainer": trainer,
         "mxnet.gluon.utils": utils, "mxnet.gluon.contrib": contrib, "mxnet.gluon.contrib.nn": contrib.nn, "mxnet.gluon.rnn.rnn_layer": rnn.rnn_layer, "mxnet.gluon.nn.basic_layers": basic_layers, "mxnet.gluon.nn.conv_layers": conv_layers,
+        "mxnet.gluon.model_zoo": model_zoo, "mxnet.gluon.model_zoo.vision": model_zoo.vision,
+        "mxnet.gluon.model_zoo.model_store": model_zoo.model_store,
     }
 
 
