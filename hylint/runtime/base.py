@@ -3,7 +3,8 @@ import numbers
 
 import numpy as np
 
-__all__ = ["MXNetError", "NotImplementedForSymbol", "RuntimeUnsupported", "unsupported", "numeric_types",
+__all__ = ["MXNetError", "NotImplementedForSymbol", "RuntimeUnsupported", "unsupported", "unsupported_class",
+           "numeric_types",
            "integer_types", "string_types", "mx_real_t", "shape_str", "data_dir"]
 
 numeric_types = (float, int, np.generic)
@@ -62,6 +63,16 @@ def unsupported(name):
     stand_in.__name__ = name.rsplit(".", 1)[-1]
     stand_in.__qualname__ = stand_in.__name__
     return stand_in
+
+
+def unsupported_class(name, bases=(object,)):
+    """A stand-in for MXNet's class ``name`` (``mxnet.image.ImageIter``): it can be imported and subclassed,
+    and constructing it raises :class:`RuntimeUnsupported`."""
+    module, short = name.rsplit(".", 1)
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeUnsupported(name)
+    return type(short, bases, {"__init__": __init__, "__module__": module})
 
 
 def data_dir():

@@ -550,8 +550,10 @@ def _isfinite(data):
 
 linalg = _submodule("linalg", {"gemm2": _make_function("gemm2", _ops.OPS["_linalg_gemm2"])})
 
+image = _submodule("image", {name: _make_function(name, op) for name, op in _ops.prefixed_names("image").items()})
+
 contrib = _submodule("contrib", {
-    **{name: _make_function(name, op) for name, op in _ops.contrib_names().items()},
+    **{name: _make_function(name, op) for name, op in _ops.prefixed_names("contrib").items()},
     "cond": _contrib_cond, "while_loop": _contrib_while_loop, "foreach": _contrib_foreach,
     "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite,
 })

@@ -2580,9 +2580,11 @@ def public_names():
     return names
 
 
-def contrib_names():
-    """``{name: op}`` for the ops MXNet registers as ``_contrib_<name>`` (``nd.contrib.<name>``)."""
-    return {name[len("_contrib_"):]: op for name, op in OPS.items() if name.startswith("_contrib_")}
+def prefixed_names(group):
+    """``{name: op}`` for the ops MXNet registers as ``_<group>_<name>`` and shows as ``nd.<group>.<name>``
+    (``_contrib_SyncBatchNorm`` is ``nd.contrib.SyncBatchNorm``, ``_image_to_tensor`` ``nd.image.to_tensor``)."""
+    prefix = "_%s_" % group
+    return {name[len(prefix):]: op for name, op in OPS.items() if name.startswith(prefix)}
 
 
 # ----------------------------------------------------------------------------------------------
