@@ -801,6 +801,132 @@ CASES["_cond_select"] = Case(
         data.draw(shapes())), lambda p, a, b, num_outputs: a if p[0] else b)
 
 
+# --- the operators real model libraries need (hylint/runtime/ops_models.py) ---------------------------
+CASES["_contrib_SyncBatchNorm"] = Case(
+    lambda data: (lambda a: ([a] + [data.draw(floats((a.shape[1],), lo, 3.0)) for lo in (-3.0, -3.0, -3.0, 0.1)],
+                             {"eps": 1e-3, "fix_gamma": data.draw(st.booleans()), "ndev": 1, "key": "k"}))(
+        data.draw(floats(data.draw(shapes(min_dims=2, max_dims=4))))),
+    lambda a, gamma, beta, mean, var, eps, fix_gamma, ndev, key: (
+        (a - mean.reshape((1, -1) + (1,) * (a.ndim - 2))) / np.sqrt(var.reshape((1, -1) + (1,) * (a.ndim - 2)) + eps)
+        * (np.ones_like(gamma) if fix_gamma else gamma).reshape((1, -1) + (1,) * (a.ndim - 2))
+        + beta.reshape((1, -1) + (1,) * (a.ndim - 2))), rtol=1e-4, atol=1e-4)
+
+
+def ref_adaptive_avg(a, output_size):
+    oh, ow = (output_size * 2 if len(output_size) == 1 else output_size) if output_size else (1, 1)
+    h, w = a.shape[2:]
+    out = np.zeros(a.shape[:2] + (oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            rows = slice(int(math.floor(i * h / oh)), int(math.ceil((i + 1) * h / oh)))
+            cols = slice(int(math.floor(j * w / ow)), int(math.ceil((j + 1) * w / ow)))
+            out[:, :, i, j] = a[:, :, rows, cols].mean(axis=(2, 3))
+    return out
+
+
+@case("_contrib_AdaptiveAvgPooling2D", ref=f64(ref_adaptive_avg), rtol=1e-5, atol=1e-5)
+def _adaptive_avg(data):
+    a = data.draw(floats(data.draw(shapes(min_dims=4, max_dims=4, max_side=6))))
+    return [a], {"output_size": data.draw(st.sampled_from([(), (1,), (2,), (2, 3), (3, 1)]))}
+
+
+def ref_bilinear(a, *like, height=1, width=1, align_corners=True, mode="size", scale_height=None, scale_width=None):
+    """Each output pixel interpolates the four source pixels around its source position, computed
+    independently per axis (corner-aligned, or pixel-centre with clamping at 0)."""
+    h, w = a.shape[2:]
+    if mode == "like":
+        oh, ow = like[0].shape[2:]
+    elif scale_height is not None:
+        oh, ow = int(h * scale_height), int(w * scale_width)
+    else:
+        oh, ow = height, width
+
+    def source(i, n_in, n_out):
+        if align_corners:
+            return i * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        return max((i + 0.5) * n_in / n_out - 0.5, 0.0)
+    out = np.zeros(a.shape[:2] + (oh, ow))
+    for i in range(oh):
+        y = source(i, h, oh)
+        y0 = min(int(math.floor(y)), h - 1)
+        y1, dy = min(y0 + 1, h - 1), y - y0
+        for j in range(ow):
+            x = source(j, w, ow)
+            x0 = min(int(math.floor(x)), w - 1)
+            x1, dx = min(x0 + 1, w - 1), x - x0
+            out[:, :, i, j] = ((1 - dy) * ((1 - dx) * a[:, :, y0, x0] + dx * a[:, :, y0, x1])
+                               + dy * ((1 - dx) * a[:, :, y1, x0] + dx * a[:, :, y1, x1]))
+    return out
+
+
+@case("_contrib_BilinearResize2D", ref=f64(ref_bilinear), rtol=1e-4, atol=1e-5)
+def _bilinear(data):
+    a = data.draw(floats(data.draw(shapes(min_dims=4, max_dims=4, max_side=5))))
+    corners = data.draw(st.booleans())
+    how = data.draw(st.sampled_from(["size", "scale", "like"]))
+    if how == "like":
+        like = data.draw(floats((1, 1, data.draw(st.integers(1, 7)), data.draw(st.integers(1, 7)))))
+        return [a, like], {"mode": "like", "align_corners": corners}
+    if how == "scale":
+        return [a], {"scale_height": data.draw(st.sampled_from([0.5, 1.0, 2.0])),
+                     "scale_width": data.draw(st.sampled_from([1.0, 1.5, 3.0])), "align_corners": corners}
+    return [a], {"height": data.draw(st.integers(1, 7)), "width": data.draw(st.integers(1, 7)),
+                 "align_corners": corners}
+
+
+def ref_lrn(a, nsize, alpha=1e-4, beta=0.75, knorm=2.0):
+    out = np.zeros_like(a)
+    for c in range(a.shape[1]):
+        lo, hi = max(0, c - nsize // 2), min(a.shape[1], c + nsize // 2 + 1)
+        out[:, c] = a[:, c] / (knorm + alpha / nsize * (a[:, lo:hi] ** 2).sum(axis=1)) ** beta
+    return out
+
+
+@case("LRN", ref=f64(ref_lrn), rtol=1e-5, atol=1e-5)
+def _lrn(data):
+    a = data.draw(floats(data.draw(shapes(min_dims=4, max_dims=4)), -10.0, 10.0))
+    return [a], {"nsize": data.draw(st.sampled_from([1, 3, 5])), "alpha": 0.01, "beta": 0.75, "knorm": 1.0}
+
+
+def ref_group_norm(a, gamma, beta, num_groups, eps):
+    g = a.reshape(a.shape[0], num_groups, -1)
+    norm = ((g - g.mean(axis=2, keepdims=True)) / np.sqrt(g.var(axis=2, keepdims=True) + eps)).reshape(a.shape)
+    per_channel = a.shape[1] // num_groups
+    expand = (1, -1) + (1,) * (a.ndim - 2)
+    return norm * np.repeat(gamma, per_channel).reshape(expand) + np.repeat(beta, per_channel).reshape(expand)
+
+
+@case("GroupNorm", ref=f64(ref_group_norm), rtol=1e-4, atol=1e-4)
+def _group_norm(data):
+    groups = data.draw(st.integers(1, 3))
+    shape = (data.draw(st.integers(1, 2)), groups * data.draw(st.integers(1, 2))) + tuple(
+        data.draw(st.integers(1, 3)) for _ in range(data.draw(st.integers(1, 2))))
+    return [data.draw(floats(shape)), data.draw(floats((groups,))), data.draw(floats((groups,)))], \
+        {"num_groups": groups, "eps": 1e-5}
+
+
+@case("_ravel_multi_index", ref=lambda idx, shape: np.ravel_multi_index(tuple(idx.astype(int)), shape).astype(F32))
+def _ravel(data):
+    shape = data.draw(shapes(min_dims=1, max_dims=3))
+    n = data.draw(st.integers(1, 4))
+    return [np.array([[data.draw(st.integers(0, d - 1)) for _ in range(n)] for d in shape], dtype=F32)], \
+        {"shape": shape}
+
+
+@case("_image_to_tensor", ref=lambda a: np.moveaxis(a, -1, -3) / 255.0)
+def _to_tensor(data):
+    shape = data.draw(shapes(min_dims=3, max_dims=4))
+    return [data.draw(hnp.arrays(np.uint8, shape))], {}
+
+
+@case("_image_normalize", ref=f64(lambda a, mean, std: (a - np.array(mean).reshape(-1, 1, 1)[:a.shape[-3]])
+                                   / np.array(std).reshape(-1, 1, 1)[:a.shape[-3]]), rtol=1e-5, atol=1e-5)
+def _normalize(data):
+    shape = (data.draw(st.integers(1, 2)),) * data.draw(st.integers(0, 1)) + (3,) + tuple(
+        data.draw(st.integers(1, 3)) for _ in range(2))
+    return [data.draw(floats(shape))], {"mean": (0.5, 0.25, -1.0), "std": (2.0, 0.5, 1.0)}
+
+
 # ------------------------------------------------------------------------------------------------
 # the tests
 # ------------------------------------------------------------------------------------------------
@@ -920,9 +1046,11 @@ def test_while_loop_graph_equals_eager_equals_numpy(data):
 # --- the same generated calls against real MXNet's eager operators, where MXNet imports -------------
 def _mxnet_function(real, name):
     """MXNet's generated eager function for an op (exact name first, then its public spellings)."""
-    short = name[len("_contrib_"):] if name.startswith("_contrib_") else name
+    short = name
+    for group in ("_contrib_", "_image_"):
+        short = short[len(group):] if short.startswith(group) else short
     for candidate in (name, short, name.lstrip("_")):
-        for space in (real.nd._internal, real.nd, real.nd.contrib):
+        for space in (real.nd._internal, real.nd, real.nd.contrib, real.nd.image):
             if hasattr(space, candidate):
                 return getattr(space, candidate)
     return None

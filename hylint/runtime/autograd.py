@@ -61,11 +61,13 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
 class Function:
     """``mx.autograd.Function``: a user-defined operation with its own ``forward``/``backward``.
 
-    Calling it runs ``forward`` on NDArrays (outside recording, as MXNet does); ``backward`` is never called
-    because gradients are not implemented. It is eager only, like MXNet's (a Symbol cannot go through it)."""
+    Calling it runs ``forward`` on NDArrays with recording off, as MXNet does; ``backward`` is never called
+    because gradients are not implemented. Like MXNet's, an instance can be called only once, and it is
+    eager only (a Symbol cannot go through it)."""
 
     def __init__(self):
         self._saved = ()
+        self._used = False
 
     def save_for_backward(self, *args):
         self._saved = args
@@ -75,8 +77,13 @@ class Function:
         return self._saved
 
     def __call__(self, *inputs):
-        with pause(train_mode=is_training()):
+        assert not self._used, "Each Function instance can only be called once. Please create another instance."
+        self._used = True
+        previous = set_recording(False)
+        try:
             return self.forward(*inputs)
+        finally:
+            set_recording(previous)
 
     def forward(self, *inputs):
         raise NotImplementedError

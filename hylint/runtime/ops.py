@@ -2776,6 +2776,8 @@ def skip_optional_input(op, name, attrs):
         return attrs.get("act_type") != "prelu"
     if name == "sequence_length":
         return not attrs.get("use_sequence_length")
+    if name == "like":  # BilinearResize2D takes its second input only in mode 'like'
+        return attrs.get("mode") != "like"
     return False
 
 
