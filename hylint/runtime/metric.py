@@ -1,13 +1,20 @@
-"""``mxnet.metric``: evaluation metrics (running sums over ``update(labels, preds)`` calls)."""
+"""``mxnet.metric``: evaluation metrics (running sums over ``update(labels, preds)`` calls).
+
+Real: ``EvalMetric``, ``CompositeEvalMetric``, ``Accuracy``, ``TopKAccuracy``, ``MAE``, ``MSE``, ``RMSE``,
+``CrossEntropy``, ``Loss``, ``CustomMetric``, ``np``, ``create``. ``F1``, ``MCC``, ``Perplexity``,
+``NegativeLogLikelihood``, ``PearsonCorrelation``, ``PCC`` import and raise :class:`RuntimeUnsupported`
+when constructed."""
 import math
 
 import numpy as _np
 
 from . import ndarray as _nd
 from . import registry
+from .base import RuntimeUnsupported
 
 __all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "MAE", "MSE", "RMSE", "CrossEntropy",
-           "Loss", "CustomMetric", "check_label_shapes", "create", "register", "alias", "np"]
+           "Loss", "CustomMetric", "check_label_shapes", "create", "register", "alias", "np", "F1", "MCC",
+           "Perplexity", "NegativeLogLikelihood", "PearsonCorrelation", "PCC"]
 
 
 def check_label_shapes(labels, preds, wrap=False, shape=False):
@@ -296,3 +303,15 @@ def np(numpy_feval, name=None, allow_extra_outputs=False):  # noqa: F811 - MXNet
         return numpy_feval(label, pred)
     feval.__name__ = numpy_feval.__name__
     return CustomMetric(feval, name, allow_extra_outputs)
+
+
+def _metric_stand_in(name):
+    """A metric the runtime does not compute: it can be imported and subclassed; constructing it raises."""
+    def __init__(self, *args, **kwargs):
+        raise RuntimeUnsupported("mxnet.metric.%s" % name)
+    return type(name, (EvalMetric,), {"__init__": __init__, "__module__": "mxnet.metric"})
+
+
+F1, MCC, Perplexity, NegativeLogLikelihood, PearsonCorrelation, PCC, Torch, Caffe = (
+    _metric_stand_in(n) for n in ("F1", "MCC", "Perplexity", "NegativeLogLikelihood", "PearsonCorrelation", "PCC",
+                                  "Torch", "Caffe"))

@@ -458,6 +458,9 @@ def load(fname):
     return serialization.load(fname)
 
 
+from .base import unsupported as _unsupported  # noqa: E402
+
+
 # --- sub-namespaces -----------------------------------------------------------------------------
 def _submodule(short_name, members):
     module = types.ModuleType(PUBLIC_NAME + "." + short_name)
@@ -556,6 +559,9 @@ contrib = _submodule("contrib", {
     **{name: _make_function(name, op) for name, op in _ops.prefixed_names("contrib").items()},
     "cond": _contrib_cond, "while_loop": _contrib_while_loop, "foreach": _contrib_foreach,
     "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite,
+    # optimiser update kernels: importable (libraries define optimisers at import time), unsupported when run
+    **{name: _unsupported("mxnet.ndarray.contrib.%s (training)" % name)
+       for name in ("adamw_update", "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update")},
 })
 
 

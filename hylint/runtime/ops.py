@@ -205,6 +205,8 @@ def parse_attrs(op, attr_strs):
     for key in attr_strs:
         if key.startswith("__") and key.endswith("__"):
             continue  # MXNet keeps dunder attributes (``__layout__``) as plain node annotations
+        if key not in op.param_map and not op.params:
+            continue  # an op without a parameter struct keeps unknown attributes and ignores them, as in MXNet
         if key not in op.param_map:
             raise MXNetError("Cannot find argument '%s', Possible Arguments:\n----------------\n%s"
                              % (key, "\n".join("%s : %s" % (p.name, "{%s}" % ", ".join(sorted(p.kind))

@@ -8,7 +8,7 @@ import numpy as np
 from .. import ndarray as _nd
 from ..base import unsupported
 
-__all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "download"]
+__all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "download", "replace_file"]
 
 download = unsupported("mxnet.gluon.utils.download (network access)")
 
@@ -20,6 +20,11 @@ def check_sha1(filename, sha1_hash):
         for chunk in iter(lambda: f.read(1048576), b""):
             sha1.update(chunk)
     return sha1.hexdigest() == sha1_hash
+
+
+def replace_file(src, dst):
+    """Moves ``src`` over ``dst`` atomically."""
+    os.replace(src, dst)
 
 
 def _get_repo_url():
