@@ -244,24 +244,30 @@ def compare(ref, arrays):
     return result
 
 
+def _read_log(log):
+    """Records by name, and the model a worker started last without finishing (it died on it), or None."""
+    records, started = {}, None
+    for line in open(log) if os.path.exists(log) else ():
+        r = json.loads(line)
+        if r["event"] == "start":
+            started = r["name"]
+        else:
+            records[r["name"]] = r
+            started = None
+    return records, started
+
+
 def run_backend(backend, lib, names, out_dir, limit):
     """Run the worker until every name has a record (a worker that dies is restarted after the model it died on)."""
     log = os.path.join(out_dir, "log.%s.jsonl" % backend)
-    records = {}
-    todo = list(names)
+    records = _read_log(log)[0]          # a rerun in the same --out directory resumes
+    todo = [n for n in names if n not in records]
     while todo:
         python = sys.executable
         proc = subprocess.run([python, os.path.abspath(__file__), "--worker", backend, "--lib", lib,
                                "--out", out_dir, "--limit", str(limit), "--names", ",".join(todo)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        started = None
-        for line in open(log) if os.path.exists(log) else ():
-            r = json.loads(line)
-            if r["event"] == "start":
-                started = r["name"]
-            else:
-                records[r["name"]] = r
-                started = None
+        records, started = _read_log(log)
         if started is not None and started not in records:
             tail = proc.stderr.strip().splitlines()[-1:] or ["exit %d" % proc.returncode]
             records[started] = {"name": started, "status": "error", "stage": "crash", "cause": "crash: " + tail[0][:120]}

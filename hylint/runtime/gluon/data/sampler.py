@@ -1,7 +1,7 @@
 """Samplers (``mxnet.gluon.data.sampler``): the order in which a DataLoader visits a dataset."""
 import numpy as np
 
-__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "FilterSampler", "BatchSampler", "IntervalSampler"]
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "FilterSampler", "BatchSampler"]
 
 
 class Sampler:
@@ -47,22 +47,6 @@ class FilterSampler(Sampler):
 
     def __len__(self):
         return len(self._indices)
-
-
-class IntervalSampler(Sampler):
-    """0, k, 2k, ..., then (with ``rollover``) 1, k+1, ...."""
-
-    def __init__(self, length, interval, rollover=True):
-        assert interval < length, "Interval {} must be smaller than length {}".format(interval, length)
-        self._length, self._interval, self._rollover = length, interval, rollover
-
-    def __iter__(self):
-        for offset in range(self._interval if self._rollover else 1):
-            for i in range(offset, self._length, self._interval):
-                yield i
-
-    def __len__(self):
-        return self._length if self._rollover else len(range(0, self._length, self._interval))
 
 
 class BatchSampler(Sampler):
