@@ -37,8 +37,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ATOL = RTOL = 1e-4
 
 # per library: how to list the models, how to build one, the default input shape
-GLUONNLP_MODELS = ("standard_lstm_lm_200", "awd_lstm_lm_600", "big_rnn_lm_2048_512", "bert_6_768_12",
-                   "transformer_en_de_512")
+GLUONNLP_MODELS = ("standard_lstm_lm_200", "awd_lstm_lm_600", "awd_lstm_lm_1150", "big_rnn_lm_2048_512",
+                   "bert_12_768_12", "roberta_12_768_12")
 
 
 def list_models(lib):
@@ -69,15 +69,18 @@ def build(lib, name):
         net = get_model(name)
     elif lib == "gluoncv":
         from gluoncv.model_zoo import get_model
-        net = get_model(name, pretrained=False)
+        try:  # detection/video models download a pretrained backbone unless told not to
+            net = get_model(name, pretrained=False, pretrained_base=False)
+        except TypeError:
+            net = get_model(name, pretrained=False)
     else:
         import gluonnlp
         kwargs = dict(dataset_name=None, vocab=gluonnlp.Vocab(gluonnlp.data.count_tokens(
             ["w%d" % i for i in range(50)])), pretrained=False)
-        if name.startswith("bert"):
-            kwargs.update(use_pooler=True, use_decoder=False, use_classifier=False)
-        if name.startswith("transformer"):
-            kwargs = dict(src_vocab=kwargs["vocab"], tgt_vocab=kwargs["vocab"], dataset_name=None, pretrained=False)
+        if name.startswith(("bert", "roberta")):
+            kwargs.update(use_decoder=False)
+            if name.startswith("bert"):
+                kwargs.update(use_pooler=True, use_classifier=False)
         net = gluonnlp.model.get_model(name, **kwargs)
         if isinstance(net, tuple):
             net = net[0]
@@ -90,8 +93,10 @@ def make_inputs(lib, name, net):
         tokens = rs.randint(0, 50, size=(8, 2)).astype("float32")
         if name.startswith("bert"):
             return [tokens.T.copy(), np.zeros((2, 8), "float32"), np.array([8, 5], "float32")]
-        if name.startswith("transformer"):
-            return [tokens.T.copy(), tokens.T.copy(), np.array([8, 5], "float32"), np.array([8, 5], "float32")]
+        if name.startswith("roberta"):
+            return [tokens.T.copy(), np.array([8, 5], "float32")]
+        if name.startswith("big_rnn"):  # its forward needs the begin state
+            return [tokens, [s.asnumpy() for s in net.begin_state(batch_size=2)]]
         return [tokens]
     size = getattr(net, "in_size", None) or (224, 224)
     if lib == "vision" and name.startswith("inception"):
@@ -151,7 +156,7 @@ def worker(backend, lib, names, out_dir, limit):
                 net.initialize()
                 ref = np.load(os.path.join(out_dir, "%s.mxnet.npz" % name))
                 stage = "load"
-            args = [mx.nd.array(a) for a in inputs]
+            args = [[mx.nd.array(b) for b in a] if isinstance(a, list) else mx.nd.array(a) for a in inputs]
             stage = "eager"
             if backend == "runtime":
                 _load_deferred(net, ref, args)

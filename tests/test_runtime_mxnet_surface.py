@@ -229,6 +229,15 @@ def test_ops_without_parameters_ignore_unknown_attributes(mx):
         mx.nd.broadcast_like(x, x, foo=1)
 
 
+def test_block_apply_visits_children_first(mx):
+    net = mx.gluon.nn.HybridSequential(prefix="net_")
+    with net.name_scope():
+        net.add(mx.gluon.nn.Dense(2, prefix="a_"), mx.gluon.nn.Dense(3, prefix="b_"))
+    seen = []
+    assert net.apply(lambda block: seen.append(block.prefix)) is net
+    assert seen == ["net_a_", "net_b_", "net_"]
+
+
 def test_autograd_function_runs_once(mx):
     class Double(mx.autograd.Function):
         def forward(self, x):

@@ -913,6 +913,42 @@ def _ravel(data):
         {"shape": shape}
 
 
+def _qkv(data):
+    heads, d = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3))
+    t, b = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 2))
+    return data.draw(floats((t, b, heads * 3 * d))), heads
+
+
+def ref_split_qkv(qkv, heads):
+    """(T, B, heads*3*D) interleaved per head as [q | k | v] -> q, k, v as (B*heads, T, D)."""
+    t, b, width = qkv.shape
+    d = width // (3 * heads)
+    per_head = qkv.reshape(t, b, heads, 3, d)
+    return [np.ascontiguousarray(per_head[:, :, :, j].transpose(1, 2, 0, 3)).reshape(b * heads, t, d)
+            for j in range(3)]
+
+
+@case("_contrib_interleaved_matmul_selfatt_qk", ref=f64(lambda qkv, heads: (lambda q, k, v: np.einsum(
+    "ntd,nsd->nts", q, k) / np.sqrt(q.shape[-1]))(*ref_split_qkv(qkv, heads))), rtol=1e-5, atol=1e-5)
+def _selfatt_qk(data):
+    qkv, heads = _qkv(data)
+    return [qkv], {"heads": heads}
+
+
+def ref_valatt(qkv, att, heads):
+    v = ref_split_qkv(qkv, heads)[2]
+    t, b = qkv.shape[:2]
+    out = np.einsum("nts,nsd->ntd", att, v)
+    return out.reshape(b, heads, t, -1).transpose(2, 0, 1, 3).reshape(t, b, -1)
+
+
+@case("_contrib_interleaved_matmul_selfatt_valatt", ref=f64(ref_valatt), rtol=1e-5, atol=1e-5)
+def _selfatt_valatt(data):
+    qkv, heads = _qkv(data)
+    t, b = qkv.shape[:2]
+    return [qkv, data.draw(floats((b * heads, t, t), 0.0, 1.0))], {"heads": heads}
+
+
 @case("_image_to_tensor", ref=lambda a: np.moveaxis(a, -1, -3) / 255.0)
 def _to_tensor(data):
     shape = data.draw(shapes(min_dims=3, max_dims=4))

@@ -253,3 +253,64 @@ def _ravel_kernel(inputs, attrs):
 
 register(Op("_ravel_multi_index", _ravel_kernel, _ravel_shape, aliases=("ravel_multi_index",),
             hint="ravel_multi_index", params=(P("shape", "shape"),)))
+
+
+# --- fused self-attention (gluonnlp's BERT): projections interleaved as (seq, batch, heads, 3, head_dim) ----
+def _split_interleaved(qkv, heads):
+    """(T, B, heads * 3 * D) -> q, k, v each (B * heads, T, D)."""
+    t, b, width = qkv.shape
+    d = width // (3 * heads)
+    x = qkv.astype(np.float64).reshape(t, b, heads, 3, d).transpose(1, 2, 3, 0, 4).reshape(b * heads, 3, t, d)
+    return x[:, 0], x[:, 1], x[:, 2], d
+
+
+def _interleaved_check(qkv, attrs):
+    if len(qkv) != 3:
+        raise ShapeCheck("Check failed: q_shape.ndim() == 3U (%d vs. 3) : Input queries_keys_values should be 3D "
+                         "in seq_length-batch-proj_dim*3" % len(qkv))
+    if qkv[2] % (3 * attrs["heads"]):
+        raise ShapeCheck("Check failed: q_shape[2] % 3 == 0 (%d vs. 0) : Last dimension of input "
+                         "queries_keys_values should be divisible by 3" % (qkv[2] % 3))
+
+
+def _selfatt_qk_shape(in_shapes, attrs):
+    qkv = in_shapes[0]
+    if qkv is None:
+        return list(in_shapes), [None]
+    _interleaved_check(qkv, attrs)
+    return list(in_shapes), [(qkv[1] * attrs["heads"], qkv[0], qkv[0])]
+
+
+def _selfatt_qk_kernel(inputs, attrs):
+    """``q @ k^T / sqrt(head_dim)`` for every (batch, head)."""
+    q, k, _, d = _split_interleaved(inputs[0], attrs["heads"])
+    return (np.matmul(q, k.transpose(0, 2, 1)) / np.sqrt(d)).astype(inputs[0].dtype)
+
+
+register(Op("_contrib_interleaved_matmul_selfatt_qk", _selfatt_qk_kernel, _selfatt_qk_shape,
+            inputs=("queries_keys_values",), hint="interleaved_matmul_selfatt_qk", params=(P("heads", "int"),)))
+
+
+def _selfatt_valatt_shape(in_shapes, attrs):
+    qkv, att = in_shapes
+    if qkv is None:
+        return list(in_shapes), [None]
+    _interleaved_check(qkv, attrs)
+    shapes = list(in_shapes)
+    _assign_param(shapes, 1, (qkv[1] * attrs["heads"], qkv[0], qkv[0]), paren=False)
+    return shapes, [(qkv[0], qkv[1], qkv[2] // 3)]
+
+
+def _selfatt_valatt_kernel(inputs, attrs):
+    """``attention @ v`` for every (batch, head), back to (seq, batch, heads * head_dim)."""
+    qkv, att = inputs
+    heads = attrs["heads"]
+    _, _, v, d = _split_interleaved(qkv, heads)
+    t, b = qkv.shape[:2]
+    out = np.matmul(att.astype(np.float64), v).reshape(b, heads, t, d).transpose(2, 0, 1, 3)
+    return out.reshape(t, b, heads * d).astype(qkv.dtype)
+
+
+register(Op("_contrib_interleaved_matmul_selfatt_valatt", _selfatt_valatt_kernel, _selfatt_valatt_shape,
+            inputs=("queries_keys_values", "attention"), hint="interleaved_matmul_selfatt_valatt",
+            params=(P("heads", "int"),)))

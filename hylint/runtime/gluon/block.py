@@ -252,6 +252,13 @@ class Block:
     def forward(self, *args):
         raise NotImplementedError
 
+    def apply(self, fn):
+        """Calls ``fn(block)`` on every descendant (children first) and then on this block; returns it."""
+        for child in self._children.values():
+            child.apply(fn)
+        fn(self)
+        return self
+
     def summary(self, *inputs):
         print(repr(self))
 
