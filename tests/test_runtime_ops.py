@@ -628,10 +628,39 @@ def _act(data):
     return [data.draw(floats(data.draw(shapes())))], {"act_type": data.draw(st.sampled_from(sorted(ACTS)))}
 
 
-CASES["softmax"] = Case(lambda data: (lambda a: ([a], {"axis": data.draw(st.integers(-a.ndim, a.ndim - 1))}))(
-    data.draw(floats(data.draw(shapes())))), f64(ref_softmax), rtol=1e-5, atol=1e-6)
-CASES["log_softmax"] = Case(CASES["softmax"].draw, f64(lambda a, axis: np.log(ref_softmax(a, axis))), rtol=1e-4, atol=1e-5)
-CASES["softmin"] = Case(CASES["softmax"].draw, f64(lambda a, axis: ref_softmax(-a, axis)), rtol=1e-5, atol=1e-6)
+def _softmax_draw(data):
+    a = data.draw(floats(data.draw(shapes())))
+    return [a], {"axis": data.draw(st.integers(-a.ndim, a.ndim - 1))}
+
+
+def _softmax_with_length(data):
+    """Half of the draws give softmax integer lengths (``use_length``): a mask along the axis."""
+    arrays, attrs = _softmax_draw(data)
+    if not data.draw(st.booleans()):
+        return arrays, attrs
+    a, axis = arrays[0], attrs["axis"] % arrays[0].ndim
+    rest = tuple(d for i, d in enumerate(a.shape) if i != axis)
+    lengths = np.array(data.draw(st.lists(st.integers(0, a.shape[axis]), min_size=int(np.prod(rest)),
+                                          max_size=int(np.prod(rest))))).reshape(rest or (1,)).astype(np.int32)
+    return [a, lengths], dict(attrs, use_length=True)
+
+
+def ref_softmax_length(a, *length, axis=-1, use_length=False):
+    if not use_length:
+        return ref_softmax(a, axis)
+    out = np.zeros_like(a)
+    axis %= a.ndim
+    moved, target = np.moveaxis(a, axis, -1), np.moveaxis(out, axis, -1)
+    for idx in np.ndindex(*moved.shape[:-1]):
+        n = int(length[0].reshape(moved.shape[:-1])[idx])
+        if n:
+            target[idx][:n] = ref_softmax(moved[idx][:n])
+    return out
+
+
+CASES["softmax"] = Case(_softmax_with_length, f64(ref_softmax_length), rtol=1e-5, atol=1e-6)
+CASES["log_softmax"] = Case(_softmax_draw, f64(lambda a, axis: np.log(ref_softmax(a, axis))), rtol=1e-4, atol=1e-5)
+CASES["softmin"] = Case(_softmax_draw, f64(lambda a, axis: ref_softmax(-a, axis)), rtol=1e-5, atol=1e-6)
 CASES["SoftmaxActivation"] = Case(lambda data: ([data.draw(floats(data.draw(shapes(min_dims=2, max_dims=2))))], {}),
                                   f64(lambda a: ref_softmax(a, -1)), rtol=1e-5, atol=1e-6)
 def ref_rnn(x, params, h0, *cell, state_size, num_layers, mode, state_outputs):

@@ -623,7 +623,24 @@ def _softmax_np(a, axis, temperature=1.0):
 
 def _softmax_kernel(inputs, attrs):
     a = inputs[0]
-    return _softmax_np(a, _softmax_axis(a, attrs), attrs["temperature"] or 1.0).astype(a.dtype)
+    axis = _softmax_axis(a, attrs)
+    if attrs["use_length"] and len(inputs) > 1:
+        return _masked_softmax(a, inputs[1], axis, attrs["temperature"] or 1.0)
+    return _softmax_np(a, axis, attrs["temperature"] or 1.0).astype(a.dtype)
+
+
+def _masked_softmax(a, length, axis, temperature):
+    """softmax over the first ``length`` entries along ``axis``; the rest (all, for a length of 0) are 0."""
+    if length.dtype.kind not in "iu":
+        raise MXNetError("This operation only support integer types, not %s" % length.dtype.name)
+    axis %= a.ndim
+    positions = np.arange(a.shape[axis]).reshape([-1 if i == axis else 1 for i in range(a.ndim)])
+    keep = positions < np.expand_dims(length.reshape(a.shape[:axis] + a.shape[axis + 1:]), axis)
+    z = np.where(keep, a.astype(np.float64) / temperature, -np.inf)
+    top = np.max(z, axis=axis, keepdims=True)
+    e = np.where(keep, np.exp(z - np.where(np.isfinite(top), top, 0.0)), 0.0)
+    total = e.sum(axis=axis, keepdims=True)
+    return np.where(total > 0, e / np.where(total > 0, total, 1.0), 0.0).astype(a.dtype)
 
 
 def _log_softmax_kernel(inputs, attrs):
@@ -644,7 +661,16 @@ _SOFTMAX_PARAMS = (P("axis", "int", -1), P("temperature", "float", None), P("dty
 
 
 def _softmax_shape(in_shapes, attrs):
-    return list(in_shapes), [in_shapes[0]]  # MXNet checks the axis only when the kernel runs
+    shapes = list(in_shapes)
+    data = shapes[0]
+    if len(shapes) > 1 and data is not None:  # softmax's ``length``: the data shape without the axis
+        axis = attrs["axis"] % len(data) if -len(data) <= attrs["axis"] < len(data) else len(data) - 1
+        expected = tuple(d for i, d in enumerate(data) if i != axis) or (1,)  # legacy shapes are never 0-d
+        if shapes[1] is not None and tuple(shapes[1]) != expected:
+            raise ShapeCheck("Shape inconsistent, Provided = %s, inferred shape=%s"
+                             % (shape_str(shapes[1]), shape_str(expected)))
+        shapes[1] = expected
+    return shapes, [data]  # MXNet checks the axis only when the kernel runs
 
 
 def _softmax_axis(a, attrs):
@@ -655,7 +681,8 @@ def _softmax_axis(a, attrs):
     return axis
 
 
-register(Op("softmax", _softmax_kernel, _softmax_shape, params=_SOFTMAX_PARAMS))
+register(Op("softmax", _softmax_kernel, _softmax_shape, inputs=("data", "length"), optional_inputs=("length",),
+            infer_type=_first_type, params=_SOFTMAX_PARAMS))
 register(Op("log_softmax", _log_softmax_kernel, _softmax_shape, params=_SOFTMAX_PARAMS))
 register(Op("softmin", _softmin_kernel, _softmax_shape, params=_SOFTMAX_PARAMS))
 
@@ -2780,6 +2807,8 @@ def skip_optional_input(op, name, attrs):
         return not attrs.get("use_sequence_length")
     if name == "like":  # BilinearResize2D takes its second input only in mode 'like'
         return attrs.get("mode") != "like"
+    if name == "length":  # softmax's lengths are an input only with use_length
+        return not attrs.get("use_length")
     return False
 
 
