@@ -511,6 +511,7 @@ CASES["_random_normal_like"] = Case(unary(), _bounds_check(-10, 10), check="boun
 CASES["_sample_multinomial"] = Case(
     lambda data: ([np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], dtype=F32)], {}), lambda p: np.array([1, 2]))
 CASES["Dropout"] = Case(unary(), lambda a: a)  # inference mode: identity
+CASES["_shuffle"] = Case(lambda data: ([data.draw(floats(data.draw(shapes())))], {}), lambda a: a, check="rows")
 
 
 # --- layers -------------------------------------------------------------------------------------
@@ -1037,6 +1038,11 @@ def test_op_eager_equals_graph_equals_numpy(name, data):
     for e, g in zip(eager_out, graph_out):
         assert e.shape == g.shape and e.dtype == g.dtype
         np.testing.assert_array_equal(e, g)
+    if spec.check == "rows":  # a random permutation of the input's rows
+        (out,), (given,) = eager_out, arrays
+        assert sorted(map(tuple, out.reshape(len(out), -1).tolist())) == \
+            sorted(map(tuple, given.reshape(len(given), -1).tolist()))
+        return
     if spec.check == "bounds":
         lo, hi = spec.reference.bounds
         assert all(((o >= lo) & (o <= hi)).all() for o in eager_out)
@@ -1123,7 +1129,7 @@ def _mxnet_function(real, name):
 
 #: ops whose MXNet eager function differs in calling convention or is random
 NOT_COMPARED_WITH_MXNET = {"_random_uniform", "_random_normal", "_random_uniform_like", "_random_normal_like",
-                           "_sample_multinomial", "_cond_select", "RNN", "Dropout"}
+                           "_sample_multinomial", "_shuffle", "_cond_select", "RNN", "Dropout"}
 
 
 @pytest.mark.mxnet

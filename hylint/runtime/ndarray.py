@@ -492,6 +492,7 @@ random = _submodule("random", {
     "multinomial": _random_multinomial,
     "uniform_like": _make_function("uniform_like", _ops.OPS["_random_uniform_like"]),
     "normal_like": _make_function("normal_like", _ops.OPS["_random_normal_like"]),
+    "shuffle": _make_function("shuffle", _ops.OPS["_shuffle"]),
     "seed": _rng.seed,
 })
 

@@ -314,3 +314,14 @@ def _selfatt_valatt_kernel(inputs, attrs):
 register(Op("_contrib_interleaved_matmul_selfatt_valatt", _selfatt_valatt_kernel, _selfatt_valatt_shape,
             inputs=("queries_keys_values", "attention"), hint="interleaved_matmul_selfatt_valatt",
             params=(P("heads", "int"),)))
+
+
+# --- random ----------------------------------------------------------------------------------------------
+def _shuffle_kernel(inputs, attrs):
+    """The rows (first axis) in a random order from the runtime generator (``mx.random.seed``)."""
+    from . import rng
+    a = inputs[0]
+    return a[rng.generator().permutation(a.shape[0])] if a.ndim else a.copy()
+
+
+register(Op("_shuffle", _shuffle_kernel, _unary_shape_fn(lambda s, at: s), hint="shuffle"))
