@@ -229,6 +229,14 @@ def test_ops_without_parameters_ignore_unknown_attributes(mx):
         mx.nd.broadcast_like(x, x, foo=1)
 
 
+def test_pad_is_a_fluent_method(mx):
+    x = mx.nd.array(np.arange(8, dtype=np.float32).reshape(1, 2, 2, 2))
+    widths = (0, 0, 0, 0, 1, 0, 0, 1)
+    np.testing.assert_array_equal(x.pad(mode="constant", pad_width=widths, constant_value=-1).asnumpy(),
+                                  mx.nd.pad(x, mode="constant", pad_width=widths, constant_value=-1).asnumpy())
+    assert mx.sym.var("x").pad(mode="edge", pad_width=widths).infer_shape(x=(1, 2, 2, 2))[1] == [(1, 2, 3, 3)]
+
+
 def test_block_apply_visits_children_first(mx):
     net = mx.gluon.nn.HybridSequential(prefix="net_")
     with net.name_scope():

@@ -579,7 +579,7 @@ FLUENT_METHODS = (
     "degrees", "radians", "reciprocal", "flatten", "expand_dims", "squeeze", "transpose", "swapaxes", "flip",
     "tile", "repeat", "split", "slice", "slice_axis", "slice_like", "take", "pick", "one_hot", "zeros_like",
     "ones_like", "reshape_like", "diag", "shape_array", "size_array", "broadcast_axes", "depth_to_space",
-    "space_to_depth",
+    "space_to_depth", "pad",
 )
 #: the Python-level keyword MXNet's fluent wrappers accept and drop
 _FLUENT_DROPPED = ("inplace",)
