@@ -119,7 +119,7 @@ def cause_of(exc):
     return ("%s: %s" % (type(exc).__name__, text))[:160]
 
 
-class Timeout(Exception):
+class Timeout(BaseException):  # not caught by the "hybridize failed" handler
     pass
 
 
