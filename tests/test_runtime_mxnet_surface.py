@@ -229,6 +229,17 @@ def test_ops_without_parameters_ignore_unknown_attributes(mx):
         mx.nd.broadcast_like(x, x, foo=1)
 
 
+def test_topk_orders_equal_values_as_mxnet_cpu(mx):
+    """MXNet's CPU topk partially sorts (a heap) when 8k <= n: ties come out in the heap's order."""
+    x = mx.nd.array((np.arange(200) % 3).astype(np.float32).reshape(1, -1))
+    assert mx.nd.topk(x, k=7).asnumpy().astype(int).tolist() == [[14, 8, 17, 20, 5, 11, 2]]
+    assert mx.nd.topk(x, k=9, is_ascend=True).asnumpy().astype(int).tolist() == [[3, 12, 21, 15, 0, 18, 24, 9, 6]]
+    y = mx.nd.array((np.arange(64).reshape(2, 32) % 2).astype(np.float32))
+    assert mx.nd.topk(y, k=4, axis=1, ret_typ="both")[1].asnumpy().astype(int).tolist() == [[1, 3, 7, 5]] * 2
+    small = mx.nd.array(np.ones((1, 10), np.float32))  # 8k > n: a full sort, ties in index order
+    assert mx.nd.topk(small, k=4).asnumpy().astype(int).tolist() == [[0, 1, 2, 3]]
+
+
 def test_pad_is_a_fluent_method(mx):
     x = mx.nd.array(np.arange(8, dtype=np.float32).reshape(1, 2, 2, 2))
     widths = (0, 0, 0, 0, 1, 0, 0, 1)

@@ -832,6 +832,11 @@ def _topk_kernel(inputs, attrs):
     axis %= a.ndim
     k = attrs["k"] if attrs["k"] > 0 else a.shape[axis]
     order = np.argsort(a if attrs["is_ascend"] else -a, axis=axis, kind="stable")
+    if 8 * k <= a.shape[axis]:  # MXNet's CPU kernel then partially sorts: equal values come out in its order
+        from .ops_models import partial_sort_order
+        rows = np.moveaxis(a, axis, -1).reshape(-1, a.shape[axis])
+        picked = np.stack([partial_sort_order(row, k, attrs["is_ascend"]) for row in rows]) if len(rows) else rows
+        order = np.moveaxis(picked.reshape(np.moveaxis(a, axis, -1).shape[:-1] + (k,)), -1, axis)
     idx = np.take(order, np.arange(k), axis=axis)
     values = np.take_along_axis(a, idx, axis=axis)
     idx = idx.astype(attrs["dtype"] or "float32")

@@ -325,3 +325,55 @@ def _shuffle_kernel(inputs, attrs):
 
 
 register(Op("_shuffle", _shuffle_kernel, _unary_shape_fn(lambda s, at: s), hint="shuffle"))
+
+
+# --- topk's order for equal values -----------------------------------------------------------------------
+def partial_sort_order(values, k, ascending):
+    """The first ``k`` indices of ``values`` as MXNet's CPU ``topk`` orders them when ``8 * k <= n``: it runs
+    ``std::partial_sort`` (libstdc++: a heap select, then a heap sort) over the indices, comparing values.
+    Equal values therefore come out in the heap's order, not in index order; this replays that algorithm
+    step for step (a model whose scores saturate, CenterNet's heat map, picks its boxes among ties)."""
+    v = values.tolist()
+
+    def comp(i, j):
+        return v[i] < v[j] if ascending else v[i] > v[j]
+
+    def push(heap, hole, top, value):
+        parent = (hole - 1) // 2
+        while hole > top and comp(heap[parent], value):
+            heap[hole] = heap[parent]
+            hole = parent
+            parent = (hole - 1) // 2
+        heap[hole] = value
+
+    def adjust(heap, hole, length, value):
+        top, child = hole, hole
+        while child < (length - 1) // 2:
+            child = 2 * (child + 1)
+            if comp(heap[child], heap[child - 1]):
+                child -= 1
+            heap[hole] = heap[child]
+            hole = child
+        if length % 2 == 0 and child == (length - 2) // 2:
+            child = 2 * (child + 1)
+            heap[hole] = heap[child - 1]
+            hole = child - 1
+        push(heap, hole, top, value)
+
+    heap = list(range(k))
+    for parent in range((k - 2) // 2, -1, -1):  # make_heap
+        adjust(heap, parent, k, heap[parent])
+    # heap select: a later index enters only if it beats the heap's top, and the top only gets "better",
+    # so the indices that never beat the first top are skipped without changing the result
+    if k:
+        rest = np.asarray(values[k:])
+        first = values[heap[0]]
+        candidates = np.nonzero(rest < first if ascending else rest > first)[0] + k
+        for i in candidates.tolist():
+            if comp(i, heap[0]):
+                adjust(heap, 0, k, i)  # pop_heap(first, middle, i): the top leaves, i sifts in
+    for last in range(k - 1, 0, -1):  # sort_heap
+        value = heap[last]
+        heap[last] = heap[0]
+        adjust(heap, 0, last, value)
+    return np.array(heap, dtype=np.int64)
