@@ -293,11 +293,20 @@ def main(argv=None):
     ap.add_argument("--limit", type=int, default=300, help="seconds per model and backend")
     ap.add_argument("--out", default="", help="work directory (kept; default: a temporary one)")
     ap.add_argument("--json", default="", help="write every model's record here")
+    ap.add_argument("--merge", default="", help="comma-separated work directories of runs over parts of one "
+                                                  "sample: report them together (the latest record per model)")
     ap.add_argument("--worker", default="", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     names = [n for n in args.names.split(",") if n]
     if args.worker:
         return worker(args.worker, args.lib, names, args.out, args.limit)
+    if args.merge:
+        ref, got = {}, {}
+        for directory in args.merge.split(","):
+            ref.update(_read_log(os.path.join(directory, "log.mxnet.jsonl"))[0])
+            got.update(_read_log(os.path.join(directory, "log.runtime.jsonl"))[0])
+        names = sorted(ref)
+        return report(args, names, ref, {n: r for n, r in got.items() if n in ref}, 0.0)
     if not names:
         names = list_models(args.lib)
         if args.sample:
@@ -314,16 +323,26 @@ def main(argv=None):
             json.dump({"lib": args.lib, "names": names, "mxnet": ref, "runtime": got}, f, indent=1, sort_keys=True)
 
 
+def _timed_out(record):
+    return "Timeout" in record.get("cause", "") or "Timeout" in record.get("hybrid_error", "")
+
+
 def report(args, names, ref, got, elapsed):
     mx_fail = [n for n in names if ref[n]["status"] != "ok"]
     passed = [n for n in got if got[n]["status"] == "ok"]
-    print("%s: %d models, MXNet runs %d (fails on %d); runtime matches MXNet on %d/%d = %.1f%% (%.0f s)"
-          % (args.lib, len(names), len(got), len(mx_fail), len(passed), len(got),
-             100.0 * len(passed) / max(1, len(got)), elapsed))
-    causes = collections.Counter(got[n]["cause"] for n in got if got[n]["status"] != "ok")
+    timed_out = [n for n in got if got[n]["status"] != "ok" and _timed_out(got[n])]
+    measured = len(got) - len(timed_out)
+    not_run = len(names) - len(mx_fail) - len(got)
+    print("%s: %d models, MXNet runs %d (fails on %d); runtime matches MXNet on %d/%d = %.1f%%; %d more ran out "
+          "of time on the runtime, %d not run (%.0f s)"
+          % (args.lib, len(names), len(names) - len(mx_fail), len(mx_fail), len(passed), measured,
+             100.0 * len(passed) / max(1, measured), len(timed_out), not_run, elapsed))
+    causes = collections.Counter(got[n]["cause"] for n in got if got[n]["status"] != "ok" and n not in timed_out)
     for cause, count in causes.most_common():
         examples = [n for n in got if got[n].get("cause") == cause][:3]
         print("  %3d  %s   (%s)" % (count, cause, ", ".join(examples)))
+    if timed_out:
+        print("ran out of time: " + ", ".join(timed_out))
     if mx_fail:
         print("MXNet itself fails on: " + ", ".join("%s (%s)" % (n, ref[n]["cause"][:60]) for n in mx_fail))
     slow = sorted((got[n]["eager_s"] / max(ref[n]["eager_s"], 1e-6), n) for n in passed)
