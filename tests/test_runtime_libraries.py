@@ -93,8 +93,8 @@ def test_a_model_runs_eagerly_and_hybridized_on_the_runtime(lib):
 MXNET_COMPARED = {
     "gluoncv2": ["resnet10", "mobilenet_wd4", "squeezenet_v1_1", "shufflenetv2_wd2", "airnet50_1x64d_r16"],
     "vision": ["resnet18_v1", "mobilenetv2_0.25", "squeezenet1.1"],
-    "gluoncv": ["cifar_resnet20_v1", "cifar_resnext29_16x64d"],
-    "gluonnlp": ["standard_lstm_lm_200"],
+    "gluoncv": ["cifar_resnet20_v1", "mobilenetv3_small", "resnet18_v1b"],
+    "gluonnlp": ["standard_lstm_lm_200", "bert_12_768_12"],
 }
 
 

@@ -22,7 +22,8 @@ __all__ = ["activate", "runtime_modules", "MXNetError", "NotImplementedForSymbol
 def runtime_modules():
     """``{'mxnet': module, 'mxnet.nd': module, ...}``: the import names the runtime provides."""
     from . import _mxnet, autograd, base, context, initializer, names, ndarray, random, symbol, gluon
-    from . import contrib as mx_contrib, image, io, lr_scheduler, metric, operator, optimizer, recordio, registry, util
+    from . import contrib as mx_contrib, image, io, lr_scheduler, metric, operator, optimizer, recordio, registry
+    from . import util
     from .gluon import block, contrib, data, loss, model_zoo, nn, parameter, rnn, trainer, utils
     from .gluon.nn import basic_layers, conv_layers
     return {
@@ -34,7 +35,9 @@ def runtime_modules():
         "mxnet.initializer": initializer, "mxnet.init": initializer, "mxnet.random": random, "mxnet.name": names,
         "mxnet.gluon": gluon, "mxnet.gluon.block": block, "mxnet.gluon.parameter": parameter,
         "mxnet.gluon.nn": nn, "mxnet.gluon.rnn": rnn, "mxnet.gluon.loss": loss, "mxnet.gluon.trainer": trainer,
-        "mxnet.gluon.utils": utils, "mxnet.gluon.contrib": contrib, "mxnet.gluon.contrib.nn": contrib.nn, "mxnet.gluon.rnn.rnn_layer": rnn.rnn_layer, "mxnet.gluon.nn.basic_layers": basic_layers, "mxnet.gluon.nn.conv_layers": conv_layers,
+        "mxnet.gluon.utils": utils, "mxnet.gluon.contrib": contrib, "mxnet.gluon.contrib.nn": contrib.nn,
+        "mxnet.gluon.rnn.rnn_layer": rnn.rnn_layer, "mxnet.gluon.nn.basic_layers": basic_layers,
+        "mxnet.gluon.nn.conv_layers": conv_layers,
         "mxnet.gluon.model_zoo": model_zoo, "mxnet.gluon.model_zoo.vision": model_zoo.vision,
         "mxnet.gluon.model_zoo.model_store": model_zoo.model_store,
         "mxnet.gluon.data": data, "mxnet.gluon.data.dataset": data.dataset, "mxnet.gluon.data.sampler": data.sampler,
