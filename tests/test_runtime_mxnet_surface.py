@@ -248,6 +248,15 @@ def test_pad_is_a_fluent_method(mx):
     assert mx.sym.var("x").pad(mode="edge", pad_width=widths).infer_shape(x=(1, 2, 2, 2))[1] == [(1, 2, 3, 3)]
 
 
+def test_symbol_block_structural_names_drop_the_common_prefix(mx):
+    x = mx.sym.var("data")
+    graph = mx.sym.BatchNorm(mx.sym.FullyConnected(x, num_hidden=3, name="feat_fc0"), name="feat_bn0")
+    block = mx.gluon.SymbolBlock(graph, x)
+    assert sorted(block._collect_params_with_prefix("features")) == [
+        "features.bn0_beta", "features.bn0_gamma", "features.bn0_moving_mean", "features.bn0_moving_var",
+        "features.fc0_bias", "features.fc0_weight"]
+
+
 def test_block_apply_visits_children_first(mx):
     net = mx.gluon.nn.HybridSequential(prefix="net_")
     with net.name_scope():
