@@ -511,6 +511,7 @@ CASES["_random_normal_like"] = Case(unary(), _bounds_check(-10, 10), check="boun
 CASES["_sample_multinomial"] = Case(
     lambda data: ([np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], dtype=F32)], {}), lambda p: np.array([1, 2]))
 CASES["Dropout"] = Case(unary(), lambda a: a)  # inference mode: identity
+CASES["_shuffle"] = Case(lambda data: ([data.draw(floats(data.draw(shapes())))], {}), lambda a: a, check="rows")
 
 
 # --- layers -------------------------------------------------------------------------------------
@@ -628,10 +629,39 @@ def _act(data):
     return [data.draw(floats(data.draw(shapes())))], {"act_type": data.draw(st.sampled_from(sorted(ACTS)))}
 
 
-CASES["softmax"] = Case(lambda data: (lambda a: ([a], {"axis": data.draw(st.integers(-a.ndim, a.ndim - 1))}))(
-    data.draw(floats(data.draw(shapes())))), f64(ref_softmax), rtol=1e-5, atol=1e-6)
-CASES["log_softmax"] = Case(CASES["softmax"].draw, f64(lambda a, axis: np.log(ref_softmax(a, axis))), rtol=1e-4, atol=1e-5)
-CASES["softmin"] = Case(CASES["softmax"].draw, f64(lambda a, axis: ref_softmax(-a, axis)), rtol=1e-5, atol=1e-6)
+def _softmax_draw(data):
+    a = data.draw(floats(data.draw(shapes())))
+    return [a], {"axis": data.draw(st.integers(-a.ndim, a.ndim - 1))}
+
+
+def _softmax_with_length(data):
+    """Half of the draws give softmax integer lengths (``use_length``): a mask along the axis."""
+    arrays, attrs = _softmax_draw(data)
+    if not data.draw(st.booleans()):
+        return arrays, attrs
+    a, axis = arrays[0], attrs["axis"] % arrays[0].ndim
+    rest = tuple(d for i, d in enumerate(a.shape) if i != axis)
+    lengths = np.array(data.draw(st.lists(st.integers(0, a.shape[axis]), min_size=int(np.prod(rest)),
+                                          max_size=int(np.prod(rest))))).reshape(rest or (1,)).astype(np.int32)
+    return [a, lengths], dict(attrs, use_length=True)
+
+
+def ref_softmax_length(a, *length, axis=-1, use_length=False):
+    if not use_length:
+        return ref_softmax(a, axis)
+    out = np.zeros_like(a)
+    axis %= a.ndim
+    moved, target = np.moveaxis(a, axis, -1), np.moveaxis(out, axis, -1)
+    for idx in np.ndindex(*moved.shape[:-1]):
+        n = int(length[0].reshape(moved.shape[:-1])[idx])
+        if n:
+            target[idx][:n] = ref_softmax(moved[idx][:n])
+    return out
+
+
+CASES["softmax"] = Case(_softmax_with_length, f64(ref_softmax_length), rtol=1e-5, atol=1e-6)
+CASES["log_softmax"] = Case(_softmax_draw, f64(lambda a, axis: np.log(ref_softmax(a, axis))), rtol=1e-4, atol=1e-5)
+CASES["softmin"] = Case(_softmax_draw, f64(lambda a, axis: ref_softmax(-a, axis)), rtol=1e-5, atol=1e-6)
 CASES["SoftmaxActivation"] = Case(lambda data: ([data.draw(floats(data.draw(shapes(min_dims=2, max_dims=2))))], {}),
                                   f64(lambda a: ref_softmax(a, -1)), rtol=1e-5, atol=1e-6)
 def ref_rnn(x, params, h0, *cell, state_size, num_layers, mode, state_outputs):
@@ -801,6 +831,168 @@ CASES["_cond_select"] = Case(
         data.draw(shapes())), lambda p, a, b, num_outputs: a if p[0] else b)
 
 
+# --- the operators real model libraries need (hylint/runtime/ops_models.py) ---------------------------
+CASES["_contrib_SyncBatchNorm"] = Case(
+    lambda data: (lambda a: ([a] + [data.draw(floats((a.shape[1],), lo, 3.0)) for lo in (-3.0, -3.0, -3.0, 0.1)],
+                             {"eps": 1e-3, "fix_gamma": data.draw(st.booleans()), "ndev": 1, "key": "k"}))(
+        data.draw(floats(data.draw(shapes(min_dims=2, max_dims=4))))),
+    lambda a, gamma, beta, mean, var, eps, fix_gamma, ndev, key: (
+        (a - mean.reshape((1, -1) + (1,) * (a.ndim - 2))) / np.sqrt(var.reshape((1, -1) + (1,) * (a.ndim - 2)) + eps)
+        * (np.ones_like(gamma) if fix_gamma else gamma).reshape((1, -1) + (1,) * (a.ndim - 2))
+        + beta.reshape((1, -1) + (1,) * (a.ndim - 2))), rtol=1e-4, atol=1e-4)
+
+
+def ref_adaptive_avg(a, output_size):
+    oh, ow = (output_size * 2 if len(output_size) == 1 else output_size) if output_size else (1, 1)
+    h, w = a.shape[2:]
+    out = np.zeros(a.shape[:2] + (oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            rows = slice(int(math.floor(i * h / oh)), int(math.ceil((i + 1) * h / oh)))
+            cols = slice(int(math.floor(j * w / ow)), int(math.ceil((j + 1) * w / ow)))
+            out[:, :, i, j] = a[:, :, rows, cols].mean(axis=(2, 3))
+    return out
+
+
+@case("_contrib_AdaptiveAvgPooling2D", ref=f64(ref_adaptive_avg), rtol=1e-5, atol=1e-5)
+def _adaptive_avg(data):
+    a = data.draw(floats(data.draw(shapes(min_dims=4, max_dims=4, max_side=6))))
+    return [a], {"output_size": data.draw(st.sampled_from([(), (1,), (2,), (2, 3), (3, 1)]))}
+
+
+def ref_bilinear(a, *like, height=1, width=1, align_corners=True, mode="size", scale_height=None, scale_width=None):
+    """Each output pixel interpolates the four source pixels around its source position, computed
+    independently per axis (corner-aligned, or pixel-centre with clamping at 0)."""
+    h, w = a.shape[2:]
+    if mode == "like":
+        oh, ow = like[0].shape[2:]
+    elif scale_height is not None:
+        oh, ow = int(h * scale_height), int(w * scale_width)
+    else:
+        oh, ow = height, width
+
+    def source(i, n_in, n_out):
+        if align_corners:
+            return i * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        return max((i + 0.5) * n_in / n_out - 0.5, 0.0)
+    out = np.zeros(a.shape[:2] + (oh, ow))
+    for i in range(oh):
+        y = source(i, h, oh)
+        y0 = min(int(math.floor(y)), h - 1)
+        y1, dy = min(y0 + 1, h - 1), y - y0
+        for j in range(ow):
+            x = source(j, w, ow)
+            x0 = min(int(math.floor(x)), w - 1)
+            x1, dx = min(x0 + 1, w - 1), x - x0
+            out[:, :, i, j] = ((1 - dy) * ((1 - dx) * a[:, :, y0, x0] + dx * a[:, :, y0, x1])
+                               + dy * ((1 - dx) * a[:, :, y1, x0] + dx * a[:, :, y1, x1]))
+    return out
+
+
+@case("_contrib_BilinearResize2D", ref=f64(ref_bilinear), rtol=1e-4, atol=1e-5)
+def _bilinear(data):
+    a = data.draw(floats(data.draw(shapes(min_dims=4, max_dims=4, max_side=5))))
+    corners = data.draw(st.booleans())
+    how = data.draw(st.sampled_from(["size", "scale", "like"]))
+    if how == "like":
+        like = data.draw(floats((1, 1, data.draw(st.integers(1, 7)), data.draw(st.integers(1, 7)))))
+        return [a, like], {"mode": "like", "align_corners": corners}
+    if how == "scale":
+        return [a], {"scale_height": data.draw(st.sampled_from([0.5, 1.0, 2.0])),
+                     "scale_width": data.draw(st.sampled_from([1.0, 1.5, 3.0])), "align_corners": corners}
+    return [a], {"height": data.draw(st.integers(1, 7)), "width": data.draw(st.integers(1, 7)),
+                 "align_corners": corners}
+
+
+def ref_lrn(a, nsize, alpha=1e-4, beta=0.75, knorm=2.0):
+    out = np.zeros_like(a)
+    for c in range(a.shape[1]):
+        lo, hi = max(0, c - nsize // 2), min(a.shape[1], c + nsize // 2 + 1)
+        out[:, c] = a[:, c] / (knorm + alpha / nsize * (a[:, lo:hi] ** 2).sum(axis=1)) ** beta
+    return out
+
+
+@case("LRN", ref=f64(ref_lrn), rtol=1e-5, atol=1e-5)
+def _lrn(data):
+    a = data.draw(floats(data.draw(shapes(min_dims=4, max_dims=4)), -10.0, 10.0))
+    return [a], {"nsize": data.draw(st.sampled_from([1, 3, 5])), "alpha": 0.01, "beta": 0.75, "knorm": 1.0}
+
+
+def ref_group_norm(a, gamma, beta, num_groups, eps):
+    g = a.reshape(a.shape[0], num_groups, -1)
+    norm = ((g - g.mean(axis=2, keepdims=True)) / np.sqrt(g.var(axis=2, keepdims=True) + eps)).reshape(a.shape)
+    per_channel = a.shape[1] // num_groups
+    expand = (1, -1) + (1,) * (a.ndim - 2)
+    return norm * np.repeat(gamma, per_channel).reshape(expand) + np.repeat(beta, per_channel).reshape(expand)
+
+
+@case("GroupNorm", ref=f64(ref_group_norm), rtol=1e-4, atol=1e-4)
+def _group_norm(data):
+    groups = data.draw(st.integers(1, 3))
+    shape = (data.draw(st.integers(1, 2)), groups * data.draw(st.integers(1, 2))) + tuple(
+        data.draw(st.integers(1, 3)) for _ in range(data.draw(st.integers(1, 2))))
+    return [data.draw(floats(shape)), data.draw(floats((groups,))), data.draw(floats((groups,)))], \
+        {"num_groups": groups, "eps": 1e-5}
+
+
+@case("_ravel_multi_index", ref=lambda idx, shape: np.ravel_multi_index(tuple(idx.astype(int)), shape).astype(F32))
+def _ravel(data):
+    shape = data.draw(shapes(min_dims=1, max_dims=3))
+    n = data.draw(st.integers(1, 4))
+    return [np.array([[data.draw(st.integers(0, d - 1)) for _ in range(n)] for d in shape], dtype=F32)], \
+        {"shape": shape}
+
+
+def _qkv(data):
+    heads, d = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3))
+    t, b = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 2))
+    return data.draw(floats((t, b, heads * 3 * d))), heads
+
+
+def ref_split_qkv(qkv, heads):
+    """(T, B, heads*3*D) interleaved per head as [q | k | v] -> q, k, v as (B*heads, T, D)."""
+    t, b, width = qkv.shape
+    d = width // (3 * heads)
+    per_head = qkv.reshape(t, b, heads, 3, d)
+    return [np.ascontiguousarray(per_head[:, :, :, j].transpose(1, 2, 0, 3)).reshape(b * heads, t, d)
+            for j in range(3)]
+
+
+@case("_contrib_interleaved_matmul_selfatt_qk", ref=f64(lambda qkv, heads: (lambda q, k, v: np.einsum(
+    "ntd,nsd->nts", q, k) / np.sqrt(q.shape[-1]))(*ref_split_qkv(qkv, heads))), rtol=1e-5, atol=1e-5)
+def _selfatt_qk(data):
+    qkv, heads = _qkv(data)
+    return [qkv], {"heads": heads}
+
+
+def ref_valatt(qkv, att, heads):
+    v = ref_split_qkv(qkv, heads)[2]
+    t, b = qkv.shape[:2]
+    out = np.einsum("nts,nsd->ntd", att, v)
+    return out.reshape(b, heads, t, -1).transpose(2, 0, 1, 3).reshape(t, b, -1)
+
+
+@case("_contrib_interleaved_matmul_selfatt_valatt", ref=f64(ref_valatt), rtol=1e-5, atol=1e-5)
+def _selfatt_valatt(data):
+    qkv, heads = _qkv(data)
+    t, b = qkv.shape[:2]
+    return [qkv, data.draw(floats((b * heads, t, t), 0.0, 1.0))], {"heads": heads}
+
+
+@case("_image_to_tensor", ref=lambda a: np.moveaxis(a, -1, -3) / 255.0)
+def _to_tensor(data):
+    shape = data.draw(shapes(min_dims=3, max_dims=4))
+    return [data.draw(hnp.arrays(np.uint8, shape))], {}
+
+
+@case("_image_normalize", ref=f64(lambda a, mean, std: (a - np.array(mean).reshape(-1, 1, 1)[:a.shape[-3]])
+                                   / np.array(std).reshape(-1, 1, 1)[:a.shape[-3]]), rtol=1e-5, atol=1e-5)
+def _normalize(data):
+    shape = (data.draw(st.integers(1, 2)),) * data.draw(st.integers(0, 1)) + (3,) + tuple(
+        data.draw(st.integers(1, 3)) for _ in range(2))
+    return [data.draw(floats(shape))], {"mean": (0.5, 0.25, -1.0), "std": (2.0, 0.5, 1.0)}
+
+
 # ------------------------------------------------------------------------------------------------
 # the tests
 # ------------------------------------------------------------------------------------------------
@@ -846,6 +1038,11 @@ def test_op_eager_equals_graph_equals_numpy(name, data):
     for e, g in zip(eager_out, graph_out):
         assert e.shape == g.shape and e.dtype == g.dtype
         np.testing.assert_array_equal(e, g)
+    if spec.check == "rows":  # a random permutation of the input's rows
+        (out,), (given,) = eager_out, arrays
+        assert sorted(map(tuple, out.reshape(len(out), -1).tolist())) == \
+            sorted(map(tuple, given.reshape(len(given), -1).tolist()))
+        return
     if spec.check == "bounds":
         lo, hi = spec.reference.bounds
         assert all(((o >= lo) & (o <= hi)).all() for o in eager_out)
@@ -920,9 +1117,11 @@ def test_while_loop_graph_equals_eager_equals_numpy(data):
 # --- the same generated calls against real MXNet's eager operators, where MXNet imports -------------
 def _mxnet_function(real, name):
     """MXNet's generated eager function for an op (exact name first, then its public spellings)."""
-    short = name[len("_contrib_"):] if name.startswith("_contrib_") else name
+    short = name
+    for group in ("_contrib_", "_image_"):
+        short = short[len(group):] if short.startswith(group) else short
     for candidate in (name, short, name.lstrip("_")):
-        for space in (real.nd._internal, real.nd, real.nd.contrib):
+        for space in (real.nd._internal, real.nd, real.nd.contrib, real.nd.image):
             if hasattr(space, candidate):
                 return getattr(space, candidate)
     return None
@@ -930,7 +1129,7 @@ def _mxnet_function(real, name):
 
 #: ops whose MXNet eager function differs in calling convention or is random
 NOT_COMPARED_WITH_MXNET = {"_random_uniform", "_random_normal", "_random_uniform_like", "_random_normal_like",
-                           "_sample_multinomial", "_cond_select", "RNN", "Dropout"}
+                           "_sample_multinomial", "_shuffle", "_cond_select", "RNN", "Dropout"}
 
 
 @pytest.mark.mxnet

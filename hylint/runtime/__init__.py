@@ -22,7 +22,9 @@ __all__ = ["activate", "runtime_modules", "MXNetError", "NotImplementedForSymbol
 def runtime_modules():
     """``{'mxnet': module, 'mxnet.nd': module, ...}``: the import names the runtime provides."""
     from . import _mxnet, autograd, base, context, initializer, names, ndarray, random, symbol, gluon
-    from .gluon import block, contrib, loss, nn, parameter, rnn, trainer, utils
+    from . import contrib as mx_contrib, image, io, lr_scheduler, metric, operator, optimizer, recordio, registry
+    from . import util
+    from .gluon import block, contrib, data, loss, model_zoo, nn, parameter, rnn, trainer, utils
     from .gluon.nn import basic_layers, conv_layers
     return {
         "mxnet": _mxnet, "mxnet.base": base, "mxnet.context": context, "mxnet.autograd": autograd,
@@ -33,7 +35,21 @@ def runtime_modules():
         "mxnet.initializer": initializer, "mxnet.init": initializer, "mxnet.random": random, "mxnet.name": names,
         "mxnet.gluon": gluon, "mxnet.gluon.block": block, "mxnet.gluon.parameter": parameter,
         "mxnet.gluon.nn": nn, "mxnet.gluon.rnn": rnn, "mxnet.gluon.loss": loss, "mxnet.gluon.trainer": trainer,
-        "mxnet.gluon.utils": utils, "mxnet.gluon.contrib": contrib, "mxnet.gluon.contrib.nn": contrib.nn, "mxnet.gluon.rnn.rnn_layer": rnn.rnn_layer, "mxnet.gluon.nn.basic_layers": basic_layers, "mxnet.gluon.nn.conv_layers": conv_layers,
+        "mxnet.gluon.utils": utils, "mxnet.gluon.contrib": contrib, "mxnet.gluon.contrib.nn": contrib.nn,
+        "mxnet.gluon.rnn.rnn_layer": rnn.rnn_layer, "mxnet.gluon.nn.basic_layers": basic_layers,
+        "mxnet.gluon.nn.conv_layers": conv_layers,
+        "mxnet.gluon.model_zoo": model_zoo, "mxnet.gluon.model_zoo.vision": model_zoo.vision,
+        "mxnet.gluon.model_zoo.model_store": model_zoo.model_store,
+        "mxnet.gluon.data": data, "mxnet.gluon.data.dataset": data.dataset, "mxnet.gluon.data.sampler": data.sampler,
+        "mxnet.gluon.data.dataloader": data.dataloader, "mxnet.gluon.data.vision": data.vision,
+        "mxnet.gluon.data.vision.transforms": data.vision.transforms,
+        "mxnet.gluon.data.vision.datasets": data.vision.datasets,
+        "mxnet.ndarray.image": ndarray.image, "mxnet.symbol.image": symbol.image,
+        "mxnet.image": image, "mxnet.image.image": image.image, "mxnet.io": io, "mxnet.lr_scheduler": lr_scheduler,
+        "mxnet.metric": metric, "mxnet.operator": operator, "mxnet.optimizer": optimizer, "mxnet.recordio": recordio,
+        "mxnet.registry": registry, "mxnet.util": util, "mxnet.contrib": mx_contrib,
+        "mxnet.gluon.contrib.rnn": contrib.rnn, "mxnet.gluon.rnn.rnn_cell": rnn.rnn_cell,
+        "mxnet.contrib.amp": mx_contrib.amp, "mxnet.contrib.amp.amp": mx_contrib.amp,
     }
 
 

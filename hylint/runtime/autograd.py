@@ -56,3 +56,37 @@ def predict_mode():
 
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
     raise NotImplementedError("hylint.runtime does not implement autograd (backward)")
+
+
+class Function:
+    """``mx.autograd.Function``: a user-defined operation with its own ``forward``/``backward``.
+
+    Calling it runs ``forward`` on NDArrays with recording off, as MXNet does; ``backward`` is never called
+    because gradients are not implemented. Like MXNet's, an instance can be called only once, and it is
+    eager only (a Symbol cannot go through it)."""
+
+    def __init__(self):
+        self._saved = ()
+        self._used = False
+
+    def save_for_backward(self, *args):
+        self._saved = args
+
+    @property
+    def saved_tensors(self):
+        return self._saved
+
+    def __call__(self, *inputs):
+        assert not self._used, "Each Function instance can only be called once. Please create another instance."
+        self._used = True
+        previous = set_recording(False)
+        try:
+            return self.forward(*inputs)
+        finally:
+            set_recording(previous)
+
+    def forward(self, *inputs):
+        raise NotImplementedError
+
+    def backward(self, *output_grads):
+        raise NotImplementedError

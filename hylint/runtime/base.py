@@ -3,8 +3,9 @@ import numbers
 
 import numpy as np
 
-__all__ = ["MXNetError", "NotImplementedForSymbol", "numeric_types", "integer_types", "string_types",
-           "mx_real_t", "shape_str"]
+__all__ = ["MXNetError", "NotImplementedForSymbol", "RuntimeUnsupported", "unsupported", "unsupported_class",
+           "numeric_types",
+           "integer_types", "string_types", "mx_real_t", "shape_str", "data_dir"]
 
 numeric_types = (float, int, np.generic)
 integer_types = (int, np.integer)
@@ -43,6 +44,41 @@ class NotImplementedForSymbol(MXNetError):
             msg += " with arguments ({})".format(", ".join(self.args))
         msg += " is not implemented for Symbol and only available in NDArray."
         return msg
+
+
+class RuntimeUnsupported(NotImplementedError):
+    """A part of MXNet that no forward pass needs and the runtime does not provide (image decoding, recordio,
+    optimiser updates, pretrained weights): it imports, and says so plainly when used. ``name`` is the
+    MXNet name (``mxnet.image.imdecode``)."""
+
+    def __init__(self, name):
+        super().__init__("hylint.runtime does not provide %s: run verify with --backend mxnet" % name)
+        self.name = name
+
+
+def unsupported(name):
+    """A stand-in for MXNet's function ``name`` that raises :class:`RuntimeUnsupported` when called."""
+    def stand_in(*args, **kwargs):
+        raise RuntimeUnsupported(name)
+    stand_in.__name__ = name.rsplit(".", 1)[-1]
+    stand_in.__qualname__ = stand_in.__name__
+    return stand_in
+
+
+def unsupported_class(name, bases=(object,)):
+    """A stand-in for MXNet's class ``name`` (``mxnet.image.ImageIter``): it can be imported and subclassed,
+    and constructing it raises :class:`RuntimeUnsupported`."""
+    module, short = name.rsplit(".", 1)
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeUnsupported(name)
+    return type(short, bases, {"__init__": __init__, "__module__": module})
+
+
+def data_dir():
+    """MXNet's data directory (``$MXNET_HOME`` or ``~/.mxnet``); libraries build default paths from it."""
+    import os
+    return os.getenv("MXNET_HOME", os.path.join(os.path.expanduser("~"), ".mxnet"))
 
 
 def shape_str(shape):

@@ -458,6 +458,9 @@ def load(fname):
     return serialization.load(fname)
 
 
+from .base import unsupported as _unsupported  # noqa: E402
+
+
 # --- sub-namespaces -----------------------------------------------------------------------------
 def _submodule(short_name, members):
     module = types.ModuleType(PUBLIC_NAME + "." + short_name)
@@ -489,6 +492,7 @@ random = _submodule("random", {
     "multinomial": _random_multinomial,
     "uniform_like": _make_function("uniform_like", _ops.OPS["_random_uniform_like"]),
     "normal_like": _make_function("normal_like", _ops.OPS["_random_normal_like"]),
+    "shuffle": _make_function("shuffle", _ops.OPS["_shuffle"]),
     "seed": _rng.seed,
 })
 
@@ -550,11 +554,15 @@ def _isfinite(data):
 
 linalg = _submodule("linalg", {"gemm2": _make_function("gemm2", _ops.OPS["_linalg_gemm2"])})
 
+image = _submodule("image", {name: _make_function(name, op) for name, op in _ops.prefixed_names("image").items()})
+
 contrib = _submodule("contrib", {
-    "arange_like": _make_function("arange_like", _ops.OPS["_contrib_arange_like"]),
-    "div_sqrt_dim": _make_function("div_sqrt_dim", _ops.OPS["_contrib_div_sqrt_dim"]),
+    **{name: _make_function(name, op) for name, op in _ops.prefixed_names("contrib").items()},
     "cond": _contrib_cond, "while_loop": _contrib_while_loop, "foreach": _contrib_foreach,
     "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite,
+    # optimiser update kernels: importable (libraries define optimisers at import time), unsupported when run
+    **{name: _unsupported("mxnet.ndarray.contrib.%s (training)" % name)
+       for name in ("adamw_update", "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update")},
 })
 
 
@@ -571,7 +579,7 @@ FLUENT_METHODS = (
     "degrees", "radians", "reciprocal", "flatten", "expand_dims", "squeeze", "transpose", "swapaxes", "flip",
     "tile", "repeat", "split", "slice", "slice_axis", "slice_like", "take", "pick", "one_hot", "zeros_like",
     "ones_like", "reshape_like", "diag", "shape_array", "size_array", "broadcast_axes", "depth_to_space",
-    "space_to_depth",
+    "space_to_depth", "pad",
 )
 #: the Python-level keyword MXNet's fluent wrappers accept and drop
 _FLUENT_DROPPED = ("inplace",)

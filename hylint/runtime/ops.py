@@ -205,6 +205,8 @@ def parse_attrs(op, attr_strs):
     for key in attr_strs:
         if key.startswith("__") and key.endswith("__"):
             continue  # MXNet keeps dunder attributes (``__layout__``) as plain node annotations
+        if key not in op.param_map and not op.params:
+            continue  # an op without a parameter struct keeps unknown attributes and ignores them, as in MXNet
         if key not in op.param_map:
             raise MXNetError("Cannot find argument '%s', Possible Arguments:\n----------------\n%s"
                              % (key, "\n".join("%s : %s" % (p.name, "{%s}" % ", ".join(sorted(p.kind))
@@ -621,7 +623,24 @@ def _softmax_np(a, axis, temperature=1.0):
 
 def _softmax_kernel(inputs, attrs):
     a = inputs[0]
-    return _softmax_np(a, _softmax_axis(a, attrs), attrs["temperature"] or 1.0).astype(a.dtype)
+    axis = _softmax_axis(a, attrs)
+    if attrs["use_length"] and len(inputs) > 1:
+        return _masked_softmax(a, inputs[1], axis, attrs["temperature"] or 1.0)
+    return _softmax_np(a, axis, attrs["temperature"] or 1.0).astype(a.dtype)
+
+
+def _masked_softmax(a, length, axis, temperature):
+    """softmax over the first ``length`` entries along ``axis``; the rest (all, for a length of 0) are 0."""
+    if length.dtype.kind not in "iu":
+        raise MXNetError("This operation only support integer types, not %s" % length.dtype.name)
+    axis %= a.ndim
+    positions = np.arange(a.shape[axis]).reshape([-1 if i == axis else 1 for i in range(a.ndim)])
+    keep = positions < np.expand_dims(length.reshape(a.shape[:axis] + a.shape[axis + 1:]), axis)
+    z = np.where(keep, a.astype(np.float64) / temperature, -np.inf)
+    top = np.max(z, axis=axis, keepdims=True)
+    e = np.where(keep, np.exp(z - np.where(np.isfinite(top), top, 0.0)), 0.0)
+    total = e.sum(axis=axis, keepdims=True)
+    return np.where(total > 0, e / np.where(total > 0, total, 1.0), 0.0).astype(a.dtype)
 
 
 def _log_softmax_kernel(inputs, attrs):
@@ -642,7 +661,16 @@ _SOFTMAX_PARAMS = (P("axis", "int", -1), P("temperature", "float", None), P("dty
 
 
 def _softmax_shape(in_shapes, attrs):
-    return list(in_shapes), [in_shapes[0]]  # MXNet checks the axis only when the kernel runs
+    shapes = list(in_shapes)
+    data = shapes[0]
+    if len(shapes) > 1 and data is not None:  # softmax's ``length``: the data shape without the axis
+        axis = attrs["axis"] % len(data) if -len(data) <= attrs["axis"] < len(data) else len(data) - 1
+        expected = tuple(d for i, d in enumerate(data) if i != axis) or (1,)  # legacy shapes are never 0-d
+        if shapes[1] is not None and tuple(shapes[1]) != expected:
+            raise ShapeCheck("Shape inconsistent, Provided = %s, inferred shape=%s"
+                             % (shape_str(shapes[1]), shape_str(expected)))
+        shapes[1] = expected
+    return shapes, [data]  # MXNet checks the axis only when the kernel runs
 
 
 def _softmax_axis(a, attrs):
@@ -653,7 +681,8 @@ def _softmax_axis(a, attrs):
     return axis
 
 
-register(Op("softmax", _softmax_kernel, _softmax_shape, params=_SOFTMAX_PARAMS))
+register(Op("softmax", _softmax_kernel, _softmax_shape, inputs=("data", "length"), optional_inputs=("length",),
+            infer_type=_first_type, params=_SOFTMAX_PARAMS))
 register(Op("log_softmax", _log_softmax_kernel, _softmax_shape, params=_SOFTMAX_PARAMS))
 register(Op("softmin", _softmin_kernel, _softmax_shape, params=_SOFTMAX_PARAMS))
 
@@ -803,6 +832,11 @@ def _topk_kernel(inputs, attrs):
     axis %= a.ndim
     k = attrs["k"] if attrs["k"] > 0 else a.shape[axis]
     order = np.argsort(a if attrs["is_ascend"] else -a, axis=axis, kind="stable")
+    if 8 * k <= a.shape[axis]:  # MXNet's CPU kernel then partially sorts: equal values come out in its order
+        from .ops_models import partial_sort_order
+        rows = np.moveaxis(a, axis, -1).reshape(-1, a.shape[axis])
+        picked = np.stack([partial_sort_order(row, k, attrs["is_ascend"]) for row in rows]) if len(rows) else rows
+        order = np.moveaxis(picked.reshape(np.moveaxis(a, axis, -1).shape[:-1] + (k,)), -1, axis)
     idx = np.take(order, np.arange(k), axis=axis)
     values = np.take_along_axis(a, idx, axis=axis)
     idx = idx.astype(attrs["dtype"] or "float32")
@@ -2605,6 +2639,13 @@ def public_names():
     return names
 
 
+def prefixed_names(group):
+    """``{name: op}`` for the ops MXNet registers as ``_<group>_<name>`` and shows as ``nd.<group>.<name>``
+    (``_contrib_SyncBatchNorm`` is ``nd.contrib.SyncBatchNorm``, ``_image_to_tensor`` ``nd.image.to_tensor``)."""
+    prefix = "_%s_" % group
+    return {name[len(prefix):]: op for name, op in OPS.items() if name.startswith(prefix)}
+
+
 # ----------------------------------------------------------------------------------------------
 # Python wrapper functions whose behaviour differs between nd and sym (written once, parametrised
 # by the namespace's invoke function). ``ns`` gives: ns.kind ('nd'|'sym'), ns.invoke(op_name, args,
@@ -2794,6 +2835,10 @@ def skip_optional_input(op, name, attrs):
         return attrs.get("act_type") != "prelu"
     if name == "sequence_length":
         return not attrs.get("use_sequence_length")
+    if name == "like":  # BilinearResize2D takes its second input only in mode 'like'
+        return attrs.get("mode") != "like"
+    if name == "length":  # softmax's lengths are an input only with use_length
+        return not attrs.get("use_length")
     return False
 
 
@@ -2814,3 +2859,5 @@ def run_infer(op, in_shapes, in_types, attrs):
     if not isinstance(out_types, (list, tuple)):
         out_types = [out_types] * n
     return shapes, list(out_shapes), list(types), list(out_types)
+
+from . import ops_models  # noqa: E402,F401  (registers the model libraries' operators into OPS)

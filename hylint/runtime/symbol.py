@@ -459,6 +459,7 @@ random = _submodule("random", {
     "uniform": _random_uniform, "normal": _random_normal, "multinomial": _random_multinomial,
     "uniform_like": _make_function("uniform_like", _ops.OPS["_random_uniform_like"]),
     "normal_like": _make_function("normal_like", _ops.OPS["_random_normal_like"]),
+    "shuffle": _make_function("shuffle", _ops.OPS["_shuffle"]),
 })
 
 
@@ -546,9 +547,10 @@ def _contrib_while_loop(cond, func, loop_vars, max_iterations=None, name="while_
 
 linalg = _submodule("linalg", {"gemm2": _make_function("gemm2", _ops.OPS["_linalg_gemm2"])})
 
+image = _submodule("image", {name: _make_function(name, op) for name, op in _ops.prefixed_names("image").items()})
+
 contrib = _submodule("contrib", {
-    "arange_like": _make_function("arange_like", _ops.OPS["_contrib_arange_like"]),
-    "div_sqrt_dim": _make_function("div_sqrt_dim", _ops.OPS["_contrib_div_sqrt_dim"]),
+    **{name: _make_function(name, op) for name, op in _ops.prefixed_names("contrib").items()},
     "cond": _contrib_cond, "foreach": _contrib_foreach, "while_loop": _contrib_while_loop,
 })
 

@@ -1,5 +1,6 @@
 """Gluon blocks: ``Block``, ``HybridBlock`` (trace once, replay the cached graph), ``SymbolBlock``."""
 import copy
+import os
 import re
 import threading
 import warnings
@@ -251,6 +252,13 @@ class Block:
 
     def forward(self, *args):
         raise NotImplementedError
+
+    def apply(self, fn):
+        """Calls ``fn(block)`` on every descendant (children first) and then on this block; returns it."""
+        for child in self._children.values():
+            child.apply(fn)
+        fn(self)
+        return self
 
     def summary(self, *inputs):
         print(repr(self))
@@ -527,7 +535,9 @@ class SymbolBlock(HybridBlock):
             if name not in input_names:
                 self.params.get(name, grad_req="null", allow_deferred_init=True)
         self._cached_graph = syms, out
-        self._reg_params = {}
+        # structural names: the parameter names without their common prefix, as MXNet registers them
+        cut = len(os.path.commonprefix(list(self._params.keys())))
+        self._reg_params = {key[cut:]: value for key, value in self._params.items()}
 
     @staticmethod
     def imports(symbol_file, input_names, param_file=None, ctx=None):

@@ -1,16 +1,27 @@
 """A few Gluon losses (``mxnet.gluon.loss``): L2, L1, softmax cross-entropy, sigmoid binary cross-entropy."""
+from .. import ndarray as _nd
+from ..base import numeric_types
 from .block import HybridBlock
 
 __all__ = ["Loss", "L2Loss", "L1Loss", "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "SigmoidBinaryCrossEntropyLoss",
            "SigmoidBCELoss"]
 
 
-def _weighted(F, loss, weight=None, sample_weight=None):
+def _apply_weighting(F, loss, weight=None, sample_weight=None):
+    """``loss * sample_weight`` (broadcast) ``* weight`` (a number): MXNet's helper, which libraries import."""
     if sample_weight is not None:
         loss = F.broadcast_mul(loss, sample_weight)
     if weight is not None:
+        assert isinstance(weight, numeric_types), "weight must be a number"
         loss = loss * weight
     return loss
+
+
+def _reshape_like(F, x, y):
+    """``x`` reshaped to ``y``'s shape (eagerly by ``reshape``, in a graph by ``reshape_like``)."""
+    if F is _nd:
+        return x.reshape(y.shape)
+    return F.reshape_like(x, y)
 
 
 class Loss(HybridBlock):
@@ -33,7 +44,7 @@ class L2Loss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = F.reshape_like(label, pred)
         loss = F.square(label - pred)
-        return self._reduce(F, _weighted(F, loss, self._weight / 2, sample_weight))
+        return self._reduce(F, _apply_weighting(F, loss, self._weight / 2, sample_weight))
 
 
 class L1Loss(Loss):
@@ -42,7 +53,7 @@ class L1Loss(Loss):
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = F.reshape_like(label, pred)
-        return self._reduce(F, _weighted(F, F.abs(label - pred), self._weight, sample_weight))
+        return self._reduce(F, _apply_weighting(F, F.abs(label - pred), self._weight, sample_weight))
 
 
 class SoftmaxCrossEntropyLoss(Loss):
@@ -57,7 +68,7 @@ class SoftmaxCrossEntropyLoss(Loss):
             loss = -F.pick(pred, label, axis=self._axis, keepdims=True)
         else:
             loss = -F.sum(pred * F.reshape_like(label, pred), axis=self._axis, keepdims=True)
-        return self._reduce(F, _weighted(F, loss, self._weight, sample_weight))
+        return self._reduce(F, _apply_weighting(F, loss, self._weight, sample_weight))
 
 
 SoftmaxCELoss = SoftmaxCrossEntropyLoss
@@ -75,7 +86,7 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
         else:
             eps = 1e-12
             loss = -(F.log(pred + eps) * label + F.log(1.0 - pred + eps) * (1.0 - label))
-        return self._reduce(F, _weighted(F, loss, self._weight, sample_weight))
+        return self._reduce(F, _apply_weighting(F, loss, self._weight, sample_weight))
 
 
 SigmoidBCELoss = SigmoidBinaryCrossEntropyLoss

@@ -102,6 +102,20 @@ class Parameter:
             "Trainer with Block.collect_params() instead of Block.params because the later does not include "
             "Parameters of nested child Blocks" % self.name)
 
+    # --- MXNet's private attributes that libraries reach into (gluonnlp's WeightDropParameter) ----------
+    _grad = _ctx_list = _ctx_map = _trainer = None  # one CPU context, no gradients, no trainer
+
+    @property
+    def _allow_deferred_init(self):
+        return self.allow_deferred_init
+
+    def _check_and_get(self, arr, ctx):
+        """MXNet picks ``ctx``'s copy out of a per-context list; here there is one copy."""
+        if arr is not None:
+            return arr
+        self._check_initialized()
+        return self._data
+
     # --- data access ------------------------------------------------------------------------
     def data(self, ctx=None):
         self._check_initialized()

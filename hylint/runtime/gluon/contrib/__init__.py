@@ -1,2 +1,2 @@
-"""``mxnet.gluon.contrib`` (``nn`` only)."""
-from . import nn  # noqa: F401
+"""``mxnet.gluon.contrib``: ``nn`` and ``rnn``."""
+from . import nn, rnn  # noqa: F401

@@ -308,3 +308,25 @@ for _cls_name in __all__:
     globals()[_cls_name].__module__ = ("mxnet.gluon.nn.activations" if _cls_name in
                                        ("Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish")
                                        else "mxnet.gluon.nn.basic_layers")
+
+
+class GroupNorm(HybridBlock):
+    """Normalises groups of channels (MXNet 1.x: ``gamma``/``beta`` have one value per group)."""
+
+    def __init__(self, num_groups=1, epsilon=1e-5, center=True, scale=True, beta_initializer="zeros",
+                 gamma_initializer="ones", prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self._kwargs = {"eps": epsilon, "num_groups": num_groups, "center": center, "scale": scale}
+        self._num_groups, self._epsilon = num_groups, epsilon
+        self._center, self._scale = center, scale
+        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null", shape=(num_groups,),
+                                     init=gamma_initializer, allow_deferred_init=True)
+        self.beta = self.params.get("beta", grad_req="write" if center else "null", shape=(num_groups,),
+                                    init=beta_initializer, allow_deferred_init=True)
+
+    def hybrid_forward(self, F, data, gamma, beta):
+        return F.GroupNorm(data, gamma=gamma, beta=beta, num_groups=self._num_groups, eps=self._epsilon)
+
+
+GroupNorm.__module__ = "mxnet.gluon.nn.basic_layers"
+__all__.append("GroupNorm")

@@ -2,8 +2,9 @@
 from ..block import HybridBlock
 from .basic_layers import Activation
 
-__all__ = ["Conv1D", "Conv2D", "Conv1DTranspose", "Conv2DTranspose", "ReflectionPad2D", "MaxPool1D", "MaxPool2D", "AvgPool1D", "AvgPool2D", "GlobalAvgPool1D",
-           "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D"]
+__all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose", "ReflectionPad2D",
+           "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalAvgPool1D",
+           "GlobalAvgPool2D", "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D"]
 
 
 def _tuple(value, n):
@@ -74,6 +75,16 @@ class Conv2D(_Conv):
                          weight_initializer, bias_initializer, **kwargs)
 
 
+class Conv3D(_Conv):
+    def __init__(self, channels, kernel_size, strides=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1,
+                 layout="NCDHW", activation=None, use_bias=True, weight_initializer=None, bias_initializer="zeros",
+                 in_channels=0, **kwargs):
+        assert layout == "NCDHW", "hylint.runtime supports only the 'NCDHW' layout"
+        super().__init__(channels, _tuple(kernel_size, 3), _tuple(strides, 3), _tuple(padding, 3),
+                         _tuple(dilation, 3), groups, layout, in_channels, activation, use_bias,
+                         weight_initializer, bias_initializer, **kwargs)
+
+
 class Conv1DTranspose(_Conv):
     def __init__(self, channels, kernel_size, strides=1, padding=0, output_padding=0, dilation=1, groups=1,
                  layout="NCW", activation=None, use_bias=True, weight_initializer=None, bias_initializer="zeros",
@@ -93,6 +104,17 @@ class Conv2DTranspose(_Conv):
         super().__init__(channels, _tuple(kernel_size, 2), _tuple(strides, 2), _tuple(padding, 2),
                          _tuple(dilation, 2), groups, layout, in_channels, activation, use_bias, weight_initializer,
                          bias_initializer, op_name="Deconvolution", adj=_tuple(output_padding, 2), **kwargs)
+        self.outpad = output_padding
+
+
+class Conv3DTranspose(_Conv):
+    def __init__(self, channels, kernel_size, strides=(1, 1, 1), padding=(0, 0, 0), output_padding=(0, 0, 0),
+                 dilation=(1, 1, 1), groups=1, layout="NCDHW", activation=None, use_bias=True, weight_initializer=None,
+                 bias_initializer="zeros", in_channels=0, **kwargs):
+        assert layout == "NCDHW", "hylint.runtime supports only the 'NCDHW' layout"
+        super().__init__(channels, _tuple(kernel_size, 3), _tuple(strides, 3), _tuple(padding, 3),
+                         _tuple(dilation, 3), groups, layout, in_channels, activation, use_bias, weight_initializer,
+                         bias_initializer, op_name="Deconvolution", adj=_tuple(output_padding, 3), **kwargs)
         self.outpad = output_padding
 
 
@@ -165,6 +187,31 @@ class AvgPool2D(_Pooling):
         pool_size = _tuple(pool_size, 2)
         super().__init__(pool_size, _tuple(strides, 2) if strides is not None else None, _tuple(padding, 2),
                          ceil_mode, False, "avg", layout, count_include_pad, **kwargs)
+
+
+class MaxPool3D(_Pooling):
+    def __init__(self, pool_size=(2, 2, 2), strides=None, padding=0, ceil_mode=False, layout="NCDHW", **kwargs):
+        pool_size = _tuple(pool_size, 3)
+        super().__init__(pool_size, _tuple(strides, 3) if strides is not None else None, _tuple(padding, 3),
+                         ceil_mode, False, "max", layout, **kwargs)
+
+
+class AvgPool3D(_Pooling):
+    def __init__(self, pool_size=(2, 2, 2), strides=None, padding=0, ceil_mode=False, layout="NCDHW",
+                 count_include_pad=True, **kwargs):
+        pool_size = _tuple(pool_size, 3)
+        super().__init__(pool_size, _tuple(strides, 3) if strides is not None else None, _tuple(padding, 3),
+                         ceil_mode, False, "avg", layout, count_include_pad, **kwargs)
+
+
+class GlobalMaxPool3D(_Pooling):
+    def __init__(self, layout="NCDHW", **kwargs):
+        super().__init__((1, 1, 1), None, 0, True, True, "max", layout, **kwargs)
+
+
+class GlobalAvgPool3D(_Pooling):
+    def __init__(self, layout="NCDHW", **kwargs):
+        super().__init__((1, 1, 1), None, 0, True, True, "avg", layout, **kwargs)
 
 
 class GlobalMaxPool1D(_Pooling):

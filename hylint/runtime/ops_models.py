@@ -1,0 +1,379 @@
+"""Operators the real model libraries need (gluoncv, gluoncv2, gluonnlp, the model zoo) beyond the core table.
+
+They register into the same :data:`ops.OPS` table, with the same shape of definition (kernel, shape rule,
+typed attributes as MXNet parses them), and are checked against MXNet's own operators the same way
+(``tests/test_runtime_ops.py``). Ops named ``_contrib_<name>`` appear as ``nd.contrib.<name>`` and
+``sym.contrib.<name>``.
+"""
+import numpy as np
+
+from .base import shape_str
+from .ops import (Op, P, ShapeCheck, _assign_param, _batch_norm_kernel, _channel_param_shape, _fixed_type,
+                  _unary_shape_fn, register)
+
+
+# --- normalisation ---------------------------------------------------------------------------------
+def _on_axis_1(fn):
+    """A BatchNorm rule for an operator that has no ``axis`` attribute (the channel axis is 1)."""
+    return lambda first, attrs: fn(first, dict(attrs, axis=1))
+
+
+# SyncBatchNorm on a single device is BatchNorm over axis 1 (ndev and key only name the device group).
+register(Op("_contrib_SyncBatchNorm", _on_axis_1(_batch_norm_kernel), _on_axis_1(_channel_param_shape("axis", 4)),
+            inputs=("data", "gamma", "beta", "moving_mean", "moving_var"), aux=("moving_mean", "moving_var"),
+            hint="syncbatchnorm",
+            params=(P("eps", "float", 1e-3), P("momentum", "float", 0.9), P("fix_gamma", "bool", True),
+                    P("use_global_stats", "bool", False), P("output_mean_var", "bool", False),
+                    P("ndev", "int", 1), P("key", "str", ""))))
+
+
+# --- image (``nd.image.*``: what ``gluon.data.vision.transforms.ToTensor``/``Normalize`` run) ---------------
+def _image_to_tensor_shape(in_shapes, attrs):
+    s = in_shapes[0]
+    if s is None:
+        return list(in_shapes), [None]
+    if len(s) not in (3, 4):
+        raise ShapeCheck("Check failed: (shp.ndim() == 3) || (shp.ndim() == 4): Input image must have shape "
+                         "(height, width, channels), or (N, height, width, channels) but got %s" % shape_str(s))
+    return list(in_shapes), [tuple(s[:-3]) + (s[-1], s[-3], s[-2])]
+
+
+def _image_to_tensor_kernel(inputs, attrs):
+    x = inputs[0]
+    return (np.moveaxis(x, -1, -3).astype(np.float32) / np.float32(255.0)).astype(np.float32)
+
+
+register(Op("_image_to_tensor", _image_to_tensor_kernel, _image_to_tensor_shape, infer_type=_fixed_type("float32"),
+            hint="to_tensor"))
+
+
+def _channel_values(value, channels):
+    values = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    return np.array(values * channels if len(values) == 1 else values, dtype=np.float64)
+
+
+def _image_normalize_shape(in_shapes, attrs):
+    s = in_shapes[0]
+    if s is None:
+        return list(in_shapes), [None]
+    if len(s) not in (3, 4):
+        raise ShapeCheck("Check failed: (dshape.ndim() == 3) || (dshape.ndim() == 4): Input tensor must have shape "
+                         "(channels, height, width), or (N, channels, height, width), but got %s" % shape_str(s))
+    channels = s[-3]
+    for name in ("mean", "std"):
+        given = attrs[name] if isinstance(attrs[name], (tuple, list)) else (attrs[name],)
+        if len(given) not in (1, channels) and channels <= 4 or len(given) > 4:
+            raise ShapeCheck("Check failed: %s.ndim() == 1 || %s.ndim() == nchannels: Invalid %s for input with %d "
+                             "channels" % (name, name, name, channels))
+    return list(in_shapes), [tuple(s)]
+
+
+def _image_normalize_kernel(inputs, attrs):
+    x = inputs[0]
+    c = x.shape[-3]
+    mean = _channel_values(attrs["mean"], c)[:c].reshape(c, 1, 1)
+    std = _channel_values(attrs["std"], c)[:c].reshape(c, 1, 1)
+    return ((x - mean) / std).astype(x.dtype)
+
+
+register(Op("_image_normalize", _image_normalize_kernel, _image_normalize_shape, hint="normalize",
+            params=(P("mean", "any", (0.0, 0.0, 0.0, 0.0)), P("std", "any", (1.0, 1.0, 1.0, 1.0)))))
+
+
+# --- spatial ---------------------------------------------------------------------------------------------
+def _pair(value, default):
+    value = tuple(value) if value else ()
+    if not value:
+        return default
+    return value * 2 if len(value) == 1 else value
+
+
+def _adaptive_pool_shape(in_shapes, attrs):
+    s = in_shapes[0]
+    if s is None:
+        return list(in_shapes), [None]
+    if len(s) != 4:
+        raise ShapeCheck("Check failed: dshape.ndim() == 4U (%d vs. 4) : AdaptiveAvgPooling2D: Input data should "
+                         "be 4D in (batch, channel, y, x)" % len(s))
+    return list(in_shapes), [tuple(s[:2]) + _pair(attrs["output_size"], (1, 1))]
+
+
+def _adaptive_avg_pool_kernel(inputs, attrs):
+    """Output cell (i, j) averages rows floor(i*H/oh)..ceil((i+1)*H/oh) and the same for columns."""
+    x = inputs[0]
+    (h, w), (oh, ow) = x.shape[2:], _pair(attrs["output_size"], (1, 1))
+    rows = [(i * h // oh, -(-(i + 1) * h // oh)) for i in range(oh)]
+    cols = [(j * w // ow, -(-(j + 1) * w // ow)) for j in range(ow)]
+    out = np.empty(x.shape[:2] + (oh, ow), dtype=np.float64)
+    for i, (r0, r1) in enumerate(rows):
+        band = x[:, :, r0:r1].astype(np.float64)
+        for j, (c0, c1) in enumerate(cols):
+            out[:, :, i, j] = band[:, :, :, c0:c1].mean(axis=(2, 3))
+    return out.astype(x.dtype)
+
+
+register(Op("_contrib_AdaptiveAvgPooling2D", _adaptive_avg_pool_kernel, _adaptive_pool_shape,
+            hint="adaptiveavgpooling2d", params=(P("output_size", "shape", ()),)))
+
+
+def _resize_target(data, like, attrs):
+    mode = attrs["mode"]
+    if mode == "like":
+        return tuple(like[2:4])
+    if mode != "size":
+        raise NotImplementedError("hylint.runtime implements BilinearResize2D modes 'size' and 'like', not %r" % mode)
+    if attrs["scale_height"] is not None or attrs["scale_width"] is not None:
+        return (int(data[2] * attrs["scale_height"]), int(data[3] * attrs["scale_width"]))
+    return (attrs["height"], attrs["width"])
+
+
+def _bilinear_resize_shape(in_shapes, attrs):
+    data = in_shapes[0]
+    like = in_shapes[1] if len(in_shapes) > 1 else None  # None also when the optional input is absent
+    if data is None or (attrs["mode"] == "like" and like is None):
+        return list(in_shapes), [None]
+    if len(data) != 4:
+        raise ShapeCheck("Check failed: dshape.ndim() == 4U (%d vs. 4) : input data should be 4D in batch-num_filter-y-x"
+                         % len(data))
+    return list(in_shapes), [tuple(data[:2]) + _resize_target(data, like, attrs)]
+
+
+def _source_positions(size_in, size_out, align_corners):
+    """For each output index: the two source indices and the weight of the second."""
+    if align_corners:
+        scale = (size_in - 1) / (size_out - 1) if size_out > 1 else 0.0
+        pos = np.arange(size_out) * scale
+    else:  # pixel centres, clamped at the border
+        pos = np.maximum((np.arange(size_out) + 0.5) * (size_in / size_out) - 0.5, 0.0)
+    low = np.minimum(np.floor(pos).astype(int), size_in - 1)
+    high = np.minimum(low + 1, size_in - 1)
+    return low, high, pos - low
+
+
+def _bilinear_resize_kernel(inputs, attrs):
+    x = inputs[0]
+    like = inputs[1] if len(inputs) > 1 else None
+    oh, ow = _resize_target(x.shape, None if like is None else like.shape, attrs)
+    r0, r1, rw = _source_positions(x.shape[2], oh, attrs["align_corners"])
+    c0, c1, cw = _source_positions(x.shape[3], ow, attrs["align_corners"])
+    xd = x.astype(np.float64)
+    top = xd[:, :, r0] * (1 - rw)[:, None] + xd[:, :, r1] * rw[:, None]
+    return (top[:, :, :, c0] * (1 - cw) + top[:, :, :, c1] * cw).astype(x.dtype)
+
+
+register(Op("_contrib_BilinearResize2D", _bilinear_resize_kernel, _bilinear_resize_shape, inputs=("data", "like"),
+            optional_inputs=("like",), hint="bilinearresize2d",
+            params=(P("height", "int", 1), P("width", "int", 1), P("scale_height", "float", None),
+                    P("scale_width", "float", None),
+                    P("mode", ("size", "like", "odd_scale", "to_even_down", "to_even_up", "to_odd_down",
+                               "to_odd_up"), "size"),
+                    P("align_corners", "bool", True))))
+
+
+def _lrn_kernel(inputs, attrs):
+    """``x / (knorm + alpha / nsize * sum of x^2 over the nsize neighbouring channels) ** beta``."""
+    x = inputs[0].astype(np.float64)
+    half = attrs["nsize"] // 2
+    squares = np.pad(x * x, [(0, 0), (half, half)] + [(0, 0)] * (x.ndim - 2))
+    window = sum(squares[:, k:k + x.shape[1]] for k in range(2 * half + 1))
+    return (x / (attrs["knorm"] + attrs["alpha"] / attrs["nsize"] * window) ** attrs["beta"]).astype(inputs[0].dtype)
+
+
+def _lrn_shape(s, attrs):
+    if len(s) != 4:
+        raise ShapeCheck("Check failed: dim == ndim() (4 vs. %d) : dimension do not match target dimension 4 vs %d"
+                         % (len(s), len(s)))
+    return s
+
+
+register(Op("LRN", _lrn_kernel, _unary_shape_fn(_lrn_shape),
+            params=(P("alpha", "float", 1e-4), P("beta", "float", 0.75), P("knorm", "float", 2.0),
+                    P("nsize", "int"))))
+
+
+# --- normalisation over groups of channels -------------------------------------------------------------
+def _group_norm_shape(in_shapes, attrs):
+    shapes = list(in_shapes)
+    data = shapes[0]
+    if data is None:
+        return shapes, [None, None, None]
+    if len(data) < 3:
+        raise ShapeCheck("Check failed: dshape.ndim() >= 3U (%d vs. 3) : " % len(data))
+    groups = attrs["num_groups"]
+    for i in (1, 2):
+        _assign_param(shapes, i, (groups,), paren=False)
+    stats = (data[0], groups)
+    return shapes, [tuple(data), stats, stats][:_group_norm_outputs(attrs)]
+
+
+def _group_norm_kernel(inputs, attrs):
+    """Normalises each group of channels over (its channels, all spatial positions); gamma/beta per group."""
+    x, gamma, beta = inputs
+    n, groups = x.shape[0], attrs["num_groups"]
+    grouped = x.astype(np.float64).reshape((n, groups, -1))
+    mean = grouped.mean(axis=2, keepdims=True)
+    var = grouped.var(axis=2, keepdims=True)
+    std = np.sqrt(var + attrs["eps"])
+    norm = ((grouped - mean) / std).reshape(x.shape)
+    scale = np.repeat(gamma.astype(np.float64), x.shape[1] // groups).reshape((1, -1) + (1,) * (x.ndim - 2))
+    shift = np.repeat(beta.astype(np.float64), x.shape[1] // groups).reshape((1, -1) + (1,) * (x.ndim - 2))
+    out = (norm * scale + shift).astype(x.dtype)
+    if not attrs["output_mean_var"]:
+        return out
+    return [out, mean.reshape(n, groups).astype(x.dtype), std.reshape(n, groups).astype(x.dtype)]
+
+
+def _group_norm_outputs(attrs):
+    return 3 if attrs["output_mean_var"] else 1
+
+
+register(Op("GroupNorm", _group_norm_kernel, _group_norm_shape, inputs=("data", "gamma", "beta"),
+            num_outputs=_group_norm_outputs,
+            params=(P("num_groups", "int", 1), P("eps", "float", 1e-5), P("output_mean_var", "bool", False))))
+
+
+# --- indices -------------------------------------------------------------------------------------------
+def _ravel_shape(in_shapes, attrs):
+    s = in_shapes[0]
+    if s is None:
+        return list(in_shapes), [None]
+    if s[0] != len(attrs["shape"]):
+        raise ShapeCheck("Check failed: shape.ndim() == ishape[0] (%d vs. %d) : Number of indices exceeds "
+                         "dimension of the target shape" % (len(attrs["shape"]), s[0]))
+    return list(in_shapes), [tuple(s[1:]) or (1,)]
+
+
+def _ravel_kernel(inputs, attrs):
+    """Row-major flat index of each column of coordinates (``data[:, j]`` indexes ``shape``)."""
+    data = inputs[0]
+    strides = np.cumprod((1,) + tuple(attrs["shape"][:0:-1]))[::-1]
+    flat = np.tensordot(strides.astype(np.float64), data.astype(np.float64), axes=(0, 0))
+    return np.atleast_1d(flat).astype(data.dtype)
+
+
+register(Op("_ravel_multi_index", _ravel_kernel, _ravel_shape, aliases=("ravel_multi_index",),
+            hint="ravel_multi_index", params=(P("shape", "shape"),)))
+
+
+# --- fused self-attention (gluonnlp's BERT): projections interleaved as (seq, batch, heads, 3, head_dim) ----
+def _split_interleaved(qkv, heads):
+    """(T, B, heads * 3 * D) -> q, k, v each (B * heads, T, D)."""
+    t, b, width = qkv.shape
+    d = width // (3 * heads)
+    x = qkv.astype(np.float64).reshape(t, b, heads, 3, d).transpose(1, 2, 3, 0, 4).reshape(b * heads, 3, t, d)
+    return x[:, 0], x[:, 1], x[:, 2], d
+
+
+def _interleaved_check(qkv, attrs):
+    if len(qkv) != 3:
+        raise ShapeCheck("Check failed: q_shape.ndim() == 3U (%d vs. 3) : Input queries_keys_values should be 3D "
+                         "in seq_length-batch-proj_dim*3" % len(qkv))
+    if qkv[2] % (3 * attrs["heads"]):
+        raise ShapeCheck("Check failed: q_shape[2] % 3 == 0 (%d vs. 0) : Last dimension of input "
+                         "queries_keys_values should be divisible by 3" % (qkv[2] % 3))
+
+
+def _selfatt_qk_shape(in_shapes, attrs):
+    qkv = in_shapes[0]
+    if qkv is None:
+        return list(in_shapes), [None]
+    _interleaved_check(qkv, attrs)
+    return list(in_shapes), [(qkv[1] * attrs["heads"], qkv[0], qkv[0])]
+
+
+def _selfatt_qk_kernel(inputs, attrs):
+    """``q @ k^T / sqrt(head_dim)`` for every (batch, head)."""
+    q, k, _, d = _split_interleaved(inputs[0], attrs["heads"])
+    return (np.matmul(q, k.transpose(0, 2, 1)) / np.sqrt(d)).astype(inputs[0].dtype)
+
+
+register(Op("_contrib_interleaved_matmul_selfatt_qk", _selfatt_qk_kernel, _selfatt_qk_shape,
+            inputs=("queries_keys_values",), hint="interleaved_matmul_selfatt_qk", params=(P("heads", "int"),)))
+
+
+def _selfatt_valatt_shape(in_shapes, attrs):
+    qkv, att = in_shapes
+    if qkv is None:
+        return list(in_shapes), [None]
+    _interleaved_check(qkv, attrs)
+    shapes = list(in_shapes)
+    _assign_param(shapes, 1, (qkv[1] * attrs["heads"], qkv[0], qkv[0]), paren=False)
+    return shapes, [(qkv[0], qkv[1], qkv[2] // 3)]
+
+
+def _selfatt_valatt_kernel(inputs, attrs):
+    """``attention @ v`` for every (batch, head), back to (seq, batch, heads * head_dim)."""
+    qkv, att = inputs
+    heads = attrs["heads"]
+    _, _, v, d = _split_interleaved(qkv, heads)
+    t, b = qkv.shape[:2]
+    out = np.matmul(att.astype(np.float64), v).reshape(b, heads, t, d).transpose(2, 0, 1, 3)
+    return out.reshape(t, b, heads * d).astype(qkv.dtype)
+
+
+register(Op("_contrib_interleaved_matmul_selfatt_valatt", _selfatt_valatt_kernel, _selfatt_valatt_shape,
+            inputs=("queries_keys_values", "attention"), hint="interleaved_matmul_selfatt_valatt",
+            params=(P("heads", "int"),)))
+
+
+# --- random ----------------------------------------------------------------------------------------------
+def _shuffle_kernel(inputs, attrs):
+    """The rows (first axis) in a random order from the runtime generator (``mx.random.seed``)."""
+    from . import rng
+    a = inputs[0]
+    return a[rng.generator().permutation(a.shape[0])] if a.ndim else a.copy()
+
+
+register(Op("_shuffle", _shuffle_kernel, _unary_shape_fn(lambda s, at: s), hint="shuffle"))
+
+
+# --- topk's order for equal values -----------------------------------------------------------------------
+def partial_sort_order(values, k, ascending):
+    """The first ``k`` indices of ``values`` as MXNet's CPU ``topk`` orders them when ``8 * k <= n``: it runs
+    ``std::partial_sort`` (libstdc++: a heap select, then a heap sort) over the indices, comparing values.
+    Equal values therefore come out in the heap's order, not in index order; this replays that algorithm
+    step for step (a model whose scores saturate, CenterNet's heat map, picks its boxes among ties)."""
+    v = values.tolist()
+
+    def comp(i, j):
+        return v[i] < v[j] if ascending else v[i] > v[j]
+
+    def push(heap, hole, top, value):
+        parent = (hole - 1) // 2
+        while hole > top and comp(heap[parent], value):
+            heap[hole] = heap[parent]
+            hole = parent
+            parent = (hole - 1) // 2
+        heap[hole] = value
+
+    def adjust(heap, hole, length, value):
+        top, child = hole, hole
+        while child < (length - 1) // 2:
+            child = 2 * (child + 1)
+            if comp(heap[child], heap[child - 1]):
+                child -= 1
+            heap[hole] = heap[child]
+            hole = child
+        if length % 2 == 0 and child == (length - 2) // 2:
+            child = 2 * (child + 1)
+            heap[hole] = heap[child - 1]
+            hole = child - 1
+        push(heap, hole, top, value)
+
+    heap = list(range(k))
+    for parent in range((k - 2) // 2, -1, -1):  # make_heap
+        adjust(heap, parent, k, heap[parent])
+    # heap select: a later index enters only if it beats the heap's top, and the top only gets "better",
+    # so the indices that never beat the first top are skipped without changing the result
+    if k:
+        rest = np.asarray(values[k:])
+        first = values[heap[0]]
+        candidates = np.nonzero(rest < first if ascending else rest > first)[0] + k
+        for i in candidates.tolist():
+            if comp(i, heap[0]):
+                adjust(heap, 0, k, i)  # pop_heap(first, middle, i): the top leaves, i sifts in
+    for last in range(k - 1, 0, -1):  # sort_heap
+        value = heap[last]
+        heap[last] = heap[0]
+        adjust(heap, 0, last, value)
+    return np.array(heap, dtype=np.int64)
