@@ -25,8 +25,15 @@ What is kept (``reduce_source``), given how the analysis and the rules read a mo
 * every statement sharing a line with a kept one (``a = 1; b = 2``);
 * every line outside the top-level statements (comments, blank lines).
 
-Nothing else at module level is read: imports, constants, ``__all__``, ``if TYPE_CHECKING:``
-blocks are not consulted by the analysis (it recognises names, not bindings).
+* every top-level statement holding an import or an assignment (python-random-in-hybrid, HY808,
+  resolves what a name such as ``np``, ``random`` or a module-level ``RNG = np.random.RandomState()``
+  stands for);
+* every top-level statement that names a block class of the file (a factory that builds it: HY907
+  and HY908 tell a class built only as a child of other blocks by the places it is built);
+* every method of a kept class that reads or writes an attribute of ``self`` (mutable-self-state,
+  HY807, reads them all).
+
+Nothing else at module level is read.
 
 What is not reduced, so whole files are parsed (``None``):
 
@@ -74,7 +81,7 @@ def applies(rule_types: Iterable[type]) -> bool:
 _ALWAYS_KEPT_METHODS = frozenset({"__init__", "forward", _HYBRID_FORWARD})
 # a method that may write an attribute of self (`self.x = `, `self.x += `, setattr): mutable-self-state
 # (HY807) reads every method of a hybrid class for those
-_WRITES_SELF = re.compile(r"\bself\s*\.\s*\w+\s*(?:[-+*/%&|^@<>]{0,2}=)(?!=)|\bsetattr\b")
+_NAMES_SELF = re.compile(r"\bself\s*\.|\bsetattr\b|\bgetattr\b")
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -168,7 +175,9 @@ def _split_class(node: ast.ClassDef, index: int, units: List[_Unit], lines: List
             parent.blanked.append(spans[position])
             continue
         member = _Unit(child, index)
-        member.pinned = bool(_WRITES_SELF.search("".join(lines[member.first - 1:member.last])))
+        # mutable-self-state (HY807) reads every method of a hybrid class (writes, and reads before a
+        # write); a method that never reads or writes an attribute of `self` cannot matter to it
+        member.pinned = bool(_NAMES_SELF.search("".join(lines[member.first - 1:member.last])))
         parent.members.append(len(units))
         units.append(member)
 
@@ -231,9 +240,15 @@ def reduce_source(source: str) -> Optional[str]:
                 kept[other] = True
                 queue.append(other)
 
-    for index in range(top):
+    block_names = block_classes - {_HYBRID_FORWARD}
+    for index, node in enumerate(tree.body):
         if any(name in block_classes for name in units[index].classes):
             keep(index)
+        elif any(isinstance(inner, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign))
+                 for inner in _reachable([node])):
+            keep(index)  # python-random-in-hybrid (HY808) resolves what `np`, `random`, `RNG = ...` name
+        elif block_names & set(_WORD.findall("".join(lines[units[index].first - 1:units[index].last]))):
+            keep(index)  # it may build a block class: HY907/HY908 tell a child-only class by where it is built
     seen: Set[str] = set()
     while queue:
         index = queue.pop()

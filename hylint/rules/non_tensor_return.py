@@ -5,7 +5,7 @@ from hylint.analysis.values import Kind
 from hylint.analysis.ops import NDARRAY_ONLY_ATTRS, NDARRAY_ONLY_METHODS
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.walk import walk
-from hylint.rules._hazards import CLS
+from hylint.rules._hazards import CLS, ChildOnlyClasses
 
 
 class NonTensorReturn(LintRule):
@@ -22,6 +22,13 @@ A hybridized block's outputs must be (nested lists of) Symbols. Eagerly anything
 after `hybridize()` the first call raises `ValueError: When hybridized, the input of HybridBlock
 output must be (nested) list of Symbol or NDArray, but got 0 of type <class 'int'>` (for `None`:
 `TypeError: Expected a list of symbols as input`).
+
+Only the outermost hybridized block is affected: measured on MXNet 1.9.1, a child whose
+`hybrid_forward` returns `(x * 2, None)` inside a hybridized parent that unpacks it computes the eager
+output, while the same child hybridized on its own raises that TypeError. So a class that the module
+builds only as a child of other blocks (`self.x = Cls(...)`, `.add(Cls(...))`, a construction inside a
+block's method; the mechanism HY908 uses) is not flagged. What it cannot see: a class built as the
+outermost block in another file.
 
 ## Example
 ```python
@@ -46,6 +53,9 @@ No fix: the callers unpack the outputs.
         Valid(CLS.format("        extra = []\n        extra.append(x * 2)\n        return x, extra\n")),
         Valid(CLS.format("        if F is nd:\n            return None\n        return x\n")),
         Valid("def _helper(F, x):\n    return 0\n\n\n" + CLS.format("        return x * _helper(F, x)\n")),
+        Valid(CLS.format("        return x * 2, None\n") + "\n\nclass P(HybridBlock):\n    def __init__(self):\n"
+              "        super().__init__()\n        self.n = N()\n\n    def hybrid_forward(self, F, x):\n"
+              "        y, _ = self.n(x)\n        return y\n"),
     ]
     INVALID = [
         Invalid(CLS.format("        return x * 2, 0\n")),
@@ -81,9 +91,14 @@ No fix: the callers unpack the outputs.
             ctx.report(node, f"hybrid_forward returns `{ctx.code(node).strip()}`, a Python value: after hybridize() "
                              f"outputs must be Symbols and the call raises ValueError/TypeError")
 
+    def __init__(self) -> None:
+        self._child_only = ChildOnlyClasses()
+
     def visit_Return(self, node: cst.Return, ctx) -> None:
         if ctx.hybrid.is_helper or ctx.function is not ctx.hybrid.fn:
             return
+        if ctx.cls is not None and ctx.cls.name in self._child_only(ctx):
+            return  # a child's outputs reach its parent's Python code, never the graph's outputs
         if node.value is None:
             ctx.report(node, "bare `return` in hybrid_forward returns None: after hybridize() the call raises TypeError "
                              "(Expected a list of symbols)")

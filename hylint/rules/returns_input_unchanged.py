@@ -1,14 +1,12 @@
-from typing import Dict, Optional, Set, Tuple
+from typing import Set
 
 import libcst as cst
 
-from hylint.analysis.module import ModuleInfo
-from hylint.analysis.syntax import dotted_name
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.fixes import f_call
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
-from hylint.rules._hazards import CLS
+from hylint.rules._hazards import CLS, ChildOnlyClasses
 from hylint.walk import walk
 
 
@@ -47,72 +45,6 @@ def bound_names(fn: cst.FunctionDef) -> Set[str]:
 
     walk(fn.body, _Find())
     return names
-
-
-# calls that make their block arguments children of a container block
-ADDING_METHODS = {"add", "register_child"}
-
-
-def child_only_classes(module: cst.Module, info: ModuleInfo) -> Set[str]:
-    """Classes of ``module`` that it instantiates only as children of other blocks.
-
-    A construction ``Cls(...)`` counts as a child when it is written inside a method of a block class of
-    the module (``self.x = Cls(...)``, ``stage.add(Cls(...))``, ``unit = Cls(...)`` then added) or is
-    an argument of ``.add(...)`` / ``.register_child(...)``; anywhere else (module level, a plain
-    function such as a model factory) it may be the outermost block. A subclass's constructions count
-    for its bases (it inherits their hybrid_forward).
-    """
-    classes = info.classes
-    block_classes = {name for name, cls in classes.items() if cls.hybrid_forward is not None or
-                     any(base in classes or base.endswith("Block") or base in ("HybridSequential", "Sequential")
-                         for base in cls.base_names)}
-    uses: Dict[str, Set[str]] = {}
-
-    class _Find(cst.CSTVisitor):
-        def __init__(self) -> None:
-            self.stack: list = []  # ("class", name) / ("def", None)
-            self.adding = 0
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> None:
-            self.stack.append(("class", node.name.value))
-
-        def leave_ClassDef(self, node: cst.ClassDef) -> None:
-            self.stack.pop()
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            self.stack.append(("def", None))
-
-        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-            self.stack.pop()
-
-        def _inside_block_method(self) -> bool:
-            for index, (kind, name) in enumerate(self.stack):
-                if kind == "class" and name in block_classes and index + 1 < len(self.stack):
-                    return True
-            return False
-
-        def visit_Call(self, node: cst.Call) -> None:
-            callee = dotted_name(node.func) or ""
-            if callee.rsplit(".", 1)[-1] in ADDING_METHODS:
-                self.adding += 1
-            if callee in classes:
-                child = self.adding > 0 or self._inside_block_method()
-                uses.setdefault(callee, set()).add("child" if child else "root")
-
-        def leave_Call(self, node: cst.Call) -> None:
-            if (dotted_name(node.func) or "").rsplit(".", 1)[-1] in ADDING_METHODS:
-                self.adding -= 1
-
-    module.visit(_Find())
-    changed = True
-    while changed:  # a subclass's constructions count for its bases
-        changed = False
-        for name, cls in classes.items():
-            for base in cls.base_names:
-                if base in classes and not uses.get(name, set()) <= uses.get(base, set()):
-                    uses.setdefault(base, set()).update(uses[name])
-                    changed = True
-    return {name for name, kinds in uses.items() if kinds == {"child"}}
 
 
 class ReturnsInputUnchanged(LintRule):
@@ -184,12 +116,7 @@ a new array instead of the caller's own (only in-place writes to the output coul
     ]
 
     def __init__(self) -> None:
-        self._children: Tuple[Optional[cst.Module], Set[str]] = (None, set())
-
-    def _child_only(self, ctx) -> Set[str]:
-        if self._children[0] is not ctx.module:  # one entry: the module being linted
-            self._children = (ctx.module, child_only_classes(ctx.module, ctx.module_info))
-        return self._children[1]
+        self._child_only = ChildOnlyClasses()
 
     def visit_Return(self, node: cst.Return, ctx) -> None:
         hybrid = ctx.hybrid
