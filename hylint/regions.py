@@ -28,6 +28,7 @@ What is kept (``reduce_source``), given how the analysis and the rules read a mo
 * every top-level statement holding an import or an assignment (python-random-in-hybrid, HY808,
   resolves what a name such as ``np``, ``random`` or a module-level ``RNG = np.random.RandomState()``
   stands for);
+* every module-level function that defines a block class in its body (analysed too);
 * every top-level statement that names a block class of the file (a factory that builds it: HY907
   and HY908 tell a class built only as a child of other blocks by the places it is built);
 * every method of a kept class that reads or writes an attribute of ``self`` (mutable-self-state,
@@ -123,16 +124,21 @@ def _reachable(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _reachable(block.body)
 
 
+def _class_words(node: ast.ClassDef) -> Set[str]:
+    """The words of a class's bases, and ``hybrid_forward`` when it defines that method."""
+    words = {sub.id if isinstance(sub, ast.Name) else sub.attr
+             for base in node.bases for sub in ast.walk(base) if isinstance(sub, (ast.Name, ast.Attribute))}
+    if any(isinstance(method, _FUNCTIONS) and method.name == _HYBRID_FORWARD for method in _reachable(node.body)):
+        words.add(_HYBRID_FORWARD)
+    return words
+
+
 def _collect(body: Sequence[ast.stmt], unit: _Unit, module_level: bool) -> None:
     """Classes (with their base words) and module-level functions, where ``analyze_module``
     collects them or more: module-level blocks and class bodies, never function bodies."""
     for node in _reachable(body):
         if isinstance(node, ast.ClassDef):
-            words = {sub.id if isinstance(sub, ast.Name) else sub.attr
-                     for base in node.bases for sub in ast.walk(base) if isinstance(sub, (ast.Name, ast.Attribute))}
-            if any(isinstance(method, _FUNCTIONS) and method.name == _HYBRID_FORWARD for method in _reachable(node.body)):
-                words.add(_HYBRID_FORWARD)
-            unit.classes.setdefault(node.name, []).append(words)
+            unit.classes.setdefault(node.name, []).append(_class_words(node))
             _collect(node.body, unit, module_level=False)
         elif module_level and isinstance(node, _FUNCTIONS):
             unit.functions.add(node.name)
@@ -247,6 +253,10 @@ def reduce_source(source: str) -> Optional[str]:
         elif any(isinstance(inner, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign))
                  for inner in _reachable([node])):
             keep(index)  # python-random-in-hybrid (HY808) resolves what `np`, `random`, `RNG = ...` name
+        elif isinstance(node, _FUNCTIONS) and any(
+                isinstance(inner, ast.ClassDef) and _is_block_class(_class_words(inner), block_classes)
+                for inner in ast.walk(node)):
+            keep(index)  # a block class defined inside a function is analysed too
         elif block_names & set(_WORD.findall("".join(lines[units[index].first - 1:units[index].last]))):
             keep(index)  # it may build a block class: HY907/HY908 tell a child-only class by where it is built
     seen: Set[str] = set()
