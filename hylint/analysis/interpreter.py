@@ -464,6 +464,16 @@ class HybridContext:
         single_int = len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and \
             literal_int(node.slice[0].slice.value) is not None
         if base.kind is Kind.TENSOR:
+            integers = sum(isinstance(e.slice, cst.Index) and literal_int(e.slice.value) is not None
+                           for e in node.slice)
+            whole = all(isinstance(e.slice, cst.Slice) and e.slice.lower is None and e.slice.upper is None and
+                        e.slice.step is None for e in node.slice)
+            source = base.shape.root or base.name or ("the indexed constant" if base.shape.static else "the indexed tensor")
+            if not whole:  # x[0], x[::2]: fewer axes or fewer rows than x
+                rank = base.shape.rank - integers if base.shape.rank is not None else None
+                return tensor(Shape(rank=rank, indexed_from=source,
+                                    why=f"indexed out of `{source}`: its shape can differ from `{source}`'s"),
+                              certain=base.certain, assumed=base.assumed)
             return tensor(certain=base.certain, assumed=base.assumed)
         if base.kind is Kind.MULTI:
             if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):

@@ -30,6 +30,7 @@ class Shape:
     unit_axis: bool = False  # evidence of a size-1 axis made for broadcasting
     root: Optional[str] = None  # same shape as this named tensor
     static: bool = False  # shape fixed by code (constant, parameter), not by the input batch
+    indexed_from: Optional[str] = None  # indexed or sliced out of this named tensor: its shape can differ
     why: str = ""  # short evidence text for messages
 
     def with_rank(self, rank: Optional[int]) -> "Shape":
@@ -116,9 +117,15 @@ def merge_shapes(a: Shape, b: Shape) -> Shape:
     else:
         # without per-axis sizes, a size-1 axis survives only when both operands have one
         unit = a.unit_axis and b.unit_axis
-    # two different tensors: the result's shape equals neither operand's in general
+    # two different tensors: the result's shape equals neither operand's in general; when one operand
+    # carries facts the other lacks (a size-1 axis, an indexed part), the result may be broadcast
+    # to a shape of neither, which later operators must not take for the other operand's
+    facts = [(s.unit_axis, s.indexed_from, s.dims) for s in (a, b)]
+    part = a.indexed_from or b.indexed_from
+    if part is None and facts[0] != facts[1] and any(f != (False, None, None) for f in facts):
+        part = "a broadcast result"
     return Shape(rank=rank, dims=dims, unit_axis=unit, root=None, static=a.static and b.static,
-                 why=(a.why or b.why) if unit else "")
+                 indexed_from=part, why=(a.why or b.why) if unit or part else "")
 
 
 def broadcast_dims(a: Tuple[Optional[int], ...], b: Tuple[Optional[int], ...]) -> Tuple[Optional[int], ...]:

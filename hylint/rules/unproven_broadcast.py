@@ -58,6 +58,8 @@ same values eagerly, and accepts any broadcastable shapes when hybridized.
     INVALID = [
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * F.arange(4)\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_mul(x, F.arange(4))\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        x = F.relu(x)\n        return x * x[0]\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        x = F.relu(x)\n        return F.broadcast_mul(x, F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0))\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.ones((2, 3))\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_add(x, F.ones((2, 3)))\n"),
     ]
@@ -83,7 +85,8 @@ same values eagerly, and accepts any broadcastable shapes when hybridized.
 def _has_facts(shape: Shape) -> bool:
     """Facts that make a difference plausible: a size-1 axis, a fixed (parameter) shape, a known size.
     A rank alone, or `reshape((-1, k))` with a variable `k`, says nothing of the sizes."""
-    return shape.unit_axis or shape.static or any(d is not None for d in shape.dims or ())
+    return shape.unit_axis or shape.static or shape.indexed_from is not None or \
+        any(d is not None for d in shape.dims or ())
 
 
 def _may_differ(a: Value, b: Value, ctx) -> bool:
@@ -104,9 +107,9 @@ def _may_differ(a: Value, b: Value, ctx) -> bool:
         return False
     # the same facts on both sides, e.g. two (N, 1) results of reductions; not when the rank is unknown
     # (`x.expand_dims(0)` and `x.expand_dims(0).expand_dims(0)` both have "a size-1 axis")
-    known = a.shape.rank is not None or a.shape.dims is not None
+    known = a.shape.rank is not None or a.shape.dims is not None or a.shape.indexed_from is not None
     return not known or _facts(a.shape) != _facts(b.shape)
 
 
 def _facts(shape: Shape):
-    return shape.rank, shape.dims, shape.unit_axis, shape.static
+    return shape.rank, shape.dims, shape.unit_axis, shape.static, shape.indexed_from
