@@ -140,7 +140,7 @@ def _bilinear_resize_shape(in_shapes, attrs):
 
 def _source_positions(size_in, size_out, align_corners):
     """For each output index: the two source indices and the weight of the second."""
-    if align_corners:
+    if align_corners or size_out == 1:  # measured on MXNet 1.9.1: an output size of 1 samples index 0 either way
         scale = (size_in - 1) / (size_out - 1) if size_out > 1 else 0.0
         pos = np.arange(size_out) * scale
     else:  # pixel centres, clamped at the border
