@@ -1,4 +1,4 @@
-"""hylint.layer_facts measured again on real MXNet 1.9.1: which gluon layers can return their input."""
+"""hylint.analysis.layers measured again on real MXNet 1.9.1: which gluon layers can return their input."""
 import sys
 import warnings
 from pathlib import Path
@@ -7,7 +7,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hylint.layer_facts import FRESH_OUTPUT_LAYERS, LAYER_RETURNS_INPUT  # noqa: E402
+from hylint.analysis.layers import FRESH_OUTPUT_LAYERS, LAYER_RETURNS_INPUT  # noqa: E402
 from hylint.analysis.layers import SINGLE_OUTPUT_LAYERS  # noqa: E402
 
 

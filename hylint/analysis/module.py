@@ -106,6 +106,7 @@ class ModuleInfo:
     functions: Dict[str, cst.FunctionDef]
     contexts: Dict[cst.FunctionDef, "HybridContext"]
     in_progress: Set[cst.FunctionDef] = field(default_factory=set)  # helpers being analysed (recursion)
+    child_only: Optional[Set[str]] = None  # classes built only as children (rules/_hazards.py), once
 
 
 def _base_names(node: cst.ClassDef) -> List[str]:

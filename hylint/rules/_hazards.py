@@ -1,7 +1,7 @@
 """Shared by the HY6xx-HY9xx rules: example templates and small syntax helpers."""
 from __future__ import annotations
 
-from typing import Dict, Optional, Set, Tuple
+from typing import Dict, Optional, Set
 
 import libcst as cst
 
@@ -187,13 +187,9 @@ def child_only_classes(module: cst.Module, info: ModuleInfo) -> Set[str]:
     return {name for name, kinds in uses.items() if kinds == {"child"}}
 
 
-class ChildOnlyClasses:
-    """``child_only_classes`` of the module being linted, computed once per module (one entry)."""
-
-    def __init__(self) -> None:
-        self._entry: Tuple[Optional[cst.Module], Set[str]] = (None, set())
-
-    def __call__(self, ctx) -> Set[str]:
-        if self._entry[0] is not ctx.module:
-            self._entry = (ctx.module, child_only_classes(ctx.module, ctx.module_info))
-        return self._entry[1]
+def child_only(ctx) -> Set[str]:
+    """``child_only_classes`` of the module being linted, computed once and shared by the rules."""
+    info = ctx.module_info
+    if info.child_only is None:
+        info.child_only = child_only_classes(ctx.module, info)
+    return info.child_only

@@ -5,7 +5,7 @@ import libcst as cst
 from hylint.analysis.syntax import dotted_name
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
-from hylint.layer_facts import FRESH_OUTPUT_LAYERS
+from hylint.analysis.layers import FRESH_OUTPUT_LAYERS
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._hazards import BLOCK_NAMESPACES, self_attr
 from hylint.walk import walk
@@ -60,7 +60,7 @@ a child that is always a built-in layer with a fresh output, `self.fc = nn.Dense
 MXNet 1.9.1, `Dense`, `Conv*`, pooling, normalization, `Dropout` (predict mode too), `Flatten` (2-D
 input too), activations and `Embedding` return a new array eagerly and hybridized, while `Identity`,
 `HybridLambda`/`Lambda` and an empty `HybridSequential`/`Sequential` can return the input itself or an
-array sharing its memory: hylint/layer_facts.py), and before the
+array sharing its memory: hylint/analysis/layers.py), and before the
 write (or anywhere in a loop around it) `x` is only read as an operand, an `F.<op>` argument, or the
 receiver of a method that does not return a view. Unsafe otherwise: eagerly, an argument's in-place
 write mutates the caller's array, and `z = x`, `outs.append(x)`, `x[0]`, `x.reshape(...)`,
@@ -241,7 +241,7 @@ def _is_fresh_unaliased(aug: cst.AugAssign, ctx) -> bool:
 
 def fresh_output_children(cls, module_classes: Set[str]) -> Set[str]:
     """Attributes of ``self`` that hold a built-in gluon layer whose output is always a new array
-    (hylint.layer_facts): every assignment of the attribute, in any method, constructs one
+    (hylint.analysis.layers): every assignment of the attribute, in any method, constructs one
     (``self.fc = nn.Dense(10)``); a class of the module with the same name does not count."""
     constructors: Dict[str, List[Optional[str]]] = {}
 

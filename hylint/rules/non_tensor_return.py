@@ -5,7 +5,7 @@ from hylint.analysis.values import Kind
 from hylint.analysis.ops import NDARRAY_ONLY_ATTRS, NDARRAY_ONLY_METHODS
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.walk import walk
-from hylint.rules._hazards import CLS, ChildOnlyClasses
+from hylint.rules._hazards import CLS, child_only
 
 
 class NonTensorReturn(LintRule):
@@ -91,13 +91,10 @@ No fix: the callers unpack the outputs.
             ctx.report(node, f"hybrid_forward returns `{ctx.code(node).strip()}`, a Python value: after hybridize() "
                              f"outputs must be Symbols and the call raises ValueError/TypeError")
 
-    def __init__(self) -> None:
-        self._child_only = ChildOnlyClasses()
-
     def visit_Return(self, node: cst.Return, ctx) -> None:
         if ctx.hybrid.is_helper or ctx.function is not ctx.hybrid.fn:
             return
-        if ctx.cls is not None and ctx.cls.name in self._child_only(ctx):
+        if ctx.cls is not None and ctx.cls.name in child_only(ctx):
             return  # a child's outputs reach its parent's Python code, never the graph's outputs
         if node.value is None:
             ctx.report(node, "bare `return` in hybrid_forward returns None: after hybridize() the call raises TypeError "

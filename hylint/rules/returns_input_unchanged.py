@@ -6,7 +6,7 @@ from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.fixes import f_call
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
-from hylint.rules._hazards import CLS, ChildOnlyClasses
+from hylint.rules._hazards import CLS, child_only
 from hylint.walk import walk
 
 
@@ -115,14 +115,11 @@ a new array instead of the caller's own (only in-place writes to the output coul
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x, mask):\n        return x * mask, F.identity(mask)\n"),
     ]
 
-    def __init__(self) -> None:
-        self._child_only = ChildOnlyClasses()
-
     def visit_Return(self, node: cst.Return, ctx) -> None:
         hybrid = ctx.hybrid
         if hybrid.is_helper or ctx.function is not hybrid.fn or node.value is None:
             return
-        if ctx.cls is not None and ctx.cls.name in self._child_only(ctx):
+        if ctx.cls is not None and ctx.cls.name in child_only(ctx):
             return
         elements = [e.value for e in node.value.elements] if isinstance(node.value, (cst.Tuple, cst.List)) \
             else [node.value]
