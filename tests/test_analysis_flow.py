@@ -73,6 +73,17 @@ def test_a_helper_without_f_is_analysed_and_gets_no_fix():
     assert Linter(select_rules()).fix_source(source, "m.py", unsafe=True).source == source
 
 
+def test_a_helper_without_f_written_against_nd_gets_one_diagnostic_naming_f():
+    """A helper without F that calls mx.nd on a tensor fails at its first nd call once hybridized; the
+    calls after it follow from that one, and the message names the F the helper should be given."""
+    source = ("def _norm(w):\n    m = nd.reshape(w, (0, -1))\n    n = nd.dot(m, m.T)\n    return nd.sum(n)\n\n"
+              + _forward("return x * _norm(F.relu(x))"))
+    found = Linter(select_rules()).lint_source(source, "m.py").diagnostics
+    assert [(d.start[0], d.code) for d in found] == [(2, "HY403")]
+    assert "use `F.reshape`" in found[0].message and "__hylint" not in found[0].message
+    assert "`_norm` leaves the graph here" in found[0].message and "3 later diagnostics" in found[0].message  # nd.dot, m.T, nd.sum
+
+
 def test_helper_results_carry_their_shape_back():
     source = _forward("a = self._col(F, x)\nb = x.sum(axis=1).reshape((-1, 1))\nreturn a * b") + \
         "\n    def _col(self, F, v):\n        return F.sum(v, axis=1).reshape((-1, 1))\n"

@@ -519,6 +519,12 @@ class HybridContext:
         root = callee.split(".", 1)[0]
         if callee and (callee.rsplit(".", 1)[0] in ND_NAMES or any(callee.startswith(p + ".") for p in ND_NAMES)):
             # nd.op(...) / mx.nd.op(...): an NDArray made outside the graph
+            if not self.takes_f:
+                # a helper without F written against mx.nd: it fails at its first nd call on a Symbol, and
+                # with no F to rewrite to, that call is the one thing to act on (the rest follows from it)
+                operand = next((v for v in arg_values if v.kind is Kind.TENSOR and v.certain), None)
+                if operand is not None:
+                    self._leaves_graph(node, operand)
             shape = Shape(static=True)
             if last == "array" and node.args:
                 dims = nested_literal_shape(node.args[0].value)
