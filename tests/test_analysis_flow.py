@@ -84,6 +84,15 @@ def test_a_helper_without_f_written_against_nd_gets_one_diagnostic_naming_f():
     assert "`_norm` leaves the graph here" in found[0].message and "3 later diagnostics" in found[0].message  # nd.dot, m.T, nd.sum
 
 
+def test_a_numpy_style_sequence_argument_is_a_list_of_tensors():
+    """`F.np.concatenate(features)` takes one sequence (the legacy `F.concat(*features)` separate tensors):
+    the argument is a list, and `len()` of it is no hazard."""
+    source = _forward("if len(proj) == 1:\n    return proj[0]\nreturn F.np.concatenate(proj, axis=-1)", args="proj")
+    assert _context(source).params["proj"].kind is Kind.SEQ
+    assert _diagnostics(source) == []
+    assert _context(_forward("return F.np.mean(x, axis=0)")).params["x"].kind is Kind.TENSOR
+
+
 def test_helper_results_carry_their_shape_back():
     source = _forward("a = self._col(F, x)\nb = x.sum(axis=1).reshape((-1, 1))\nreturn a * b") + \
         "\n    def _col(self, F, v):\n        return F.sum(v, axis=1).reshape((-1, 1))\n"
