@@ -38,6 +38,16 @@ def test_a_mode_guard_leaves_the_hybridized_branch():
     assert ctx._env["e"].shape.dims == (1, 1)
 
 
+def test_a_mode_guard_in_a_conditional_expression_leaves_the_traced_side():
+    """`x.reshape(y.shape) if F is nd else F.reshape_like(x, y)`: the shape is read eagerly only."""
+    source = _forward("z = x.reshape(y.shape) if F is nd else F.reshape_like(x, y)\nreturn z + x", args="x, y")
+    assert _diagnostics(source) == []
+    flipped = _forward("z = F.reshape_like(x, y) if F is not nd else x.reshape(y.shape)\nreturn z", args="x, y")
+    assert _diagnostics(flipped) == []
+    assert _diagnostics(_forward("z = x.reshape(y.shape) if self.a else F.reshape_like(x, y)\nreturn z",
+                                 args="x, y")) == [(3, "HY201")]
+
+
 def test_isinstance_narrows_to_a_python_container():
     source = _forward("if isinstance(x, (list, tuple)):\n    return [F.relu(v) for v in x]\nreturn F.relu(x)")
     assert _diagnostics(source) == []  # no HY801 for the loop over the list

@@ -365,8 +365,18 @@ class HybridContext:
             return result
         if isinstance(node, cst.IfExp):
             self.expr(node.test)
+            mode = guard_mode(node.test, self.f_name)  # `a if F is nd else b`: one side runs eagerly only
+            eager_side = node.body if mode == "nd" else node.orelse if mode == "sym" else None
+            if eager_side is not None:
+                self.eager_only.add(eager_side)
+            self._eager_depth += eager_side is node.body
             body = self.expr(node.body)
+            self._eager_depth -= eager_side is node.body
+            self._eager_depth += eager_side is node.orelse
             orelse = self.expr(node.orelse)
+            self._eager_depth -= eager_side is node.orelse
+            if eager_side is not None:
+                return orelse if eager_side is node.body else body  # the side that is traced
             return body if body.kind is orelse.kind else UNKNOWN
         if isinstance(node, cst.Attribute):
             return self._attribute(node)
