@@ -21,7 +21,10 @@ class ElementwiseFunctionBroadcast(LintRule):
 ## What it does
 Flags `F.maximum(a, b)`, `F.minimum(a, b)` and `F.power(a, b)` inside a hybrid context when both
 operands are tensors whose shapes hylint cannot prove equal (same tensor through shape-preserving
-ops, or the same literal shape).
+ops, or the same literal shape) and something suggests they differ: evidence as HY101 uses it (a
+size-1 axis, known sizes, a parameter's fixed shape against the input), or an extra input of the block
+(its shape is the caller's choice). Two values computed alike with nothing known of their shapes are
+not reported (reading real code, they were equal every time); that is what it cannot see.
 
 ## Why is this bad?
 The names are shared but the functions are not: `mxnet.ndarray.maximum` is a Python wrapper that
@@ -51,6 +54,10 @@ identical, and hybridized it accepts the same shapes.
         Valid(CLS.format("        return F.maximum(x, F.relu(x))\n")),
         Valid(CLS.format("        return F.broadcast_maximum(x, x.mean(axis=1, keepdims=True))\n")),
         Valid(CLS.format("        return F.maximum(F.ones((2, 3)), F.zeros((2, 3)))\n")),
+        # computed alike, nothing suggests they differ (sockeye's length penalty, a pair of column maxima)
+        Valid(CLS.format("        return F.minimum(F.zeros_like(x), 1.0 - F.relu(x) / x)\n")),
+        Valid(CLS.format("        a = F.expand_dims(F.max(x, axis=1), axis=1)\n"
+                         "        b = F.expand_dims(F.max(x, axis=0), axis=1)\n        return F.maximum(a, b)\n")),
     ]
     INVALID = [
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n        return F.maximum(x, y)\n",
@@ -79,7 +86,16 @@ identical, and hybridized it accepts the same shapes.
             return
         if shapes_proven_equal(lv.shape, rv.shape):
             return
-        why = shape_difference(lv.shape, rv.shape) or "shapes not proven equal"
+        why = shape_difference(lv.shape, rv.shape)
+        if why is None:
+            # no evidence that the shapes differ: only an extra input of the block (a floor, a mask: its
+            # shape is the caller's choice) is reported; two values computed alike are left alone
+            hybrid = ctx.hybrid
+            extra = [v.name for v in (lv, rv) if not hybrid.is_helper and v.name in hybrid.params
+                     and v.name != hybrid.first_data_param and v.shape.root == v.name]
+            if not extra:
+                return
+            why = f"`{extra[0]}` is an input whose shape the caller chooses"
         op = FUNCTIONS[name]
         new = node.with_changes(func=f_call(ctx.f_name, op, []).func)
         ctx.report(node, f"`{callee}` of two tensors ({why}): eagerly it broadcasts (`{op}`), after hybridize() it is "
