@@ -247,6 +247,7 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
     walk(fn.body, evidence)
     doc_seq = docstring_seq_params(fn)
     declared = cls.params if cls is not None else {}
+    inherited = cls.inherited_params if cls is not None else set()
     for position, param in enumerate(data_params):
         name = param.name.value
         if name in incoming and incoming[name].kind is not Kind.UNKNOWN:
@@ -258,11 +259,13 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
         if param.annotation is not None:
             annotation = cst.Module([]).code_for_node(param.annotation.annotation)
         default = param.default
-        if name in declared and not is_helper:
-            shape = declared[name]
+        if (name in declared or name in inherited) and not is_helper:
+            shape = declared.get(name)
+            symbolic = cls.symbolic_params.get(name)
+            rank = len(shape) if shape is not None else len(symbolic) if symbolic is not None else None
             result[name] = tensor(
-                Shape(rank=len(shape) if shape is not None else None, dims=shape,
-                      unit_axis=bool(shape and 1 in shape), static=True, root=name,
+                Shape(rank=rank, dims=shape, unit_axis=bool(shape and 1 in shape), static=True, root=name,
+                      symbolic=(cls.name, symbolic) if symbolic is not None else None,
                       why=f"parameter `{name}` declared with shape={shape}" if shape else ""),
                 name=name)
             continue
