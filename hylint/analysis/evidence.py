@@ -58,6 +58,8 @@ class ParamEvidence(cst.CSTVisitor):
         self.indexed_by_counter: Set[str] = set()
         self._counters: Set[str] = set()
         self.read_by_counter: Set[str] = set()  # `h[i]` with `i` a loop counter, anywhere
+        # rebound to one of its own elements (`x_len = x_len[0]`): the argument packs several values
+        self.unpacked_in_place: Set[str] = set()
         self.used: Set[str] = set()
 
     def _param(self, node: cst.CSTNode) -> Optional[str]:
@@ -205,6 +207,12 @@ class ParamEvidence(cst.CSTVisitor):
         name = self._param(node.value)
         if name and any(isinstance(t.target, (cst.Tuple, cst.List)) for t in node.targets):
             self.seq.add(name)
+        value = node.value
+        if isinstance(value, cst.Subscript) and len(value.slice) == 1 and isinstance(value.slice[0].slice, cst.Index) \
+                and literal_int(value.slice[0].slice.value) is not None:
+            name = self._param(value.value)
+            if name and any(self._param(t.target) == name for t in node.targets):
+                self.unpacked_in_place.add(name)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         for side, other in ((node.left, node.right), (node.right, node.left)):
@@ -275,6 +283,10 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
             result[name] = Value(Kind.PY, name=name)
         elif default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
             result[name] = Value(Kind.PY, name=name)
+        elif position > 0 and name in evidence.unpacked_in_place:
+            # a later argument rebound to its own element (`x_len = x_len[0]`) packs several values; what
+            # the body does with the name afterwards is the element's use, not the argument's
+            result[name] = Value(Kind.SEQ, certain=False, name=name)
         elif name in evidence.tensor:
             result[name] = tensor(Shape(root=name), name=name)
         elif name in evidence.seq or name in doc_seq or SEQ_NAME.match(name) or \

@@ -123,7 +123,9 @@ def merge_shapes(a: Shape, b: Shape) -> Shape:
     # two different tensors: the result's shape equals neither operand's in general; when one operand
     # carries facts the other lacks (a size-1 axis, an indexed part), the result may be broadcast
     # to a shape of neither, which later operators must not take for the other operand's
-    facts = [(s.unit_axis, s.indexed_from, s.dims) for s in (a, b)]
+    # (per-axis sizes count only where one is known: `reshape((-1, k))` with a variable `k` gives a rank)
+    facts = [(s.unit_axis, s.indexed_from, s.dims if s.dims and any(d is not None for d in s.dims) else None)
+             for s in (a, b)]
     part = a.indexed_from or b.indexed_from
     if part is None and facts[0] != facts[1] and any(f != (False, None, None) for f in facts):
         part = "a broadcast result"
