@@ -1,89 +1,5 @@
-from typing import Dict, Optional, Tuple
-
-import libcst as cst
-
-from hylint.analysis.syntax import dotted_name
 from hylint.rule import Invalid, LintRule, Valid
-from hylint.rules._hazards import self_attr
-from hylint.walk import walk
-
-# the template of the examples: an mx.autograd.Function, then a block using it
-SIGN = ("import mxnet as mx\n\n\nclass Sign(mx.autograd.Function):\n    def forward(self, x):\n"
-        "        return x.sign()\n\n    def backward(self, dy):\n        return dy\n\n\n")
-FORWARD = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n{}"
-IN_INIT = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.sign = Sign()\n\n"
-           "    def hybrid_forward(self, F, x):\n{}")
-# attributes that a Symbol lacks, and NDArray namespaces: a forward using them fails on a Symbol
-NDARRAY_ONLY = {"shape", "context", "ctx", "asnumpy", "asscalar", "size", "ndim", "dtype"}
-ND_PREFIXES = ("mx.nd.", "mxnet.nd.", "nd.", "mx.ndarray.", "mxnet.ndarray.", "ndarray.")
-
-
-def function_classes(module: cst.Module) -> Dict[str, cst.ClassDef]:
-    """Classes of the module deriving from MXNet's ``autograd.Function`` (directly, through a name
-    imported from ``mxnet.autograd``, or through another such class of the module)."""
-    mxnet_names, autograd_names, function_names = {"mxnet"}, set(), set()
-    for stmt in module.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.Import):
-                for alias in small.names:
-                    name = dotted_name(alias.name)
-                    local = alias.asname.name.value if alias.asname is not None else None
-                    if name == "mxnet" and local:
-                        mxnet_names.add(local)
-                    elif name == "mxnet.autograd" and local:
-                        autograd_names.add(local)
-            elif isinstance(small, cst.ImportFrom) and small.module is not None and \
-                    not isinstance(small.names, cst.ImportStar):
-                source = dotted_name(small.module)
-                for alias in small.names:
-                    local = alias.asname.name.value if alias.asname is not None else alias.name.value
-                    if source == "mxnet" and alias.name.value == "autograd":
-                        autograd_names.add(local)
-                    elif source == "mxnet.autograd" and alias.name.value == "Function":
-                        function_names.add(local)
-    bases = {f"{m}.autograd.Function" for m in mxnet_names} | {f"{a}.Function" for a in autograd_names} | function_names
-    found: Dict[str, cst.ClassDef] = {}
-    classes = [s for s in module.body if isinstance(s, cst.ClassDef)]
-    changed = True
-    while changed:  # subclasses of the module's own Function classes too
-        changed = False
-        for cls in classes:
-            if cls.name.value not in found and any(dotted_name(b.value) in bases or dotted_name(b.value) in found
-                                                   for b in cls.bases):
-                found[cls.name.value] = cls
-                changed = True
-    return found
-
-
-def symbol_failure(cls: cst.ClassDef) -> Optional[str]:
-    """The first use in ``forward`` of what a Symbol lacks (``x.shape``, ``mx.nd.<op>``), as code."""
-    forward = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "forward"), None)
-    if forward is None:
-        return None
-    found = []
-    training = []  # the `if autograd.is_training():` bodies being visited
-
-    class _Find(cst.CSTVisitor):
-        def visit_If(self, node: cst.If) -> None:
-            test = cst.Module([]).code_for_node(node.test)
-            training.append("is_training()" in test or "is_recording()" in test)
-
-        def leave_If(self, node: cst.If) -> None:
-            training.pop()
-
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            name = dotted_name(node) or ""
-            if not found and (node.attr.value in NDARRAY_ONLY and not name.startswith("self.") or
-                              name.startswith(ND_PREFIXES)):
-                code = cst.Module([]).code_for_node(node)
-                found.append(f"`{code}` (in training)" if any(training) else f"`{code}`")
-                return False
-            return True
-
-    walk(forward.body, _Find())
-    return found[0] if found else None
+from hylint.rules._autograd_function import FORWARD, IN_INIT, SCALED_SIGN, SIGN, FunctionCalls, instead
 
 
 class AutogradFunctionInHybrid(LintRule):
@@ -92,10 +8,12 @@ class AutogradFunctionInHybrid(LintRule):
     MESSAGE = "An `mx.autograd.Function` is called in a hybrid context: it cannot be part of a graph"
     DOC = """
 ## What it does
-Flags a call of an `mx.autograd.Function` subclass of the module inside a hybrid context: an instance
-made on the spot (`Binarize()(weight)`, or `f = Binarize()` then `f(weight)`) or one made in
-`__init__` and kept in an attribute (`self.cov_pool = CovPool()`, then `self.cov_pool(x)`). One
-diagnostic per call site, none inside the Function's own `forward`.
+Flags a call of an `mx.autograd.Function` subclass of the module inside a hybrid context that fails
+hybridized in any mode: an instance made in `__init__` and kept in an attribute (`self.cov_pool =
+CovPool()`, then `self.cov_pool(x)`), or an instance made on the spot (`Binarize()(weight)`, or `f =
+Binarize()` then `f(weight)`) whose `forward` uses what a Symbol lacks (`x.shape`, `mx.nd.*`) outside a
+training branch. One diagnostic per call site, none inside the Function's own `forward`. A Function
+whose `forward` traces in predict mode is HY810's.
 
 ## Why is this bad?
 `autograd.Function` is an imperative, NDArray-only mechanism: `__call__` runs `forward` in Python and
@@ -143,83 +61,37 @@ class Conv1bit(nn.Conv2D):
 No fix: what replaces a Function depends on its forward and backward.
 """
     VALID = [
-        Valid(SIGN + FORWARD.format("        return F.sign(x)\n")),
-        Valid(SIGN + FORWARD.format("        if F is mx.nd:\n            return Sign()(x)\n        return F.sign(x)\n")),
-        Valid(SIGN + "class N(Block):\n    def forward(self, x):\n        return Sign()(x)\n"),
+        Valid(SCALED_SIGN + FORWARD.format("        return F.sign(x)\n")),
+        Valid(SCALED_SIGN + FORWARD.format("        if F is mx.nd:\n            return Sign()(x)\n"
+                                           "        return F.sign(x)\n")),
+        Valid(SCALED_SIGN + "class N(Block):\n    def forward(self, x):\n        return Sign()(x)\n"),
         Valid("import torch\n\n\nclass Sign(torch.autograd.Function):\n    pass\n\n\n" +
               FORWARD.format("        return Sign()(x)\n")),
-        Valid(SIGN + "def apply_sign(x):\n    return Sign()(x)\n"),
+        Valid(SCALED_SIGN + "def apply_sign(x):\n    return Sign()(x)\n"),
+        Valid(SIGN + FORWARD.format("        return Sign()(x) * 2\n")),  # traces in predict mode: HY810
     ]
     INVALID = [
-        Invalid(SIGN + FORWARD.format("        return Sign()(x) * 2\n")),
-        Invalid(SIGN + FORWARD.format("        sign = Sign()\n        return sign(x)\n")),
+        Invalid(SCALED_SIGN + FORWARD.format("        return Sign()(x) * 2\n")),
+        Invalid(SCALED_SIGN + FORWARD.format("        sign = Sign()\n        return sign(x)\n")),
         Invalid(SIGN + IN_INIT.format("        return self.sign(x)\n")),
-        Invalid(SIGN.replace("import mxnet as mx\n", "from mxnet import autograd\n").replace(
+        Invalid(SCALED_SIGN.replace("import mxnet as mx\n", "from mxnet import autograd\n").replace(
             "mx.autograd.Function", "autograd.Function") + FORWARD.format("        return Sign()(x)\n")),
-        Invalid(SIGN.replace("import mxnet as mx\n", "from mxnet.autograd import Function\n").replace(
+        Invalid(SCALED_SIGN.replace("import mxnet as mx\n", "from mxnet.autograd import Function\n").replace(
             "mx.autograd.Function", "Function") + "class Sign2(Sign):\n    pass\n\n\n" +
             FORWARD.format("        return Sign2()(x)\n")),
     ]
 
     def __init__(self) -> None:
-        self._classes: Tuple[Optional[cst.Module], Dict[str, cst.ClassDef]] = (None, {})
-        self._locals: Tuple[Optional[cst.FunctionDef], Dict[str, str]] = (None, {})
+        self._calls = FunctionCalls()
 
-    def _functions(self, ctx) -> Dict[str, cst.ClassDef]:
-        if self._classes[0] is not ctx.module:  # one entry: the module being linted
-            self._classes = (ctx.module, function_classes(ctx.module))
-        return self._classes[1]
-
-    def _local_instances(self, ctx, functions) -> Dict[str, str]:
-        """Names the current function binds to a new Function instance (``f = Binarize()``)."""
-        if self._locals[0] is not ctx.function:
-            bound: Dict[str, str] = {}
-
-            class _Bindings(cst.CSTVisitor):
-                def visit_Assign(self, node: cst.Assign) -> None:
-                    made = _made_function(node.value, functions)
-                    for target in node.targets:
-                        if isinstance(target.target, cst.Name) and made:
-                            bound[target.target.value] = made
-
-            if ctx.function is not None:
-                walk(ctx.function.body, _Bindings())
-            self._locals = (ctx.function, bound)
-        return self._locals[1]
-
-    def visit_Call(self, node: cst.Call, ctx) -> None:
-        functions = self._functions(ctx)
-        if not functions:
-            return
-        made = _made_function(node.func, functions)
-        attr = self_attr(node.func)
-        stored = ""
-        if made is not None:
-            what = f"`{ctx.code(node.func)}` makes an mx.autograd.Function ({made}) in a hybrid context"
-        elif attr and ctx.cls is not None and ctx.cls.children.get(attr, "").rsplit(".", 1)[-1] in functions:
-            made = ctx.cls.children[attr].rsplit(".", 1)[-1]
-            what = f"`self.{attr}` is one {made} instance (an mx.autograd.Function) made in __init__"
-            stored = ("an instance can be called only once, so the block's second call raises AssertionError "
-                      "(eagerly too); ")
-        elif isinstance(node.func, cst.Name) and node.func.value in self._local_instances(ctx, functions):
-            made = self._local_instances(ctx, functions)[node.func.value]
-            what = f"`{node.func.value}` is an mx.autograd.Function ({made}) called in a hybrid context"
-        else:
-            return
-        failure = symbol_failure(functions[made])
-        traced = (f"its forward uses {failure}, which fails on a Symbol" if failure else
-                  "under autograd.record() the hybridized call crashes the process (its backward cannot be "
-                  "recorded on Symbols)")
-        ctx.report(node, f"{what}: {stored}after hybridize() its forward runs once on Symbols, when the graph is "
-                         f"traced, and {traced}; write it with `{ctx.f_name}` operators (a custom gradient as "
-                         f"`x + {ctx.f_name}.BlockGrad(f(x) - x)`) or as a CustomOp")
-
-
-def _made_function(node: cst.BaseExpression, functions) -> Optional[str]:
-    """The Function class that ``node`` instantiates (``Binarize()``), else None."""
-    if isinstance(node, cst.Call):
-        name = (dotted_name(node.func) or "").rsplit(".", 1)[-1]
-        if name in functions and isinstance(node.func, cst.Name):
-            return name
-    return None
-
+    def visit_Call(self, node, ctx) -> None:
+        call = self._calls.find(node, ctx)
+        if call is None or not (call.stored or call.failure is not None and not call.failure.in_training):
+            return  # a forward that traces in predict mode: HY810
+        stored = ("an instance can be called only once, so the block's second call raises AssertionError "
+                  "(eagerly too); " if call.stored else "")
+        traced = (f"its forward uses `{call.failure.code}`, which fails on a Symbol"
+                  if call.failure is not None and not call.failure.in_training else
+                  "under autograd.record() the hybridized call fails or crashes the process")
+        ctx.report(node, f"{call.what}: {stored}after hybridize() its forward runs once on Symbols, when the graph "
+                         f"is traced, and {traced}; {instead(ctx.f_name)}")
