@@ -128,3 +128,28 @@ def test_built_in_children_and_split_outputs_carry_shapes():
     assert env["p"].shape.dims == (None, None, 1, 1) and env["d"].shape.dims == (None, 8)
     assert env["a"].shape.root == env["b"].shape.root  # proven equal
     assert env["o"].kind is Kind.TENSOR and env["t"].kind is Kind.SEQ
+
+
+def test_a_block_of_the_module_returning_a_python_list_gives_a_sequence():
+    source = ("class Stages(HybridSequential):\n    def hybrid_forward(self, F, x):\n        outs = []\n"
+              "        for block in self._children.values():\n            x = block(x)\n            outs.append(x)\n"
+              "        return outs\n\n\nclass N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.stages = Stages()\n\n    def hybrid_forward(self, F, x):\n        y = self.stages(x)\n"
+              "        return y[0] + F.add_n(*y[1:])\n")
+    info = analyze_module(cst.parse_module(source))
+    ctx = next(c for fn, c in info.contexts.items() if info.class_of[fn].name == "N")
+    assert ctx._env["y"].kind is Kind.SEQ
+    assert _diagnostics(source, ["ALL"]) == []
+
+
+def test_a_later_argument_rebound_to_its_own_element_packs_several_values():
+    ctx = _context(_forward("if self.packed:\n    x_len = x_len[0]\nreturn x * x_len.expand_dims(1)", "x, x_len"))
+    assert ctx.params["x_len"].kind is Kind.SEQ
+    # the first argument keeps HY301's evidence
+    assert _diagnostics(_forward("x = x[0]\nreturn x.sum()"), ["HY301"]) == [(3, "HY301")]
+
+
+def test_a_rank_alone_is_no_shape_fact_of_a_broadcast():
+    body = "xs = F.broadcast_mod(i, w) + o.reshape((-1, self.k))\nreturn xs - s.reshape((-1, self.k))"
+    assert _diagnostics(_forward(body, "i, w, o, s"), ["HY102"]) == []
+    assert _diagnostics(_forward("return i * w", "i, w"), ["HY102"]) == [(3, "HY102")]

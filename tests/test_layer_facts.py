@@ -87,3 +87,60 @@ def test_layer_fact_on_mxnet(layer):
     assert layer in recipes, f"no recipe to measure {layer}"
     make, shape = recipes[layer]
     assert _writes_reach_input(mx, make, shape) == LAYER_RETURNS_INPUT[layer]
+
+
+# (built-in layer, positional arguments, keyword arguments): the parameter shapes of
+# hylint.analysis.layers.BUILTIN_PARAMETERS measured on the real layers
+PARAMETER_CASES = [
+    ("Conv1D", (6, 3), {"in_channels": 4, "groups": 2}),
+    ("Conv2D", (6, 3), {"in_channels": 4, "groups": 2}),
+    ("Conv2D", (6, (3, 5)), {"in_channels": 4}),
+    ("Conv2D", (), {"channels": 6, "kernel_size": (3, 5), "in_channels": 4, "use_bias": False}),
+    ("Conv3D", (6, (1, 3, 5)), {"in_channels": 4, "groups": 2}),
+    ("Conv1DTranspose", (6, 3), {"in_channels": 4, "groups": 2}),
+    ("Conv2DTranspose", (6, (3, 5)), {"in_channels": 4, "groups": 2}),
+    ("Conv3DTranspose", (6, 3), {"in_channels": 4}),
+    ("Dense", (6,), {"in_units": 4}),
+    ("Dense", (6,), {"in_units": 4, "use_bias": False}),
+]
+
+
+def _symbolic_argument(value):
+    """A literal argument as analysis/symbolic.py evaluates it."""
+    return tuple(str(v) for v in value) if isinstance(value, tuple) else str(value)
+
+
+def _evaluated(shape):
+    return tuple(eval(dim, {}) for dim in shape)  # the expressions of literal arguments are arithmetic
+
+
+@pytest.mark.parametrize("layer,args,kwargs", PARAMETER_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(PARAMETER_CASES)])
+def test_inherited_parameter_shapes_are_known(layer, args, kwargs):
+    from hylint.analysis.layers import inherited_parameter_shapes
+
+    shapes = inherited_parameter_shapes(layer, [_symbolic_argument(a) for a in args],
+                                        {k: _symbolic_argument(v) for k, v in kwargs.items()})
+    assert "weight" in shapes and all(None not in shape for shape in shapes.values())
+    assert ("bias" in shapes) == kwargs.get("use_bias", True)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("layer,args,kwargs", PARAMETER_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(PARAMETER_CASES)])
+def test_inherited_parameter_shapes_on_mxnet(layer, args, kwargs):
+    mx = pytest.importorskip("mxnet")
+    from hylint.analysis.layers import inherited_parameter_shapes
+
+    block = getattr(mx.gluon.nn, layer)(*args, **kwargs)
+    measured = {name.rsplit("_", 1)[-1]: param.shape for name, param in block.params.items()}
+    shapes = inherited_parameter_shapes(layer, [_symbolic_argument(a) for a in args],
+                                        {k: _symbolic_argument(v) for k, v in kwargs.items()})
+    assert {name: _evaluated(shape) for name, shape in shapes.items()} == measured
+
+
+def test_a_deferred_input_size_or_another_layout_is_not_described():
+    from hylint.analysis.layers import inherited_parameter_shapes
+
+    assert inherited_parameter_shapes("Conv2D", ["6", "3"], {})["weight"][1] is None  # in_channels=0: deferred
+    assert inherited_parameter_shapes("Dense", ["6"], {})["weight"] == ("6", None)
+    assert inherited_parameter_shapes("Conv2D", ["6", "3"], {"layout": "'NHWC'", "in_channels": "4"}) == {}
+    assert inherited_parameter_shapes("MyLayer", ["6"], {}) == {}

@@ -58,6 +58,8 @@ class ParamEvidence(cst.CSTVisitor):
         self.indexed_by_counter: Set[str] = set()
         self._counters: Set[str] = set()
         self.read_by_counter: Set[str] = set()  # `h[i]` with `i` a loop counter, anywhere
+        # rebound to one of its own elements (`x_len = x_len[0]`): the argument packs several values
+        self.unpacked_in_place: Set[str] = set()
         self.used: Set[str] = set()
 
     def _param(self, node: cst.CSTNode) -> Optional[str]:
@@ -207,6 +209,12 @@ class ParamEvidence(cst.CSTVisitor):
         name = self._param(node.value)
         if name and any(isinstance(t.target, (cst.Tuple, cst.List)) for t in node.targets):
             self.seq.add(name)
+        value = node.value
+        if isinstance(value, cst.Subscript) and len(value.slice) == 1 and isinstance(value.slice[0].slice, cst.Index) \
+                and literal_int(value.slice[0].slice.value) is not None:
+            name = self._param(value.value)
+            if name and any(self._param(t.target) == name for t in node.targets):
+                self.unpacked_in_place.add(name)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         for side, other in ((node.left, node.right), (node.right, node.left)):
@@ -249,6 +257,7 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
     walk(fn.body, evidence)
     doc_seq = docstring_seq_params(fn)
     declared = cls.params if cls is not None else {}
+    inherited = cls.inherited_params if cls is not None else set()
     for position, param in enumerate(data_params):
         name = param.name.value
         if name in incoming and incoming[name].kind is not Kind.UNKNOWN:
@@ -260,11 +269,13 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
         if param.annotation is not None:
             annotation = cst.Module([]).code_for_node(param.annotation.annotation)
         default = param.default
-        if name in declared and not is_helper:
-            shape = declared[name]
+        if (name in declared or name in inherited) and not is_helper:
+            shape = declared.get(name)
+            symbolic = cls.symbolic_params.get(name)
+            rank = len(shape) if shape is not None else len(symbolic) if symbolic is not None else None
             result[name] = tensor(
-                Shape(rank=len(shape) if shape is not None else None, dims=shape,
-                      unit_axis=bool(shape and 1 in shape), static=True, root=name,
+                Shape(rank=rank, dims=shape, unit_axis=bool(shape and 1 in shape), static=True, root=name,
+                      symbolic=(cls.name, symbolic) if symbolic is not None else None,
                       why=f"parameter `{name}` declared with shape={shape}" if shape else ""),
                 name=name)
             continue
@@ -274,6 +285,10 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
             result[name] = Value(Kind.PY, name=name)
         elif default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
             result[name] = Value(Kind.PY, name=name)
+        elif position > 0 and name in evidence.unpacked_in_place:
+            # a later argument rebound to its own element (`x_len = x_len[0]`) packs several values; what
+            # the body does with the name afterwards is the element's use, not the argument's
+            result[name] = Value(Kind.SEQ, certain=False, name=name)
         elif name in evidence.tensor:
             result[name] = tensor(Shape(root=name), name=name)
         elif name in evidence.seq or name in doc_seq or SEQ_NAME.match(name) or \

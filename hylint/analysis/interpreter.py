@@ -607,7 +607,8 @@ class HybridContext:
             returned = self._returned_by_child(child_cls)
             if returned.kind in (Kind.TENSOR, Kind.SEQ, Kind.MULTI) or returned.elements:
                 return _detached(returned, caller_is_helper=True)
-            if returns_tuple(child_cls.hybrid_forward):
+            if returned.kind is Kind.PY or returns_tuple(child_cls.hybrid_forward):
+                # a Python list of outputs (`outs.append(block(x))`, then `return outs`)
                 return Value(Kind.SEQ)
             return tensor(certain=False)
         return Value(Kind.CHILD, certain=False)

@@ -2,10 +2,11 @@
 holds one as a child: what calling it returns."""
 from __future__ import annotations
 
-from typing import Dict, Optional
+from typing import Dict, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from hylint.analysis.symbolic import Sym, atom, normalised_tuple, sym_floordiv
 from hylint.analysis.syntax import call_arg, is_true, keyword_value, literal_int
 from hylint.analysis.values import Kind, Shape, Value, tensor
 
@@ -74,3 +75,69 @@ def child_output(short: str, constructor: Optional[cst.Call], call: cst.Call, at
         if size is not None and (flatten is None or is_true(flatten)):
             return tensor(Shape(rank=2, dims=(None, size)))
     return tensor()
+
+
+# The parameters a built-in layer declares, with their shapes as functions of its constructor's
+# arguments, measured on MXNet 1.9.1 (tests/test_layer_facts.py measures them again): for a class that
+# derives from the layer, `hybrid_forward(self, F, x, weight, bias)` receives these. `Conv2D(channels=6,
+# in_channels=4, kernel_size=(3, 5), groups=2)`: weight (6, 2, 3, 5), bias (6,); `Conv2DTranspose` of the
+# same arguments: weight (4, 3, 3, 5); `Dense(units=6, in_units=4)`: weight (6, 4), bias (6,). An
+# `in_channels` / `in_units` left at 0 is inferred at the first call (unknown here); a layout other than
+# the default (`NHWC`: weight (6, 3, 5, 2)) is not described.
+def _signature(names: str) -> Tuple[str, ...]:
+    return tuple(names.split())
+
+
+_CONV_ARGS = _signature("channels kernel_size strides padding dilation groups layout activation use_bias "
+                        "weight_initializer bias_initializer in_channels")
+_CONV_TRANSPOSE_ARGS = _signature("channels kernel_size strides padding output_padding dilation groups layout "
+                                  "activation use_bias weight_initializer bias_initializer in_channels")
+_DENSE_ARGS = _signature("units activation use_bias flatten dtype weight_initializer bias_initializer in_units")
+_CONV_LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
+
+
+def _convolution(spatial: int, transpose: bool):
+    def shapes(args: Dict[str, Sym]) -> Dict[str, Tuple[Optional[str], ...]]:
+        layout = args.get("layout", f"'{_CONV_LAYOUTS[spatial]}'")
+        if layout != f"'{_CONV_LAYOUTS[spatial]}'":
+            return {}
+        channels, groups = args.get("channels"), args.get("groups", "1")
+        in_channels = args.get("in_channels", "0")
+        kernel = normalised_tuple(args.get("kernel_size", "1"), spatial)
+        known_in = in_channels if isinstance(in_channels, str) and in_channels != "0" else None
+        outer = sym_floordiv(channels if transpose else known_in, groups)
+        weight = ((known_in, outer) if transpose else (atom(channels), outer)) + kernel
+        result = {"weight": weight}
+        if args.get("use_bias", "True") == "True":
+            result["bias"] = (atom(channels),)
+        return result
+    return shapes
+
+
+def _dense(args: Dict[str, Sym]) -> Dict[str, Tuple[Optional[str], ...]]:
+    units, in_units = atom(args.get("units")), atom(args.get("in_units", "0"))
+    result = {"weight": (units, None if in_units == "0" else in_units)}
+    if args.get("use_bias", "True") == "True":
+        result["bias"] = (units,)
+    return result
+
+
+# base class -> (its constructor's positional parameters, the shapes of the parameters it declares)
+BUILTIN_PARAMETERS = {
+    **{f"Conv{n}D": (_CONV_ARGS, _convolution(n, False)) for n in (1, 2, 3)},
+    **{f"Conv{n}DTranspose": (_CONV_TRANSPOSE_ARGS, _convolution(n, True)) for n in (1, 2, 3)},
+    "Dense": (_DENSE_ARGS, _dense),
+}
+
+
+def inherited_parameter_shapes(base: str, positional: Sequence[Sym], keywords: Dict[str, Sym]
+                               ) -> Dict[str, Tuple[Optional[str], ...]]:
+    """The parameters (name -> symbolic shape) that the built-in layer ``base`` declares when its
+    ``__init__`` is called with these symbolic arguments; {} for a base this table does not know."""
+    entry = BUILTIN_PARAMETERS.get(base)
+    if entry is None:
+        return {}
+    names, shapes = entry
+    args = dict(zip(names, positional))
+    args.update(keywords)
+    return shapes(args)

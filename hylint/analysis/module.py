@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from hylint.analysis.guards import ND_NAMES
-from hylint.analysis.syntax import blocks_of, call_arg, dotted_name, keyword_value, literal_shape, nested_literal_shape
+from hylint.analysis.layers import BUILTIN_PARAMETERS, inherited_parameter_shapes
+from hylint.analysis.symbolic import InitShapes, SymShape
+from hylint.analysis.syntax import (blocks_of, call_arg, dotted_name, is_parameter_factory, keyword_value, literal_shape,
+                                    nested_literal_shape)
 from hylint.walk import walk
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -23,7 +26,6 @@ HYBRID_BASE_NAMES = {
     "HybridRecurrentCell",
 }
 BLOCK_BASE_NAMES = {"Block", "Sequential", "Lambda", "Concurrent", "RecurrentCell"}
-PARAM_FACTORIES = {"get", "get_constant"}
 
 
 @dataclass
@@ -39,6 +41,11 @@ class ClassInfo:
     methods: Dict[str, cst.FunctionDef] = field(default_factory=dict)
     # attribute -> dotted callee for NDArrays made in __init__ (self.c = nd.array(...))
     ndarrays: Dict[str, str] = field(default_factory=dict)
+    # parameter -> its shape as expressions over __init__'s arguments (analysis/symbolic.py), for the
+    # parameters declared here and those a built-in base class (nn.Conv2D) declares from super().__init__
+    symbolic_params: Dict[str, SymShape] = field(default_factory=dict)
+    # the parameters of a built-in base class (hybrid_forward receives them as `weight`, `bias`)
+    inherited_params: Set[str] = field(default_factory=set)
 
     @property
     def hybrid_forward(self) -> Optional[cst.FunctionDef]:
@@ -72,7 +79,7 @@ class _InitScanner(cst.CSTVisitor):
         last = callee.rsplit(".", 1)[-1]
         if callee.rpartition(".")[0] in ND_NAMES or any(callee.startswith(p + ".") for p in ND_NAMES):
             self.info.ndarrays[attr] = callee
-        elif last in PARAM_FACTORIES and ".params." in f".{callee}" or callee.endswith("Parameter") or callee.endswith("Constant"):
+        elif is_parameter_factory(callee):
             shape = literal_shape(keyword_value(value, "shape"))
             if shape is None and last == "get_constant":
                 shape = _constant_shape(value)
@@ -97,6 +104,19 @@ def _constant_shape(call: cst.Call) -> Optional[Tuple[Optional[int], ...]]:
         value = value.args[0].value
     dims = nested_literal_shape(value)
     return dims if dims else None
+
+
+def _symbolic_params(info: ClassInfo, init: cst.FunctionDef, classes: Dict[str, ClassInfo]) -> None:
+    shapes = InitShapes(init)
+    info.symbolic_params.update(shapes.params)
+    for base in info.base_names:
+        if base in BUILTIN_PARAMETERS and base not in classes and shapes.super_call is not None:
+            inherited = inherited_parameter_shapes(base, *shapes.super_call)
+            for name, shape in inherited.items():
+                if name not in info.params:
+                    info.inherited_params.add(name)
+                    info.symbolic_params[name] = shape
+            break
 
 
 @dataclass
@@ -132,6 +152,7 @@ def collect_defs(body: Sequence[cst.CSTNode], classes: Dict[str, ClassInfo], fun
             init = inner_functions.get("__init__")
             if init is not None:
                 walk(init.body, _InitScanner(info))
+                _symbolic_params(info, init, classes)
         elif isinstance(stmt, cst.FunctionDef):
             functions.setdefault(stmt.name.value, stmt)
             if isinstance(stmt.body, cst.IndentedBlock):  # classes defined inside a function (factories)

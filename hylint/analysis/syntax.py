@@ -77,6 +77,16 @@ def keyword_value(call: cst.Call, keyword: str) -> Optional[cst.BaseExpression]:
     return arg.value if arg is not None else None
 
 
+PARAM_FACTORIES = {"get", "get_constant"}
+
+
+def is_parameter_factory(callee: str) -> bool:
+    """``self.params.get(...)``, ``self.params.get_constant(...)``, ``gluon.Parameter(...)``, ``Constant(...)``."""
+    last = callee.rsplit(".", 1)[-1]
+    return last in PARAM_FACTORIES and ".params." in f".{callee}" or callee.endswith("Parameter") or \
+        callee.endswith("Constant")
+
+
 def is_true(node: Optional[cst.CSTNode]) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 

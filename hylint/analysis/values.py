@@ -31,6 +31,9 @@ class Shape:
     root: Optional[str] = None  # same shape as this named tensor
     static: bool = False  # shape fixed by code (constant, parameter), not by the input batch
     indexed_from: Optional[str] = None  # indexed or sliced out of this named tensor: its shape can differ
+    # (owner, per-axis expressions over the owner's constructor arguments) for a declared parameter
+    # (analysis/symbolic.py): two parameters of one block with equal expressions have equal shapes
+    symbolic: Optional[Tuple[str, Tuple[Optional[str], ...]]] = None
     why: str = ""  # short evidence text for messages
 
     def with_rank(self, rank: Optional[int]) -> "Shape":
@@ -105,7 +108,7 @@ def format_dims(dims: Tuple[Optional[int], ...]) -> str:
 
 def merge_shapes(a: Shape, b: Shape) -> Shape:
     """Shape of a broadcasting binary result (as far as known)."""
-    if a.root is not None and a.root == b.root:
+    if a.root is not None and a.root == b.root or shapes_proven_equal(a, b):
         return a
     rank = None
     if a.rank is not None and b.rank is not None:
@@ -120,7 +123,9 @@ def merge_shapes(a: Shape, b: Shape) -> Shape:
     # two different tensors: the result's shape equals neither operand's in general; when one operand
     # carries facts the other lacks (a size-1 axis, an indexed part), the result may be broadcast
     # to a shape of neither, which later operators must not take for the other operand's
-    facts = [(s.unit_axis, s.indexed_from, s.dims) for s in (a, b)]
+    # (per-axis sizes count only where one is known: `reshape((-1, k))` with a variable `k` gives a rank)
+    facts = [(s.unit_axis, s.indexed_from, s.dims if s.dims and any(d is not None for d in s.dims) else None)
+             for s in (a, b)]
     part = a.indexed_from or b.indexed_from
     if part is None and facts[0] != facts[1] and any(f != (False, None, None) for f in facts):
         part = "a broadcast result"
@@ -148,6 +153,8 @@ def broadcast_dims(a: Tuple[Optional[int], ...], b: Tuple[Optional[int], ...]) -
 
 def shapes_proven_equal(a: Shape, b: Shape) -> bool:
     if a.root is not None and a.root == b.root:
+        return True
+    if a.symbolic is not None and a.symbolic == b.symbolic and None not in a.symbolic[1]:
         return True
     if a.dims is not None and b.dims is not None and a.dims == b.dims and None not in a.dims:
         return True

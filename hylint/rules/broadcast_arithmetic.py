@@ -24,6 +24,9 @@ Evidence hylint tracks for each tensor of a hybrid context:
 - results of shape-preserving ops (unary math, activations, normalisations, `identity`, ...) keep
   their input's shape (and are proven equal to it);
 - parameters declared in `__init__` with `shape=` (a fixed shape, while inputs carry the batch axis);
+  two parameters whose shapes are the same expressions of the constructor's arguments are equal
+  (a mask declared as `(out_channels, in_channels // groups, k[0], k[1])` in a class deriving from
+  `nn.Conv2D` has the shape of the `weight` that Conv2D declares from the arguments of `super().__init__`);
 - `nd.array` literals (their literal shape);
 - in a helper called with F (`_attention(F, q, k)`, `self._step(F, x)`), each parameter carries
   the evidence of the argument passed at the (first) call.

@@ -16,8 +16,10 @@ class SubscriptOnUnprovenTensor(LintRule):
 Off by default. Flags subscripts on values that may be tensors but that hylint cannot prove are:
 `hybrid_forward` arguments after the first that the body never uses as a tensor, and results of
 child blocks indexed on several axes (`self.blk(x)[:, 0]`). Not flagged: a child's result indexed by
-one integer (`self.blk(x)[0]`: most often one of the outputs it returns) and the parts of Python lists
-(`fwd, bwd = states`, then `fwd[0]`: nested states are lists as often as tensors).
+one integer (`self.blk(x)[0]`: most often one of the outputs it returns), the result of a block class
+of the module whose `hybrid_forward` returns a Python list (`outs.append(...)`, `return outs`), a later
+argument rebound to its own element (`x_len = x_len[0]`: it packs several values), and the parts of
+Python lists (`fwd, bwd = states`, then `fwd[0]`: nested states are lists as often as tensors).
 
 ## Why is this bad?
 If the value is a tensor, `[]` selects graph outputs after `hybridize()` (see HY301): `v[0]`

@@ -19,9 +19,11 @@ not already flag for evidence of different shapes. Shapes are proven equal when 
 from the same tensor through shape-preserving operations, are outputs of one `split`, or both have the
 same literal shape. It stays quiet where nothing suggests the shapes differ (a residual add
 `x + self.body(x)`, a child's output, elements of lists and of multi-output results, the same pattern
-of known sizes on both sides): it reports an extra input of the function (a mask, a weight row: its shape is the caller's choice)
-against another tensor, and one operand with shape facts (a size-1 axis, a known size, a fixed shape)
-the other does not share.
+of known sizes on both sides): it reports an extra input of the block (a mask, a weight row: its shape
+is the caller's choice) against another tensor, and one operand with shape facts (a size-1 axis, a
+known size, a fixed shape) the other does not share. A helper's parameter is what its caller passed
+(an extra input passed in keeps its facts; a value the caller knows nothing of is no evidence), and a
+rank alone (`reshape((-1, k))` with a variable `k`) is no shape fact.
 
 ## Why is this bad?
 After `hybridize()` these operators require identical shapes; if the two tensors ever differ in
@@ -97,8 +99,10 @@ def _may_differ(a: Value, b: Value, ctx) -> bool:
     if a.kind is not Kind.TENSOR or b.kind is not Kind.TENSOR:
         return False
     hybrid = ctx.hybrid
+    # a helper's parameters are not inputs of the block: what they hold is what the caller passed (an
+    # extra input passed in keeps its facts); one the caller knows nothing of is nothing to go on
     extra = {name for name, value in hybrid.params.items() if value.kind is Kind.TENSOR} - \
-        {hybrid.first_data_param} if hybrid is not None else set()
+        {hybrid.first_data_param} if hybrid is not None and not hybrid.is_helper else set()
     if any(v.name in extra and v.shape.root == v.name for v in (a, b)) and a.shape.root != b.shape.root:
         return True  # the input itself (what is computed from it is reported once, here)
     if not (a.certain and b.certain):

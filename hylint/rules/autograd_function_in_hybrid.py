@@ -1,0 +1,97 @@
+from hylint.rule import Invalid, LintRule, Valid
+from hylint.rules._autograd_function import FORWARD, IN_INIT, SCALED_SIGN, SIGN, FunctionCalls, instead
+
+
+class AutogradFunctionInHybrid(LintRule):
+    CODE = "HY809"
+    NAME = "autograd-function-in-hybrid"
+    MESSAGE = "An `mx.autograd.Function` is called in a hybrid context: it cannot be part of a graph"
+    DOC = """
+## What it does
+Flags a call of an `mx.autograd.Function` subclass of the module inside a hybrid context that fails
+hybridized in any mode: an instance made in `__init__` and kept in an attribute (`self.cov_pool =
+CovPool()`, then `self.cov_pool(x)`), or an instance made on the spot (`Binarize()(weight)`, or `f =
+Binarize()` then `f(weight)`) whose `forward` uses what a Symbol lacks (`x.shape`, `mx.nd.*`) outside a
+training branch. One diagnostic per call site, none inside the Function's own `forward`. A Function
+whose `forward` traces in predict mode is HY810's.
+
+## Why is this bad?
+`autograd.Function` is an imperative, NDArray-only mechanism: `__call__` runs `forward` in Python and
+records the custom `backward` on the NDArrays. A graph has no place for it. Measured on MXNet 1.9.1:
+- after `hybridize()` `forward` runs once, on Symbols, when the graph is traced: a forward that reads
+  `x.shape` fails with `AttributeError: 'Symbol' object has no attribute 'shape'`, one that calls
+  `mx.nd.*` with `AssertionError: Argument data must have NDArray type, but got <Symbol ...>`;
+- when `forward` does trace (only Symbol-compatible operators), predict mode gives the eager output,
+  but under `autograd.record()` the hybridized call kills the process (segmentation fault): the custom
+  backward is recorded on Symbol handles. Outside a recording scope the custom backward is never used;
+- an instance kept in an attribute can be called only once: the block's second call raises
+  `AssertionError: Each Function instance can only be called once` eagerly, and hybridized the trace
+  is that second call when the block ran eagerly before.
+
+## Example
+```python
+class Binarize(mx.autograd.Function):
+    def forward(self, x):
+        return math.sqrt(2.0 / x.shape[1]) * x.sign()
+
+    def backward(self, dy):
+        return dy
+
+class Conv1bit(nn.Conv2D):
+    def hybrid_forward(self, F, x, weight, bias=None):
+        return super().hybrid_forward(F, x, weight=Binarize()(weight), bias=bias)
+```
+
+## Use instead
+The forward with `F` operators, and a custom gradient written in the graph: the straight-through
+estimator above is `x + F.BlockGrad(f(x) - x)` (forward `f(x)`, gradient 1); sizes come from
+`__init__`'s arguments. Or a registered `mx.operator.CustomOp`, which a graph can hold.
+```python
+class Conv1bit(nn.Conv2D):
+    def __init__(self, in_channels, channels, kernel_size, **kwargs):
+        super().__init__(channels, kernel_size, in_channels=in_channels, **kwargs)
+        self._scale = math.sqrt(2.0 / in_channels)
+
+    def hybrid_forward(self, F, x, weight, bias=None):
+        binary = weight + F.BlockGrad(self._scale * F.sign(weight) - weight)
+        return super().hybrid_forward(F, x, weight=binary, bias=bias)
+```
+
+## Fix safety
+No fix: what replaces a Function depends on its forward and backward.
+"""
+    VALID = [
+        Valid(SCALED_SIGN + FORWARD.format("        return F.sign(x)\n")),
+        Valid(SCALED_SIGN + FORWARD.format("        if F is mx.nd:\n            return Sign()(x)\n"
+                                           "        return F.sign(x)\n")),
+        Valid(SCALED_SIGN + "class N(Block):\n    def forward(self, x):\n        return Sign()(x)\n"),
+        Valid("import torch\n\n\nclass Sign(torch.autograd.Function):\n    pass\n\n\n" +
+              FORWARD.format("        return Sign()(x)\n")),
+        Valid(SCALED_SIGN + "def apply_sign(x):\n    return Sign()(x)\n"),
+        Valid(SIGN + FORWARD.format("        return Sign()(x) * 2\n")),  # traces in predict mode: HY810
+    ]
+    INVALID = [
+        Invalid(SCALED_SIGN + FORWARD.format("        return Sign()(x) * 2\n")),
+        Invalid(SCALED_SIGN + FORWARD.format("        sign = Sign()\n        return sign(x)\n")),
+        Invalid(SIGN + IN_INIT.format("        return self.sign(x)\n")),
+        Invalid(SCALED_SIGN.replace("import mxnet as mx\n", "from mxnet import autograd\n").replace(
+            "mx.autograd.Function", "autograd.Function") + FORWARD.format("        return Sign()(x)\n")),
+        Invalid(SCALED_SIGN.replace("import mxnet as mx\n", "from mxnet.autograd import Function\n").replace(
+            "mx.autograd.Function", "Function") + "class Sign2(Sign):\n    pass\n\n\n" +
+            FORWARD.format("        return Sign2()(x)\n")),
+    ]
+
+    def __init__(self) -> None:
+        self._calls = FunctionCalls()
+
+    def visit_Call(self, node, ctx) -> None:
+        call = self._calls.find(node, ctx)
+        if call is None or not (call.stored or call.failure is not None and not call.failure.in_training):
+            return  # a forward that traces in predict mode: HY810
+        stored = ("an instance can be called only once, so the block's second call raises AssertionError "
+                  "(eagerly too); " if call.stored else "")
+        traced = (f"its forward uses `{call.failure.code}`, which fails on a Symbol"
+                  if call.failure is not None and not call.failure.in_training else
+                  "under autograd.record() the hybridized call fails or crashes the process")
+        ctx.report(node, f"{call.what}: {stored}after hybridize() its forward runs once on Symbols, when the graph "
+                         f"is traced, and {traced}; {instead(ctx.f_name)}")
