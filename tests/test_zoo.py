@@ -115,6 +115,21 @@ def test_scorer_counts_a_shared_root_cause_once_and_misses_are_listed(tmp_path):
     assert cause["models"] == 2 and cause["default"] == [] and cause["all"] == []
 
 
+def test_a_failure_inside_a_called_function_is_flagged_at_its_call_site_too(tmp_path):
+    """`Binarize()(w)` in hybrid_forward fails inside `Binarize.forward`: a diagnostic on the call (the
+    frame just outside the innermost one) flags the root cause; one elsewhere in the caller does not."""
+    source = _tree(tmp_path)
+    label = {"name": "m", "verdict": "TRACE_FAIL", "trace_lines": {"pkg/m.py": [3, 6, 15]},
+             "error": {"type": "AttributeError", "message": "m",
+                       "frames": [["pkg/m.py", 3, "hybrid_forward"], ["pkg/m.py", 15, "unused"]]}}
+    at_call = [("HY809", "pkg/m.py", 3, "autograd.Function")]
+    (cause,) = score.score_library("lib", [label], at_call, at_call, score.Statements(source))["root_causes"]
+    assert (cause["line"], cause["default"]) == (15, ["HY809"])
+    elsewhere = [("HY101", "pkg/m.py", 6, "other")]
+    (cause,) = score.score_library("lib", [label], elsewhere, elsewhere, score.Statements(source))["root_causes"]
+    assert cause["default"] == []
+
+
 def test_trace_state_rules_are_judged_by_the_train_mode_call(tmp_path):
     source = _tree(tmp_path)
     labels = [{"name": "same", "verdict": "OK", "trace_lines": {"pkg/m.py": [3]}, "train": {"verdict": "OK"}},
@@ -124,6 +139,13 @@ def test_trace_state_rules_are_judged_by_the_train_mode_call(tmp_path):
                    ("HY806", "pkg/m.py", 12, "is_training")]
     rules = score.score_library("lib", labels, diagnostics, diagnostics, score.Statements(source))["default"]
     assert rules["HY806"] == {"false": 1, "true": 1, "unknown": 1, "total": 3}
+    # a hybridized train-mode call that fails counts as true too; one the labeller could not run is unknown
+    labels = [{"name": "fails", "verdict": "DIFF", "trace_lines": {"pkg/m.py": [3]}, "train": {"verdict": "GRAPH_FAIL"},
+               "diff": {"mode": "train", "blocks": []}},
+              {"name": "died", "verdict": "OK", "trace_lines": {"pkg/m.py": [6]}, "train": {"verdict": "EAGER_FAIL"}}]
+    diagnostics = [("HY810", "pkg/m.py", 3, "traced"), ("HY810", "pkg/m.py", 6, "traced")]
+    rules = score.score_library("lib", labels, diagnostics, diagnostics, score.Statements(source))["default"]
+    assert rules["HY810"] == {"true": 1, "unknown": 1, "total": 2}
 
 
 def _fallback_tree(tmp_path):
