@@ -86,8 +86,30 @@ def _merge(a, b):
 _DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int32", "int64", "bool")
 
 
+#: attribute text -> its parsed value, for immutable values (ints, floats, strings, tuples of them). Every
+#: eager call parses its attributes again (``kernel="(3, 3)"``); ``ast.literal_eval`` compiles each one,
+#: which cost about as much as a small layer's arithmetic.
+_LITERALS = {}
+_IMMUTABLE = (int, float, str, bool, type(None))
+_NOT_A_LITERAL = object()
+
+
 def _literal(s):
-    return ast.literal_eval(s.strip())
+    try:
+        return _LITERALS[s]
+    except KeyError:
+        pass
+    try:
+        value = ast.literal_eval(s.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        value = _NOT_A_LITERAL  # a text like "NCHW": remembered too, the callers turn it into their error
+    immutable = isinstance(value, _IMMUTABLE) or (isinstance(value, tuple) and all(isinstance(v, _IMMUTABLE)
+                                                                                   for v in value))
+    if (immutable or value is _NOT_A_LITERAL) and len(_LITERALS) < 4096:  # bounded: a loop may make new texts
+        _LITERALS[s] = value
+    if value is _NOT_A_LITERAL:
+        raise ValueError("not a Python literal: %r" % s)
+    return value
 
 
 def _parse_int(s):
