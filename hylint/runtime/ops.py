@@ -21,7 +21,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .base import MXNetError, shape_str
-from . import rng
+from . import kernels, rng
 
 __all__ = ["Op", "OPS", "WRAPPERS", "ShapeCheck", "InferFailed", "parse_attrs", "lookup"]
 
@@ -1839,49 +1839,16 @@ def _conv_shape(in_shapes, attrs):
     return shapes, [(data[0], nf) + tuple(spatial)]
 
 
-def _windows(x, kernel, stride, dilate, out_sizes, lead=2):
-    """A read-only strided view ``(*lead dims, *K, *O)`` of ``x``'s sliding windows: no copy."""
-    nd = len(kernel)
-    spatial = x.strides[lead:]
-    return np.lib.stride_tricks.as_strided(
-        x, x.shape[:lead] + tuple(kernel) + tuple(out_sizes),
-        x.strides[:lead] + tuple(spatial[i] * dilate[i] for i in range(nd))
-        + tuple(spatial[i] * stride[i] for i in range(nd)), writeable=False)
-
-
-def _im2col(x, kernel, stride, dilate, pad):
-    """(N, C, *S) -> (N, C, *K, *O) windows of the zero-padded input, as a strided view."""
-    nd = len(kernel)
-    if any(pad):
-        x = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pad])
-    out_sizes = [(x.shape[2 + i] - (dilate[i] * (kernel[i] - 1) + 1)) // stride[i] + 1 for i in range(nd)]
-    return _windows(x, kernel, stride, dilate, out_sizes), out_sizes
-
-
 def _conv_kernel(inputs, attrs):
     x, w = inputs[0], inputs[1]
-    kernel = tuple(attrs["kernel"])
-    nd = len(kernel)
+    nd = len(attrs["kernel"])
     stride, dilate, pad = _conv_geometry(attrs, nd)
-    g = attrs["num_group"]
     # float32 BLAS as MXNet's CPU kernels (float64 stays float64; float16 and integers go through float32)
     work = np.float64 if x.dtype == np.float64 else np.float32
-    cols, out_sizes = _im2col(x.astype(work, copy=False), kernel, stride, dilate, pad)
-    n, c = x.shape[:2]
-    nf = w.shape[0]
-    cg, fg = c // g, nf // g
-    k, o = cg * int(np.prod(kernel)), int(np.prod(out_sizes))
-    weights = w.astype(work, copy=False).reshape(g, fg, k)
-    if g == 1 and n > 1:
-        # one GEMM for the whole batch: (nf, C*K) @ (C*K, n*O); the im2col reshape is the copy
-        cols = np.moveaxis(cols, 0, 1 + nd).reshape(k, n * o)
-        y = np.ascontiguousarray(np.matmul(weights[0], cols).reshape(nf, n, o).transpose(1, 0, 2))
-    else:
-        # one batched matmul over (batch, group): (g, fg, cg*K) @ (n, g, cg*K, O)
-        y = np.matmul(weights, cols.reshape(n, g, k, o))
-    y = y.reshape((n, nf) + tuple(out_sizes))
+    y = kernels.convolution(x.astype(work, copy=False), w.astype(work, copy=False), stride, dilate, pad,
+                            attrs["num_group"])
     if not attrs["no_bias"]:
-        y += inputs[2].astype(work, copy=False).reshape((1, nf) + (1,) * nd)
+        y += inputs[2].astype(work, copy=False).reshape((1, -1) + (1,) * nd)
     return y.astype(x.dtype, copy=False)
 
 
@@ -1944,7 +1911,7 @@ def _pool_kernel(inputs, attrs):
     xw = x.astype(work, copy=False)
     if any(p or e for p, e in padding):
         xw = np.pad(xw, [(0, 0), (0, 0)] + padding, constant_values=-np.inf if ptype == "max" else 0.0)
-    windows = _windows(xw, kernel, stride, (1,) * nd, out_sizes)
+    windows = kernels.sliding_windows(xw, kernel, stride, (1,) * nd, out_sizes)
 
     def reduce(ufunc, values):
         # few large windows (global pooling): reduce the view's window axes; many small ones: one
@@ -1968,7 +1935,7 @@ def _pool_kernel(inputs, attrs):
             counted = np.pad(counted, [(0, e) for e in extra])
         else:
             counted = np.pad(np.ones(x.shape[2:]), padding)
-        denom = _windows(counted, kernel, stride, (1,) * nd, out_sizes, lead=0).sum(axis=tuple(range(nd)))
+        denom = kernels.sliding_windows(counted, kernel, stride, (1,) * nd, out_sizes, lead=0).sum(axis=tuple(range(nd)))
         y /= np.maximum(denom, 1).astype(work)
     elif ptype == "lp":
         pv = attrs["p_value"] or 2
