@@ -24,7 +24,7 @@ CONV_CASES = {
     "grouped_strided_dilated": ((1, 8, 13, 11), 8, (3, 3), (2, 1), (2, 2), (2, 1), 4, True),
     "depthwise_small_map": ((2, 16, 7, 7), 16, (3, 3), (1, 1), (1, 1), (1, 1), 16, True),
     "depthwise_small_map_strided": ((1, 32, 14, 14), 32, (3, 3), (2, 2), (1, 1), (1, 1), 32, False),
-    "depthwise_small_map_dilated_5x5": ((1, 8, 12, 12), 8, (5, 5), (1, 1), (2, 2), (4, 4), 8, True),
+    "depthwise_small_map_dilated_5x5": ((1, 8, 8, 8), 8, (5, 5), (1, 1), (2, 2), (4, 4), 8, True),
     "depthwise_large_map": ((1, 4, 30, 30), 4, (3, 3), (1, 1), (1, 1), (1, 1), 4, True),
     "depthwise_large_map_strided": ((2, 4, 41, 40), 4, (3, 3), (2, 2), (1, 1), (1, 1), 4, False),
     "depthwise_unpadded": ((1, 6, 9, 9), 6, (3, 3), (1, 1), (1, 1), (0, 0), 6, True),

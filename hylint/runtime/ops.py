@@ -1796,8 +1796,12 @@ def _fc_kernel(inputs, attrs):
     x2 = x.reshape(x.shape[0], -1) if attrs["flatten"] else x
     y = np.matmul(x2, w.T)
     if not attrs["no_bias"]:
-        y = y + inputs[2]
-    return y.astype(x.dtype)
+        bias = inputs[2]
+        if bias.dtype == y.dtype:
+            y += bias  # in place: no second output-sized array
+        else:
+            y = y + bias
+    return y.astype(x.dtype, copy=False)
 
 
 register(Op("FullyConnected", _fc_kernel, _fc_shape, inputs=("data", "weight", "bias"), optional_inputs=("bias",),
