@@ -1,6 +1,7 @@
 """The runtime's convolution and pooling kernels on the geometries real models use: grouped, depthwise
-(small and large maps: the two formulations of ``hylint.runtime.kernels``), pointwise, strided, dilated,
-padded, 1-D and 3-D, float16/32/64. Each case is compared with a direct float64 loop written here, and
+(small and large maps), few filters over many channels (each formulation of ``hylint.runtime.kernels``
+is exercised, and forced where a threshold picks it), pointwise, strided, dilated, padded, 1-D and 3-D,
+float16/32/64. Each case is compared with a direct float64 loop written here, and
 with real MXNet 1.9.1's eager operator where MXNet imports."""
 import itertools
 
@@ -16,6 +17,10 @@ CONV_CASES = {
     "dense_strided_asymmetric": ((2, 3, 11, 10), 4, (3, 2), (2, 3), (1, 1), (1, 0), 1, False),
     "dense_dilated": ((2, 3, 12, 12), 4, (3, 3), (1, 1), (2, 3), (2, 1), 1, True),
     "dense_7x7_stem": ((1, 3, 20, 20), 6, (7, 7), (2, 2), (1, 1), (3, 3), 1, True),
+    "few_filters_3x3": ((1, 16, 20, 20), 4, (3, 3), (1, 1), (1, 1), (1, 1), 1, False),
+    "few_filters_dilated_batch": ((2, 8, 24, 22), 2, (3, 3), (1, 1), (2, 2), (2, 2), 1, True),
+    "few_filters_unpadded_5x3": ((1, 12, 26, 24), 3, (5, 3), (1, 1), (1, 1), (0, 0), 1, False),
+    "few_filters_conv1d": ((2, 8, 410), 2, (3,), (1,), (1,), (1,), 1, True),
     "pointwise": ((2, 8, 5, 6), 7, (1, 1), (1, 1), (1, 1), (0, 0), 1, False),
     "pointwise_strided": ((2, 8, 9, 7), 7, (1, 1), (2, 2), (1, 1), (0, 0), 1, True),
     "pointwise_padded": ((1, 4, 5, 5), 3, (1, 1), (1, 1), (1, 1), (1, 1), 1, False),
@@ -88,8 +93,20 @@ def test_both_depthwise_formulations_agree(case, monkeypatch):
         np.testing.assert_allclose(_ours(arrays, attrs), expected, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("case", ["few_filters_3x3", "few_filters_dilated_batch", "dense_3x3_padded_batch",
+                                  "dense_dilated", "conv1d_grouped_padded", "conv3d_depthwise"])
+def test_shifted_gemm_and_im2col_agree(case, monkeypatch):
+    """Every eligible convolution forced through the shifted GEMM, then through im2col."""
+    arrays, attrs = _draw(case)
+    expected = direct_convolution(*arrays[:2], arrays[2] if len(arrays) > 2 else None, **attrs)
+    for per_filter, positions in ((0, 0), (10 ** 9, 10 ** 9)):
+        monkeypatch.setattr(kernels, "SHIFTED_GEMM_MIN_CHANNELS_PER_FILTER", per_filter)
+        monkeypatch.setattr(kernels, "SHIFTED_GEMM_MIN_POSITIONS", positions)
+        np.testing.assert_allclose(_ours(arrays, attrs), expected, rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("dtype", ["float16", "float64"])
-@pytest.mark.parametrize("case", ["grouped_3x3", "depthwise_small_map", "pointwise_strided"])
+@pytest.mark.parametrize("case", ["grouped_3x3", "depthwise_small_map", "pointwise_strided", "few_filters_3x3"])
 def test_convolution_keeps_the_input_dtype(case, dtype):
     arrays, attrs = _draw(case, dtype)
     got = _ours(arrays, attrs)

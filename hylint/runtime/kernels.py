@@ -11,6 +11,11 @@ ufuncs: no Python loop over pixels, channels or groups.
   instead of the short rows of a 7x7 map (measured, CPU time: 0.25 ms against 0.38 ms for 512 channels
   14x14 stride 2, 1.0 ms against 1.2 ms for 2048 channels 7x7; slower than the batched matmul on
   larger maps, where it loses 1.2x to 2x);
+* no groups, stride 1, at most a quarter as many filters as input channels, maps of at least 20x20
+  outputs: one GEMM of all taps' weights with the flattened padded input, then the partial products
+  summed at their taps' offsets (no im2col copy; measured, CPU time, 128 channels to 32 with 3x3: 4.1 ms
+  against 6.0 ms on 56x56, 1.2 ms against 1.5 ms on 28x28; slower when filters outnumber a quarter of
+  the channels, since the partial products then outweigh the im2col copy);
 * everything else: im2col as a read-only strided view of the zero-padded input, copied once by the
   ``reshape`` into the GEMM operand, and one ``np.matmul`` batched over (batch, group): a single GEMM for
   an ungrouped convolution of one sample.
@@ -23,6 +28,10 @@ __all__ = ["convolution", "zero_padded", "sliding_windows"]
 
 #: depthwise convolutions with at most this many output positions per channel go channels-last
 CHANNELS_LAST_MAX_POSITIONS = 64
+#: ungrouped stride-1 convolutions with at least this many input channels per filter and output positions
+#: per map take the shifted GEMM (a DenseNet's 3x3 convolutions: 128 channels in, 32 out)
+SHIFTED_GEMM_MIN_CHANNELS_PER_FILTER = 4
+SHIFTED_GEMM_MIN_POSITIONS = 400
 
 
 def zero_padded(x, pad):
@@ -76,6 +85,30 @@ def _depthwise_channels_last(x, w, kernel, stride, dilate, pad, out_sizes):
     return np.ascontiguousarray(np.moveaxis(out, -1, 1))
 
 
+def _shifted_gemm(x, w, dilate, pad, out_sizes):
+    """Stride 1 without groups: ONE GEMM of every tap's weights with the flattened zero-padded input,
+    ``(K*F, C) @ (C, N*P)``, then the K partial products summed, each shifted by its tap's offset in the
+    flat map. No im2col copy; an output whose window would run past the end of a row lands in a padding
+    column and is cut away (a window never reaches into the next sample's map)."""
+    n, c = x.shape[:2]
+    nf, kernel = w.shape[0], w.shape[2:]
+    padded = zero_padded(x, pad)
+    spatial = padded.shape[2:]
+    flat = padded.reshape(n, c, -1)
+    flat = flat[0] if n == 1 else np.ascontiguousarray(flat.swapaxes(0, 1)).reshape(c, -1)
+    steps = [math.prod(spatial[i + 1:]) for i in range(len(spatial))]
+    offsets = [sum(o * d * s for o, d, s in zip(tap, dilate, steps)) for tap in np.ndindex(*kernel)]
+    taps = np.ascontiguousarray(np.moveaxis(w.reshape(nf, c, -1), 2, 0)).reshape(-1, c)  # (K*F, C)
+    partial = np.matmul(taps, flat).reshape(len(offsets), nf, -1)
+    total = np.zeros((nf, flat.shape[1]), dtype=x.dtype)
+    length = flat.shape[1] - offsets[-1]  # the offsets grow: the last tap reaches farthest
+    summed = total[:, :length]
+    for tap, offset in enumerate(offsets):
+        summed += partial[tap, :, offset:offset + length]
+    y = total.reshape((nf, n) + spatial)[(slice(None), slice(None)) + tuple(slice(0, o) for o in out_sizes)]
+    return np.ascontiguousarray(y.swapaxes(0, 1))
+
+
 def convolution(x, w, stride, dilate, pad, groups):
     """``(N, C, *S) * (F, C / groups, *K) -> (N, F, *O)`` (cross-correlation, zero padding), in ``x``'s dtype.
 
@@ -86,8 +119,12 @@ def convolution(x, w, stride, dilate, pad, groups):
     out_sizes = _out_sizes(x.shape[2:], kernel, stride, dilate, pad)
     positions = math.prod(out_sizes)
     cg, fg = c // groups, nf // groups
-    if groups == c and fg == 1 and positions <= CHANNELS_LAST_MAX_POSITIONS and math.prod(kernel) > 1:
+    n_taps = math.prod(kernel)
+    if groups == c and fg == 1 and positions <= CHANNELS_LAST_MAX_POSITIONS and n_taps > 1:
         y = _depthwise_channels_last(x, w, kernel, stride, dilate, pad, out_sizes)
+    elif (groups == 1 and n_taps > 1 and all(s == 1 for s in stride) and nf * SHIFTED_GEMM_MIN_CHANNELS_PER_FILTER <= c
+          and positions >= SHIFTED_GEMM_MIN_POSITIONS):
+        y = _shifted_gemm(x, w, dilate, pad, out_sizes)
     else:
         if all(k == 1 for k in kernel) and not any(pad):
             # pointwise: the (strided) input is the GEMM operand; the reshape copies only when strided
