@@ -1,5 +1,5 @@
 """The runtime's convolution and pooling kernels on the geometries real models use: grouped, depthwise
-(small and large maps), few filters over many channels (each formulation of ``hylint.runtime.kernels``
+(small and large maps), few filters over many channels, transposed (each formulation of ``hylint.runtime.kernels``
 is exercised, and forced where a threshold picks it), pointwise, strided, dilated, padded, 1-D and 3-D,
 float16/32/64. Each case is compared with a direct float64 loop written here, and
 with real MXNet 1.9.1's eager operator where MXNet imports."""
@@ -116,6 +116,54 @@ def test_convolution_keeps_the_input_dtype(case, dtype):
     np.testing.assert_allclose(got.astype(np.float64), expected, rtol=tolerance, atol=tolerance * 10)
 
 
+#: id -> (input shape, num_filter, kernel, stride, dilate, pad, adj, num_group, no_bias)
+DECONV_CASES = {
+    "upsample_4x4_s2_p1": ((2, 3, 5, 4), 4, (4, 4), (2, 2), (1, 1), (1, 1), (0, 0), 1, False),
+    "strided_adj": ((1, 4, 4, 5), 2, (3, 3), (2, 2), (1, 1), (1, 1), (1, 1), 1, True),
+    "dilated": ((1, 2, 5, 5), 3, (3, 3), (1, 1), (2, 2), (0, 1), (0, 0), 1, False),
+    "grouped": ((2, 6, 4, 4), 9, (3, 3), (2, 1), (1, 1), (1, 0), (0, 0), 3, False),
+    "depthwise_bilinear_like": ((1, 5, 6, 6), 5, (4, 4), (2, 2), (1, 1), (1, 1), (0, 0), 5, True),
+    "deconv1d": ((2, 3, 7), 2, (5,), (3,), (1,), (2,), (1,), 1, False),
+    "deconv3d": ((1, 2, 3, 3, 4), 2, (2, 3, 3), (2, 1, 2), (1, 1, 1), (0, 1, 1), (0, 0, 1), 1, True),
+}
+
+
+def _draw_deconv(case, seed=4):
+    shape, nf, kernel, stride, dilate, pad, adj, groups, no_bias = DECONV_CASES[case]
+    rng = np.random.RandomState(seed)
+    x = rng.standard_normal(shape).astype("float32")
+    w = rng.standard_normal((shape[1], nf // groups) + kernel).astype("float32")
+    b = rng.standard_normal(nf).astype("float32")
+    attrs = dict(kernel=kernel, stride=stride, dilate=dilate, pad=pad, adj=adj, num_filter=nf, num_group=groups,
+                 no_bias=no_bias)
+    return ([x, w] if no_bias else [x, w, b]), attrs
+
+
+def direct_deconvolution(x, w, b, kernel, stride, dilate, pad, adj, num_filter, num_group, no_bias):
+    """Float64: every input value adds its weighted kernel into the output, one position and group at a time."""
+    cg, fg = x.shape[1] // num_group, num_filter // num_group
+    full = [(d - 1) * s + dl * (k - 1) + 1 + a for d, s, dl, k, a in zip(x.shape[2:], stride, dilate, kernel, adj)]
+    out = np.zeros((x.shape[0], num_filter) + tuple(full))
+    for g in range(num_group):
+        for pos in itertools.product(*map(range, x.shape[2:])):
+            for tap in itertools.product(*map(range, kernel)):
+                target = tuple(p * s + t * dl for p, s, t, dl in zip(pos, stride, tap, dilate))
+                out[(slice(None), slice(g * fg, (g + 1) * fg)) + target] += (
+                    x[(slice(None), slice(g * cg, (g + 1) * cg)) + pos].astype(np.float64)
+                    @ w[(slice(g * cg, (g + 1) * cg), slice(None)) + tap].astype(np.float64))
+    out = out[(slice(None), slice(None)) + tuple(slice(p, f - p) for p, f in zip(pad, full))]
+    return out if no_bias else out + b.reshape((1, -1) + (1,) * len(kernel))
+
+
+@pytest.mark.parametrize("case", sorted(DECONV_CASES))
+def test_deconvolution_equals_direct_loop(case):
+    arrays, attrs = _draw_deconv(case)
+    expected = direct_deconvolution(*arrays[:2], arrays[2] if len(arrays) > 2 else None, **attrs)
+    got = nd.Deconvolution(*map(nd.array, arrays), **attrs).asnumpy()
+    assert got.dtype == np.float32 and got.shape == expected.shape and got.flags.c_contiguous
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
 #: id -> (input shape, Pooling attributes)
 POOL_CASES = {
     "max_3x3_s2_p1": ((2, 3, 11, 11), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pool_type="max")),
@@ -156,6 +204,17 @@ def test_convolution_equals_mxnet(case):
         ours = _ours(arrays, attrs)
         assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
         np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("case", sorted(DECONV_CASES))
+def test_deconvolution_equals_mxnet(case):
+    mx = _real_mxnet()
+    arrays, attrs = _draw_deconv(case, seed=5)
+    theirs = mx.nd.Deconvolution(*map(mx.nd.array, arrays), **attrs).asnumpy()
+    ours = nd.Deconvolution(*map(nd.array, arrays), **attrs).asnumpy()
+    assert ours.shape == theirs.shape
+    np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.mxnet

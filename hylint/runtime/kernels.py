@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-__all__ = ["convolution", "zero_padded", "sliding_windows"]
+__all__ = ["convolution", "transposed_convolution", "zero_padded", "sliding_windows"]
 
 #: depthwise convolutions with at most this many output positions per channel go channels-last
 CHANNELS_LAST_MAX_POSITIONS = 64
@@ -135,3 +135,25 @@ def convolution(x, w, stride, dilate, pad, groups):
         # (groups, F/g, C/g*K) @ (N, groups, C/g*K, O): one GEMM per (sample, group), all in C
         y = np.matmul(w.reshape(groups, fg, -1), operand)
     return y.reshape((n, nf) + out_sizes)
+
+
+def transposed_convolution(x, w, stride, dilate, pad, adj, groups):
+    """``(N, C, *I) * (C, F / groups, *K) -> (N, F, *O)`` (MXNet's Deconvolution, no bias), in ``x``'s dtype.
+
+    Every input value scatters a weighted copy of the kernel: one matmul batched over (batch, group) gives
+    each input position's contribution to every tap, ``(groups, F/g*K, C/g) @ (N, groups, C/g, I)``, and one
+    strided add per kernel tap places the contributions (col2im); the padding is cropped at the end."""
+    n, c = x.shape[:2]
+    kernel, spatial = tuple(w.shape[2:]), tuple(x.shape[2:])
+    cg, fg = c // groups, w.shape[1]
+    nf = fg * groups
+    weights = w.reshape(groups, cg, fg * math.prod(kernel)).swapaxes(1, 2)
+    contributions = np.matmul(weights, x.reshape(n, groups, cg, math.prod(spatial))).reshape(
+        (n, nf) + kernel + spatial)
+    full = tuple((d - 1) * s + dl * (k - 1) + 1 + a for d, k, s, dl, a in zip(spatial, kernel, stride, dilate, adj))
+    out = np.zeros((n, nf) + full, dtype=x.dtype)
+    for tap in np.ndindex(*kernel):
+        out[(slice(None), slice(None)) + tuple(slice(o * dl, o * dl + (d - 1) * s + 1, s) for o, dl, d, s in
+                                               zip(tap, dilate, spatial, stride))] += \
+            contributions[(slice(None), slice(None)) + tap]
+    return np.ascontiguousarray(out[(slice(None), slice(None)) + tuple(slice(p, f - p) for p, f in zip(pad, full))])

@@ -2210,30 +2210,15 @@ def _deconv_shape(in_shapes, attrs):
 
 
 def _deconv_kernel(inputs, attrs):
-    x, w = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
-    kernel = tuple(attrs["kernel"])
-    nd = len(kernel)
+    x, w = inputs[0], inputs[1]
+    nd = len(attrs["kernel"])
     stride, dilate, pad, adj = _deconv_geometry(attrs, nd)
-    g, nf = attrs["num_group"], attrs["num_filter"]
-    n, c = x.shape[:2]
-    full = tuple((d - 1) * s + dl * (k - 1) + 1 + a for d, k, s, dl, a in zip(x.shape[2:], kernel, stride, dilate, adj))
-    buf = np.zeros((n, nf) + full)
-    cg, fg = c // g, nf // g
-    for gi in range(g):
-        xs = x[:, gi * cg:(gi + 1) * cg]
-        ws = w[gi * cg:(gi + 1) * cg]
-        for kidx in np.ndindex(*kernel):
-            contrib = np.tensordot(xs, ws[(slice(None), slice(None)) + kidx], axes=([1], [0]))  # (n, *in, fg)
-            contrib = np.moveaxis(contrib, -1, 1)
-            sl = tuple(slice(k * dl, k * dl + (d - 1) * s + 1, s)
-                       for k, dl, d, s in zip(kidx, dilate, x.shape[2:], stride))
-            buf[(slice(None), slice(gi * fg, (gi + 1) * fg)) + sl] += contrib
-    out_shape = _deconv_shape([x.shape, w.shape] + ([inputs[2].shape] if len(inputs) > 2 else []), attrs)[1][0]
-    crop = tuple(slice(p, p + o) for p, o in zip(pad, out_shape[2:]))
-    y = buf[(slice(None), slice(None)) + crop]
+    work = np.float64 if x.dtype == np.float64 else np.float32  # as Convolution
+    y = kernels.transposed_convolution(x.astype(work, copy=False), w.astype(work, copy=False), stride, dilate, pad,
+                                       adj, attrs["num_group"])
     if not attrs["no_bias"]:
-        y = y + inputs[2].reshape((1, nf) + (1,) * nd)
-    return y.astype(inputs[0].dtype)
+        y = y + inputs[2].astype(work, copy=False).reshape((1, -1) + (1,) * nd)
+    return y.astype(x.dtype, copy=False)
 
 
 register(Op("Deconvolution", _deconv_kernel, _deconv_shape, inputs=("data", "weight", "bias"),
