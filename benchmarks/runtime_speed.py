@@ -1,30 +1,45 @@
 """Forward time of hylint's NumPy runtime against MXNet 1.9.1 on CPU, per model; prints a Markdown table.
 
-    python benchmarks/runtime_speed.py                    # every model, 7 timed calls each
+    python benchmarks/runtime_speed.py                    # the three built-in networks, 7 timed calls each
     python benchmarks/runtime_speed.py --calls 11 --models cifar_resnet20 mobilenet1_0
     python benchmarks/runtime_speed.py --backends numpy   # the runtime only (no MXNet needed)
     python benchmarks/runtime_speed.py --root /tmp/old    # the runtime of another checkout (before/after)
+    python benchmarks/runtime_speed.py --zoo gluoncv2 --sample 20 --seed 0 --modes eager --clock cpu
+    python benchmarks/runtime_speed.py --zoo gluoncv2 --names mobilenetb_w1,densenet121
 
 Both backends run in one process and take turns (per round, each makes a warm-up call and a timed
 call), so that on a loaded machine both see about the same load; the ratio reported is the median of the
-rounds' ratios; the runtime runs inside ``hylint.runtime.activate()``. The models are written
-once against the Gluon API (``mx.gluon.nn`` layers only), so both backends build the same network:
-a CIFAR ResNet-20 (basic blocks, 32x32 input), MobileNet 1.0 (depthwise convolutions, 224x224) and
-ResNet-50 v1 (bottleneck blocks, 224x224), the architectures of ``mxnet.gluon.model_zoo.vision`` and
-gluoncv's CIFAR zoo. Per model and mode (eager, hybridized): ``--calls`` rounds; a call is ``net(x)``
-followed by ``.asnumpy()`` (MXNet's calls are asynchronous: this waits for the
-result); the median is reported. MXNet's thread count is whatever its defaults give on this machine
-(``OMP_NUM_THREADS`` is passed through); NumPy's BLAS likewise.
+rounds' ratios, and the last line gives the median of the models' ratios per mode; the runtime runs
+inside ``hylint.runtime.activate()``. The built-in models are written once against the Gluon API
+(``mx.gluon.nn`` layers only), so both backends build the same network: a CIFAR ResNet-20 (basic blocks,
+32x32 input), MobileNet 1.0 (depthwise convolutions, 224x224) and ResNet-50 v1 (bottleneck blocks,
+224x224), the architectures of ``mxnet.gluon.model_zoo.vision`` and gluoncv's CIFAR zoo. ``--zoo LIB``
+times models of the zoo check instead (``benchmarks/zoo``: the labelled models of that library whose
+eager call runs on MXNet, built by ``benchmarks/zoo/models.py`` with their natural input, default
+initialisation): ``--names`` picks some, ``--sample N --seed S`` a seeded random sample; a model that
+fails on either backend, or whose first MXNet call takes longer than ``--max-seconds``, is listed apart
+with the cause. Per model and mode (eager, hybridized): ``--calls`` rounds; a call is ``net(*inputs)``
+followed by ``.asnumpy()`` of every output (MXNet's calls are asynchronous: this waits for the result);
+the median is reported. ``--clock cpu`` measures the process's CPU time (all threads) instead of wall
+time: on a shared machine it does not count the time other processes hold the cores, and it is fair
+when both backends run one thread (``OMP_NUM_THREADS=1``; MXNet's idle OpenMP workers spin, which CPU
+time would count). MXNet's thread count is whatever its defaults give on this machine
+(``OMP_NUM_THREADS`` is passed through); NumPy's BLAS likewise (``OPENBLAS_NUM_THREADS``).
 """
 from __future__ import annotations
 
 import argparse
+import json
+import random
 import statistics
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+ZOO = Path(__file__).resolve().parent / "zoo"
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+LIBRARIES = ("gluoncv2", "gluoncv", "gluonnlp")  # the model libraries the zoo's models come from
 MODELS = ("cifar_resnet20", "mobilenet1_0", "resnet50_v1")
 INPUTS = {"cifar_resnet20": (8, 3, 32, 32), "mobilenet1_0": (1, 3, 224, 224), "resnet50_v1": (1, 3, 224, 224)}
 
@@ -99,12 +114,49 @@ def build(mx, name):
     return net
 
 
-def measure(backends, models, calls, root):
-    """In this process: ``{model: {mode: {backend: [seconds...]}}}``. The backends take turns, one
-    warm-up and one timed call each per round: on a loaded machine both see about the same load."""
-    import contextlib
+def zoo_names(library, sample, seed):
+    """The labelled models of ``library`` whose eager call runs on MXNet; ``sample`` of them, seeded."""
+    labels = [json.loads(line) for line in (ZOO / "labels" / f"{library}.jsonl").read_text().splitlines() if line]
+    names = sorted(row["name"] for row in labels if row["verdict"] != "EAGER_FAIL")
+    return sorted(random.Random(seed).sample(names, sample)) if sample and sample < len(names) else names
 
+
+def _builder(zoo):
+    """``make(mx, name) -> (net, inputs)``: an initialised network and the inputs of one call."""
     import numpy as np
+
+    if zoo is None:
+        def make(mx, name):
+            net = build(mx, name)
+            net.initialize(mx.init.Xavier())
+            return net, [mx.nd.array(np.random.RandomState(0).standard_normal(INPUTS[name]).astype("float32"))]
+        return make
+    sys.path.insert(0, str(ZOO))
+    import models as zoo_models  # benchmarks/zoo/models.py: each model's natural input
+
+    def make(mx, name):
+        mx.random.seed(0)
+        net, inputs = zoo_models.build(zoo, name)
+        net.initialize()
+        return net, inputs
+    return make
+
+
+def _wait(out):
+    """``asnumpy()`` every output (nested lists and tuples too): MXNet computes asynchronously."""
+    if isinstance(out, (list, tuple)):
+        for item in out:
+            _wait(item)
+    elif hasattr(out, "asnumpy"):
+        out.asnumpy()
+
+
+def measure(backends, models, calls, root, zoo=None, modes=("eager", "hybridized"), clock="wall",
+            max_seconds=None):
+    """In this process: ``({model: {mode: {backend: [seconds...]}}}, {model: why it was skipped})``. The
+    backends take turns, one warm-up and one timed call each per round: on a loaded machine both see
+    about the same load."""
+    import contextlib
 
     mods, scopes = {}, {}
     if "mxnet" in backends:
@@ -118,60 +170,111 @@ def measure(backends, models, calls, root):
         with activate() as runtime:
             mods["numpy"] = runtime
         scopes["numpy"] = activate  # `import mxnet` gives the runtime only while it runs
-    results = {}
+    make, now = _builder(zoo), CLOCKS[clock]
+    own = {backend: {} for backend in backends}
+
+    @contextlib.contextmanager
+    def scope(backend):
+        """The backend's ``mxnet`` and its own copies of the model libraries: gluoncv2's modules bind
+        ``mxnet`` when first imported, so each backend imports them once for itself."""
+        with scopes[backend]():
+            others = {k: sys.modules.pop(k) for k in list(sys.modules) if k.split(".")[0] in LIBRARIES}
+            sys.modules.update(own[backend])
+            try:
+                yield
+            finally:
+                own[backend] = {k: sys.modules.pop(k) for k in list(sys.modules) if k.split(".")[0] in LIBRARIES}
+                sys.modules.update(others)
+
+    results, skipped = {}, {}
     for name in models:
         nets, inputs = {}, {}
-        for backend in backends:
-            with scopes[backend]():
-                mx = mods[backend]
-                nets[backend] = build(mx, name)
-                nets[backend].initialize(mx.init.Xavier())
-                inputs[backend] = mx.nd.array(np.random.RandomState(0).standard_normal(INPUTS[name]).astype("float32"))
-                nets[backend](inputs[backend]).asnumpy()  # deferred initialisation
-        times = {}
-        for mode in ("eager", "hybridized"):
-            samples = {backend: [] for backend in backends}
+        try:
             for backend in backends:
-                if mode == "hybridized":
-                    nets[backend].hybridize()
-            for _ in range(calls):
+                with scope(backend):
+                    nets[backend], inputs[backend] = make(mods[backend], name)
+                    start = time.perf_counter()
+                    _wait(nets[backend](*inputs[backend]))  # deferred initialisation
+                    if max_seconds and time.perf_counter() - start > max_seconds:
+                        raise TimeoutError(f"first {backend} call took more than {max_seconds} s")
+        except Exception as error:  # a model one backend cannot run: listed apart with its cause
+            skipped[name] = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"[:160]
+            continue
+        times = {}
+        for mode in modes:
+            samples = {backend: [] for backend in backends}
+            try:
                 for backend in backends:
-                    with scopes[backend]():
-                        # a warm-up call first (the trace, for hybridized): it also absorbs the other
-                        # backend's worker threads, which spin for a while after their last call
-                        nets[backend](inputs[backend]).asnumpy()
-                        start = time.perf_counter()
-                        nets[backend](inputs[backend]).asnumpy()
-                        samples[backend].append(time.perf_counter() - start)
+                    if mode == "hybridized":
+                        with scope(backend):
+                            nets[backend].hybridize()
+                for _ in range(calls):
+                    for backend in backends:
+                        with scope(backend):
+                            # a warm-up call first (the trace, for hybridized): it also absorbs the other
+                            # backend's worker threads, which spin for a while after their last call
+                            _wait(nets[backend](*inputs[backend]))
+                            start = now()
+                            _wait(nets[backend](*inputs[backend]))
+                            samples[backend].append(now() - start)
+            except Exception as error:
+                skipped[f"{name} ({mode})"] = f"{type(error).__name__}: {str(error).splitlines()[0]}"[:160]
+                continue
             times[mode] = samples
         results[name] = times
-    return results
+    return results, skipped
+
+
+def _shape_label(name, zoo):
+    return f"{name} ({'x'.join(map(str, INPUTS[name]))})" if zoo is None else name
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS)
+    parser.add_argument("--zoo", choices=("gluoncv2", "mxnet", "gluoncv", "gluonnlp"),
+                        help="time models of the zoo check (benchmarks/zoo) instead of the built-in networks")
+    parser.add_argument("--names", help="with --zoo: comma-separated model names")
+    parser.add_argument("--sample", type=int, default=0, help="with --zoo: a seeded random sample of this size")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-seconds", type=float, default=5.0,
+                        help="with --zoo: skip a model whose first call takes longer (either backend)")
+    parser.add_argument("--modes", nargs="+", default=["eager", "hybridized"], choices=["eager", "hybridized"])
+    parser.add_argument("--clock", default="wall", choices=sorted(CLOCKS))
     parser.add_argument("--calls", type=int, default=7)
     parser.add_argument("--backends", nargs="+", default=["numpy", "mxnet"], choices=["numpy", "mxnet"])
     parser.add_argument("--root", default=str(ROOT),
                         help="the checkout whose hylint.runtime runs (e.g. an older one, for a before/after table)")
     args = parser.parse_args(argv)
-    found = measure(args.backends, args.models, args.calls, Path(args.root).resolve())
-    print(f"median of {args.calls} forward calls, milliseconds (input shape in brackets); numpy / mxnet: the "
-          f"median of the {args.calls} rounds' ratios\n")
+    if args.zoo:
+        models = args.names.split(",") if args.names else zoo_names(args.zoo, args.sample, args.seed)
+    else:
+        models = args.models
+    found, skipped = measure(args.backends, models, args.calls, Path(args.root).resolve(), args.zoo, args.modes,
+                             args.clock, args.max_seconds if args.zoo else None)
+    print(f"median of {args.calls} forward calls, milliseconds of {args.clock} time (input shape in brackets); "
+          f"numpy / mxnet: the median of the {args.calls} rounds' ratios\n")
     header = ["model", "mode"] + [f"{b} ms" for b in args.backends]
     if len(args.backends) == 2:
         header.append("numpy / mxnet")
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
-    for name in args.models:
-        for mode in ("eager", "hybridized"):
+    per_mode = {mode: [] for mode in args.modes}
+    for name in found:
+        for mode in found[name]:
             medians = [statistics.median(found[name][mode][b]) * 1000 for b in args.backends]
-            row = [f"{name} ({'x'.join(map(str, INPUTS[name]))})", mode] + [f"{m:.1f}" for m in medians]
+            row = [_shape_label(name, args.zoo), mode] + [f"{m:.1f}" for m in medians]
             if len(medians) == 2:  # the median of the rounds' ratios: each round's two calls saw the same load
                 ratios = [a / b for a, b in zip(*(found[name][mode][b] for b in args.backends))]
+                per_mode[mode].append(statistics.median(ratios))
                 row.append(f"{statistics.median(ratios):.2f}x")
             print("| " + " | ".join(row) + " |")
+    for mode, ratios in per_mode.items():
+        if ratios:
+            print(f"\n{mode}: median over {len(ratios)} models {statistics.median(ratios):.2f}x "
+                  f"(min {min(ratios):.2f}x, max {max(ratios):.2f}x; {sum(r <= 2 for r in ratios)} within 2x)")
+    for name, why in skipped.items():
+        print(f"skipped {name}: {why}")
     return 0
 
 

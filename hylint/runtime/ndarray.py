@@ -21,8 +21,20 @@ _THIS = sys.modules[__name__]
 PUBLIC_NAME = "mxnet.ndarray"
 
 
+_DTYPE_NAMES = {}
+
+
 def _np_dtype_name(dtype):
-    return np.dtype(dtype).name
+    # np.dtype(...).name is computed in Python on each access; every eager call asks it for every input
+    try:
+        return _DTYPE_NAMES[dtype]
+    except (KeyError, TypeError):
+        name = np.dtype(dtype).name
+    try:
+        _DTYPE_NAMES[dtype] = name
+    except TypeError:  # an unhashable dtype spelling
+        pass
+    return name
 
 
 def _wrap(data):

@@ -21,7 +21,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .base import MXNetError, shape_str
-from . import rng
+from . import kernels, rng
 
 __all__ = ["Op", "OPS", "WRAPPERS", "ShapeCheck", "InferFailed", "parse_attrs", "lookup"]
 
@@ -86,8 +86,30 @@ def _merge(a, b):
 _DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int32", "int64", "bool")
 
 
+#: attribute text -> its parsed value, for immutable values (ints, floats, strings, tuples of them). Every
+#: eager call parses its attributes again (``kernel="(3, 3)"``); ``ast.literal_eval`` compiles each one,
+#: which cost about as much as a small layer's arithmetic.
+_LITERALS = {}
+_IMMUTABLE = (int, float, str, bool, type(None))
+_NOT_A_LITERAL = object()
+
+
 def _literal(s):
-    return ast.literal_eval(s.strip())
+    try:
+        return _LITERALS[s]
+    except KeyError:
+        pass
+    try:
+        value = ast.literal_eval(s.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        value = _NOT_A_LITERAL  # a text like "NCHW": remembered too, the callers turn it into their error
+    immutable = isinstance(value, _IMMUTABLE) or (isinstance(value, tuple) and all(isinstance(v, _IMMUTABLE)
+                                                                                   for v in value))
+    if (immutable or value is _NOT_A_LITERAL) and len(_LITERALS) < 4096:  # bounded: a loop may make new texts
+        _LITERALS[s] = value
+    if value is _NOT_A_LITERAL:
+        raise ValueError("not a Python literal: %r" % s)
+    return value
 
 
 def _parse_int(s):
@@ -1774,8 +1796,12 @@ def _fc_kernel(inputs, attrs):
     x2 = x.reshape(x.shape[0], -1) if attrs["flatten"] else x
     y = np.matmul(x2, w.T)
     if not attrs["no_bias"]:
-        y = y + inputs[2]
-    return y.astype(x.dtype)
+        bias = inputs[2]
+        if bias.dtype == y.dtype:
+            y += bias  # in place: no second output-sized array
+        else:
+            y = y + bias
+    return y.astype(x.dtype, copy=False)
 
 
 register(Op("FullyConnected", _fc_kernel, _fc_shape, inputs=("data", "weight", "bias"), optional_inputs=("bias",),
@@ -1817,49 +1843,16 @@ def _conv_shape(in_shapes, attrs):
     return shapes, [(data[0], nf) + tuple(spatial)]
 
 
-def _windows(x, kernel, stride, dilate, out_sizes, lead=2):
-    """A read-only strided view ``(*lead dims, *K, *O)`` of ``x``'s sliding windows: no copy."""
-    nd = len(kernel)
-    spatial = x.strides[lead:]
-    return np.lib.stride_tricks.as_strided(
-        x, x.shape[:lead] + tuple(kernel) + tuple(out_sizes),
-        x.strides[:lead] + tuple(spatial[i] * dilate[i] for i in range(nd))
-        + tuple(spatial[i] * stride[i] for i in range(nd)), writeable=False)
-
-
-def _im2col(x, kernel, stride, dilate, pad):
-    """(N, C, *S) -> (N, C, *K, *O) windows of the zero-padded input, as a strided view."""
-    nd = len(kernel)
-    if any(pad):
-        x = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pad])
-    out_sizes = [(x.shape[2 + i] - (dilate[i] * (kernel[i] - 1) + 1)) // stride[i] + 1 for i in range(nd)]
-    return _windows(x, kernel, stride, dilate, out_sizes), out_sizes
-
-
 def _conv_kernel(inputs, attrs):
     x, w = inputs[0], inputs[1]
-    kernel = tuple(attrs["kernel"])
-    nd = len(kernel)
+    nd = len(attrs["kernel"])
     stride, dilate, pad = _conv_geometry(attrs, nd)
-    g = attrs["num_group"]
     # float32 BLAS as MXNet's CPU kernels (float64 stays float64; float16 and integers go through float32)
     work = np.float64 if x.dtype == np.float64 else np.float32
-    cols, out_sizes = _im2col(x.astype(work, copy=False), kernel, stride, dilate, pad)
-    n, c = x.shape[:2]
-    nf = w.shape[0]
-    cg, fg = c // g, nf // g
-    k, o = cg * int(np.prod(kernel)), int(np.prod(out_sizes))
-    weights = w.astype(work, copy=False).reshape(g, fg, k)
-    if g == 1 and n > 1:
-        # one GEMM for the whole batch: (nf, C*K) @ (C*K, n*O); the im2col reshape is the copy
-        cols = np.moveaxis(cols, 0, 1 + nd).reshape(k, n * o)
-        y = np.ascontiguousarray(np.matmul(weights[0], cols).reshape(nf, n, o).transpose(1, 0, 2))
-    else:
-        # one batched matmul over (batch, group): (g, fg, cg*K) @ (n, g, cg*K, O)
-        y = np.matmul(weights, cols.reshape(n, g, k, o))
-    y = y.reshape((n, nf) + tuple(out_sizes))
+    y = kernels.convolution(x.astype(work, copy=False), w.astype(work, copy=False), stride, dilate, pad,
+                            attrs["num_group"])
     if not attrs["no_bias"]:
-        y += inputs[2].astype(work, copy=False).reshape((1, nf) + (1,) * nd)
+        y += inputs[2].astype(work, copy=False).reshape((1, -1) + (1,) * nd)
     return y.astype(x.dtype, copy=False)
 
 
@@ -1922,7 +1915,7 @@ def _pool_kernel(inputs, attrs):
     xw = x.astype(work, copy=False)
     if any(p or e for p, e in padding):
         xw = np.pad(xw, [(0, 0), (0, 0)] + padding, constant_values=-np.inf if ptype == "max" else 0.0)
-    windows = _windows(xw, kernel, stride, (1,) * nd, out_sizes)
+    windows = kernels.sliding_windows(xw, kernel, stride, (1,) * nd, out_sizes)
 
     def reduce(ufunc, values):
         # few large windows (global pooling): reduce the view's window axes; many small ones: one
@@ -1946,7 +1939,7 @@ def _pool_kernel(inputs, attrs):
             counted = np.pad(counted, [(0, e) for e in extra])
         else:
             counted = np.pad(np.ones(x.shape[2:]), padding)
-        denom = _windows(counted, kernel, stride, (1,) * nd, out_sizes, lead=0).sum(axis=tuple(range(nd)))
+        denom = kernels.sliding_windows(counted, kernel, stride, (1,) * nd, out_sizes, lead=0).sum(axis=tuple(range(nd)))
         y /= np.maximum(denom, 1).astype(work)
     elif ptype == "lp":
         pv = attrs["p_value"] or 2
@@ -2217,30 +2210,15 @@ def _deconv_shape(in_shapes, attrs):
 
 
 def _deconv_kernel(inputs, attrs):
-    x, w = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
-    kernel = tuple(attrs["kernel"])
-    nd = len(kernel)
+    x, w = inputs[0], inputs[1]
+    nd = len(attrs["kernel"])
     stride, dilate, pad, adj = _deconv_geometry(attrs, nd)
-    g, nf = attrs["num_group"], attrs["num_filter"]
-    n, c = x.shape[:2]
-    full = tuple((d - 1) * s + dl * (k - 1) + 1 + a for d, k, s, dl, a in zip(x.shape[2:], kernel, stride, dilate, adj))
-    buf = np.zeros((n, nf) + full)
-    cg, fg = c // g, nf // g
-    for gi in range(g):
-        xs = x[:, gi * cg:(gi + 1) * cg]
-        ws = w[gi * cg:(gi + 1) * cg]
-        for kidx in np.ndindex(*kernel):
-            contrib = np.tensordot(xs, ws[(slice(None), slice(None)) + kidx], axes=([1], [0]))  # (n, *in, fg)
-            contrib = np.moveaxis(contrib, -1, 1)
-            sl = tuple(slice(k * dl, k * dl + (d - 1) * s + 1, s)
-                       for k, dl, d, s in zip(kidx, dilate, x.shape[2:], stride))
-            buf[(slice(None), slice(gi * fg, (gi + 1) * fg)) + sl] += contrib
-    out_shape = _deconv_shape([x.shape, w.shape] + ([inputs[2].shape] if len(inputs) > 2 else []), attrs)[1][0]
-    crop = tuple(slice(p, p + o) for p, o in zip(pad, out_shape[2:]))
-    y = buf[(slice(None), slice(None)) + crop]
+    work = np.float64 if x.dtype == np.float64 else np.float32  # as Convolution
+    y = kernels.transposed_convolution(x.astype(work, copy=False), w.astype(work, copy=False), stride, dilate, pad,
+                                       adj, attrs["num_group"])
     if not attrs["no_bias"]:
-        y = y + inputs[2].reshape((1, nf) + (1,) * nd)
-    return y.astype(inputs[0].dtype)
+        y = y + inputs[2].astype(work, copy=False).reshape((1, -1) + (1,) * nd)
+    return y.astype(x.dtype, copy=False)
 
 
 register(Op("Deconvolution", _deconv_kernel, _deconv_shape, inputs=("data", "weight", "bias"),
