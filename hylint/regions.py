@@ -346,12 +346,15 @@ def reduce_source(source: str) -> Optional[str]:
                     block_classes.add(name)
                     changed = True
     definers: Dict[str, List[int]] = {}
+    class_definers: Dict[str, List[int]] = {}
     binders: Dict[str, List[int]] = {}
     methods: Dict[str, List[int]] = {}
     for index, unit in enumerate(units):
         if unit.parent is None:
             for name in unit.names():
                 definers.setdefault(name, []).append(index)
+            for name in unit.classes:
+                class_definers.setdefault(name, []).append(index)
             for name in unit.bindings:
                 binders.setdefault(name, []).append(index)
         else:
@@ -397,6 +400,7 @@ def reduce_source(source: str) -> Optional[str]:
     for index in builders.values():
         keep(index)
     seen: Set[str] = set()
+    seen_in_init: Set[str] = set()
     hybrid_words: Dict[int, Set[str]] = defaultdict(set)  # a kept class -> the words of its kept code but __init__
     while queue:
         index = queue.pop()
@@ -405,11 +409,21 @@ def reduce_source(source: str) -> Optional[str]:
             for other in definers[name]:
                 keep(other)
         own = [(units[member].first, units[member].last) for member in unit.members] + unit.blanked
-        words = words_of(unit, own)
+        words = words_of(unit, own + unit.hidden)
         if unit.members:
-            hybrid_words[index] |= words_of(unit, own + unit.hidden)
+            hybrid_words[index] |= words
         elif unit.parent is not None:
             hybrid_words[unit.parent] |= words
+        if unit.hidden:
+            # a word of __init__ alone: a class there (a child's type) matters to the analysis and the
+            # structure rules, and so do imports (HY808 reads generators made there); the functions and
+            # methods it calls build children, which only the code they build matters for
+            for word in words_of(unit, own) - words - seen_in_init:
+                seen_in_init.add(word)
+                for other in class_definers.get(word, ()):
+                    keep(other)
+                for other in binders.get(word, ()):
+                    keep(other)
         for word in words - seen:
             seen.add(word)
             for other in definers.get(word, ()):

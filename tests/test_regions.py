@@ -198,6 +198,11 @@ SHAPES = {
         "            def hybrid_forward(self, F, x):\n                return x.asnumpy()\n        return Inner()")
     + "\n\nclass Child(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x\n\n"
     "    def make(self):\n        return Child()\n",
+    "init-helpers": "def _conv(channels):\n    return nn.Conv2D(channels, 3)\n\n\n" + BLOCKS.replace(
+        "self.calls = 0", "self.calls = 0\n        self.conv = _conv(4)\n        self.body = self._make()").replace(
+        "    def describe(self):\n        return \"net\"",
+        "    def _make(self):\n        body = nn.HybridSequential()\n        body.add(Config())\n        return body")
+    .replace("print(x.shape)", "print(self.conv(x), self.body(x))"),
     "empty": "",
     "comment-only": "# hybrid_forward\n",
 }
