@@ -41,24 +41,24 @@ PACKAGES: List[Tuple[str, str, str]] = [
 ]
 
 
-def _archive(prefix: str) -> Path:
-    found = sorted(p for p in DOWNLOADS.glob(prefix + "*") if p.suffix in (".whl", ".gz", ".zip"))
+def _archive(prefix: str, downloads: Path = DOWNLOADS) -> Path:
+    found = sorted(p for p in downloads.glob(prefix + "*") if p.suffix in (".whl", ".gz", ".zip"))
     return found[0] if found else None
 
 
-def _download(requirement: str, kind: str) -> None:
-    DOWNLOADS.mkdir(parents=True, exist_ok=True)
+def _download(requirement: str, kind: str, downloads: Path = DOWNLOADS) -> None:
+    downloads.mkdir(parents=True, exist_ok=True)
     if kind == "sdist":
-        _download_sdist(requirement)
+        _download_sdist(requirement, downloads)
         return
     command = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
                "--only-binary", ":all:", "--platform", "manylinux2014_x86_64", "--python-version", "3.8",
-               "-d", str(DOWNLOADS), requirement]
+               "-d", str(downloads), requirement]
     print("corpus: " + " ".join(command[3:]), file=sys.stderr)
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
 
 
-def _download_sdist(requirement: str) -> None:
+def _download_sdist(requirement: str, downloads: Path = DOWNLOADS) -> None:
     """Fetch the ``.tar.gz`` of ``name==version`` from the index's PEP 691 JSON page; check its sha256."""
     name, version = requirement.split("==")
     index = os.environ.get("HYLINT_CORPUS_INDEX", "https://pypi.org/simple/").rstrip("/")
@@ -75,9 +75,9 @@ def _download_sdist(requirement: str) -> None:
     expected = entry.get("hashes", {}).get("sha256")
     if expected and hashlib.sha256(data).hexdigest() != expected:
         raise SystemExit(f"corpus: {wanted} does not match the sha256 the index gives")
-    partial = DOWNLOADS / (wanted + ".partial")
+    partial = downloads / (wanted + ".partial")
     partial.write_bytes(data)
-    partial.rename(DOWNLOADS / wanted)
+    partial.rename(downloads / wanted)
 
 
 def _extract(archive: Path, target: Path) -> None:

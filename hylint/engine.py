@@ -74,6 +74,8 @@ class RuleContext:
         assert rule is not None
         if self.hybrid is not None and not self.hybrid.takes_f:
             fix = None  # a helper without F: a rewrite to `F.<op>` would name nothing there
+            # messages name the F a fix would use; here that is the F the helper should be given
+            message = (message or rule.MESSAGE).replace(self.hybrid.f_name, "F")
         self._linter.reports.append(_Report(rule, node, message or rule.MESSAGE, fix, self._linter.statement_index,
                                             self.hybrid))
 

@@ -38,6 +38,16 @@ def test_a_mode_guard_leaves_the_hybridized_branch():
     assert ctx._env["e"].shape.dims == (1, 1)
 
 
+def test_a_mode_guard_in_a_conditional_expression_leaves_the_traced_side():
+    """`x.reshape(y.shape) if F is nd else F.reshape_like(x, y)`: the shape is read eagerly only."""
+    source = _forward("z = x.reshape(y.shape) if F is nd else F.reshape_like(x, y)\nreturn z + x", args="x, y")
+    assert _diagnostics(source) == []
+    flipped = _forward("z = F.reshape_like(x, y) if F is not nd else x.reshape(y.shape)\nreturn z", args="x, y")
+    assert _diagnostics(flipped) == []
+    assert _diagnostics(_forward("z = x.reshape(y.shape) if self.a else F.reshape_like(x, y)\nreturn z",
+                                 args="x, y")) == [(3, "HY201")]
+
+
 def test_isinstance_narrows_to_a_python_container():
     source = _forward("if isinstance(x, (list, tuple)):\n    return [F.relu(v) for v in x]\nreturn F.relu(x)")
     assert _diagnostics(source) == []  # no HY801 for the loop over the list
@@ -71,6 +81,26 @@ def test_a_helper_without_f_is_analysed_and_gets_no_fix():
     assert [(d.start[0], d.code) for d in result.diagnostics] == [(2, "HY301")]
     assert result.diagnostics[0].fix is None  # an `F.` rewrite would name nothing in `_first`
     assert Linter(select_rules()).fix_source(source, "m.py", unsafe=True).source == source
+
+
+def test_a_helper_without_f_written_against_nd_gets_one_diagnostic_naming_f():
+    """A helper without F that calls mx.nd on a tensor fails at its first nd call once hybridized; the
+    calls after it follow from that one, and the message names the F the helper should be given."""
+    source = ("def _norm(w):\n    m = nd.reshape(w, (0, -1))\n    n = nd.dot(m, m.T)\n    return nd.sum(n)\n\n"
+              + _forward("return x * _norm(F.relu(x))"))
+    found = Linter(select_rules()).lint_source(source, "m.py").diagnostics
+    assert [(d.start[0], d.code) for d in found] == [(2, "HY403")]
+    assert "use `F.reshape`" in found[0].message and "__hylint" not in found[0].message
+    assert "`_norm` leaves the graph here" in found[0].message and "3 later diagnostics" in found[0].message  # nd.dot, m.T, nd.sum
+
+
+def test_a_numpy_style_sequence_argument_is_a_list_of_tensors():
+    """`F.np.concatenate(features)` takes one sequence (the legacy `F.concat(*features)` separate tensors):
+    the argument is a list, and `len()` of it is no hazard."""
+    source = _forward("if len(proj) == 1:\n    return proj[0]\nreturn F.np.concatenate(proj, axis=-1)", args="proj")
+    assert _context(source).params["proj"].kind is Kind.SEQ
+    assert _diagnostics(source) == []
+    assert _context(_forward("return F.np.mean(x, axis=0)")).params["x"].kind is Kind.TENSOR
 
 
 def test_helper_results_carry_their_shape_back():

@@ -126,6 +126,71 @@ def test_trace_state_rules_are_judged_by_the_train_mode_call(tmp_path):
     assert rules["HY806"] == {"false": 1, "true": 1, "unknown": 1, "total": 3}
 
 
+def _fallback_tree(tmp_path):
+    source = tmp_path / "site"
+    (source / "pkg").mkdir(parents=True)
+    (source / "pkg" / "f.py").write_text(
+        "def hybrid_forward(self, F, x):\n"
+        "    size = self.size if self.size is not None else x.shape[2:]\n"
+        "    return F.relu(x)\n")
+    return source
+
+
+def _shape_extent():
+    line = "    size = self.size if self.size is not None else x.shape[2:]"
+    col = line.index("x.shape")
+    return (2, col, 2, col + len("x.shape"))
+
+
+def test_a_fallback_expression_that_never_ran_is_unknown_not_false(tmp_path):
+    """The line ran in OK models; spans.py measured which instructions of it ran. A diagnostic whose own range
+    did not run in any of them is unknown; one that did run, or with an OK model not measured, stays false."""
+    source = _fallback_tree(tmp_path)
+    labels = [{"name": "a", "verdict": "OK", "trace_lines": {"pkg/f.py": [2, 3]}},
+              {"name": "b", "verdict": "OK", "trace_lines": {"pkg/f.py": [2, 3]}}]
+    extent = _shape_extent()
+    diagnostics = [("HY201", "pkg/f.py", 2, "x.shape", extent)]
+    test_only = [[2, 11, 2, 20], [2, 24, 2, 33], [2, 24, 2, 45]]   # `self.size`, the test; never `x`, `x.shape`
+    spans = {"pkg/f.py:2-2": {"models": ["a", "b"], "positions": test_only, "failed": {}}}
+    result = score.score_library("lib", labels, diagnostics, diagnostics, score.Statements(source), spans)
+    assert result["default"]["HY201"] == {"unknown": 1, "total": 1}
+    assert [a["line"] for a in result["expression_not_run"]] == [2] and result["false_alarms"] == []
+
+    ran = {"pkg/f.py:2-2": {"models": ["a", "b"], "positions": test_only + [list(extent)], "failed": {}}}
+    result = score.score_library("lib", labels, diagnostics, diagnostics, score.Statements(source), ran)
+    assert result["default"]["HY201"] == {"false": 1, "total": 1}
+
+    partly = {"pkg/f.py:2-2": {"models": ["a"], "positions": test_only, "failed": {"b": "over 300 s"}}}
+    result = score.score_library("lib", labels, diagnostics, diagnostics, score.Statements(source), partly)
+    assert result["default"]["HY201"] == {"false": 1, "total": 1}
+
+
+def test_spans_recorder_sees_which_branch_of_a_line_ran(tmp_path):
+    """The opcode recorder of spans.py on real CPython frames: the fallback's `x.shape` runs only without a size."""
+    import spans
+    source = _fallback_tree(tmp_path)
+    filename = str(source / "pkg" / "f.py")
+    namespace = {}
+    exec(compile((source / "pkg" / "f.py").read_text(), filename, "exec"), namespace)
+
+    class Holder:
+        shape = (1, 3, 8, 8)
+
+    def run(size):
+        block = type("Block", (), {"size": size})()
+        recorder = spans._PositionRecorder({filename: {2: "k"}})
+        with recorder:
+            namespace["hybrid_forward"](block, type("F", (), {"relu": staticmethod(lambda v: v)}), Holder())
+        return recorder.positions["k"]
+
+    row, col, end_row, end_col = _shape_extent()
+
+    def inside(positions):
+        return any((row, col) <= (p[0], p[1]) and (p[2], p[3]) <= (end_row, end_col) for p in positions)
+    assert not inside(run((8, 8)))
+    assert inside(run(None))
+
+
 def test_scorer_flags_lednets_root_cause_on_the_committed_label():
     """The committed lednet label, joined with hylint's diagnostics on the real lednet.py (installed gluoncv2)."""
     label = next((item for item in committed().get("gluoncv2", []) if item["name"] == "lednet_cityscapes"), None)

@@ -65,7 +65,18 @@ TRACED_PREFIXES = ("gluoncv2/", "gluoncv/", "gluonnlp/", "mxnet/gluon/model_zoo/
 
 # ============================================================================ worker (runs under MXNet)
 
-class _Recorder:
+class _Tracer:
+    """A context manager that installs `self._global` as sys.settrace's global trace function."""
+
+    def __enter__(self):
+        sys.settrace(self._global)
+        return self
+
+    def __exit__(self, *exc):
+        sys.settrace(None)
+
+
+class _Recorder(_Tracer):
     """sys.settrace restricted to the traced packages: files seen (cheap: call events only) or lines run."""
 
     def __init__(self, package_roots):
@@ -107,13 +118,6 @@ class _Recorder:
                 lines.add(frame.f_lineno)
             return local
         return local
-
-    def __enter__(self):
-        sys.settrace(self._global)
-        return self
-
-    def __exit__(self, *exc):
-        sys.settrace(None)
 
 
 def _package_roots():

@@ -16,7 +16,10 @@ an instruction starts on and hylint the line of the flagged expression):
 - false alarm: a default-on diagnostic on a statement that an OK model executed and that is no root cause;
   the trace-state rules (HY805-HY807) are judged apart by the train-mode call: a false alarm when a model
   that executed the statement had equal train-mode outputs eagerly and hybridized;
-- unknown: a diagnostic on a statement no model executed (e.g. code of models the zoo does not build).
+- unknown: a diagnostic on a statement no model executed (e.g. code of models the zoo does not build), or
+  on a statement that OK models executed while the flagged expression itself ran in none of them, as
+  measured by spans.py (`size if size is not None else x.shape[2:]` with a size given): lines alone would
+  call that false.
 """
 from __future__ import annotations
 
@@ -80,8 +83,21 @@ def run_hylint(source: Path, select: str | None, hylint_root: Path, jobs: int, c
     diagnostics = []
     for item in json.loads(done.stdout or "[]"):
         path = Path(item["filename"]).resolve().relative_to(source.resolve()).as_posix()
-        diagnostics.append((item["code"], path, item["location"]["row"], item["message"]))
+        start, end = item["location"], item.get("end_location") or item["location"]
+        # the flagged range as CPython's co_positions give it: 0-based columns, end exclusive
+        extent = (start["row"], start["column"] - 1, end["row"], end["column"] - 1)
+        diagnostics.append((item["code"], path, start["row"], item["message"], extent))
     return diagnostics
+
+
+def expression_ran(entry: dict | None, extent, ok_models) -> bool:
+    """False when spans.py measured, in every OK model that ran the statement, that no instruction inside the
+    diagnostic's own range ran (the statement ran, the flagged expression did not); True otherwise."""
+    if not entry or extent is None or not set(ok_models) <= set(entry.get("models", ())):
+        return True
+    row, col, end_row, end_col = extent
+    return any((row, col) <= (line, column) and (end_line, end_column) <= (end_row, end_col)
+               for line, column, end_line, end_column in entry["positions"])
 
 
 class Statements:
@@ -136,8 +152,11 @@ def root_causes(label: dict):
     return [("block", block["path"], block["line"]) for block in blocks if block.get("path")]
 
 
-def score_library(library: str, labels: list, default: list, everything: list, statements: Statements) -> dict:
-    """The four figures for one library (verify apart)."""
+def score_library(library: str, labels: list, default: list, everything: list, statements: Statements,
+                  positions: dict | None = None) -> dict:
+    """The four figures for one library (verify apart). positions: spans.py's measurements for this library."""
+    from spans import statement_key
+    positions = positions or {}
     executed_ok = defaultdict(set)      # (path, span) -> OK models that ran it in the trace
     executed_any = defaultdict(set)
     train_ok = defaultdict(set)         # models whose train-mode call was compared equal
@@ -188,8 +207,8 @@ def score_library(library: str, labels: list, default: list, everything: list, s
         unknown (never ran); trace-state rules by the train-mode call."""
         by_rule = defaultdict(Counter)
         flagged = defaultdict(set)
-        false_alarms = []
-        for code, path, row, message in diagnostics:
+        false_alarms, not_run = [], []
+        for code, path, row, message, *extent in diagnostics:
             key = (path, statements.span(path, row))
             cause = cause_key(path, row)
             if cause is not None:
@@ -205,6 +224,11 @@ def score_library(library: str, labels: list, default: list, everything: list, s
                 verdict = "true"
             elif executed_ok.get(key):
                 verdict = "false"
+                if not expression_ran(positions.get(statement_key(*key)), extent[0] if extent else None,
+                                      executed_ok[key]):
+                    verdict = "unknown"
+                    not_run.append({"code": code, "path": path, "line": row, "message": message,
+                                    "ok_models": len(executed_ok[key])})
             elif executed_any.get(key):
                 verdict = "failing"
             else:
@@ -215,10 +239,10 @@ def score_library(library: str, labels: list, default: list, everything: list, s
                 models = sorted(executed_ok.get(key) or train_ok.get(key))
                 false_alarms.append({"code": code, "path": path, "line": row, "message": message,
                                      "ok_models": len(models), "example_model": models[0]})
-        return by_rule, flagged, false_alarms
+        return by_rule, flagged, false_alarms, not_run
 
-    default_rules, default_flagged, false_alarms = judge(default)
-    all_rules, all_flagged, _ = judge(everything)
+    default_rules, default_flagged, false_alarms, not_run = judge(default)
+    all_rules, all_flagged, _, _ = judge(everything)
     cause_list = []
     for cause in sorted(causes):
         entry = causes[cause]
@@ -233,7 +257,8 @@ def score_library(library: str, labels: list, default: list, everything: list, s
             "root_causes": cause_list, "unlocated": unlocated,
             "default": {code: dict(counts) for code, counts in sorted(default_rules.items())},
             "all": {code: dict(counts) for code, counts in sorted(all_rules.items())},
-            "false_alarms": sorted(false_alarms, key=lambda a: (a["code"], a["path"], a["line"]))}
+            "false_alarms": sorted(false_alarms, key=lambda a: (a["code"], a["path"], a["line"])),
+            "expression_not_run": sorted(not_run, key=lambda a: (a["code"], a["path"], a["line"]))}
 
 
 def _reason(label: dict) -> str:
@@ -350,6 +375,17 @@ def render(results: list, meta: dict, fixes: dict | None, verify: dict | None) -
                    f"(e.g. {a['example_model']}) | {message} |")
     if len(alarms) > 300:
         out.append(f"| ... | {len(alarms) - 300} more in results.json | | | |")
+    not_run = [(r["library"], a) for r in results for a in r.get("expression_not_run", ())]
+    if not_run:
+        out.append("")
+        out.append("Counted unknown, not false: the statement ran in OK models, but `spans.py` measured (opcode "
+                   "tracing, labels/spans.json) that the flagged expression itself ran in none of them:")
+        out.append("")
+        out.append("| library | rule | where | OK models that ran the statement | message |")
+        out.append("|---|---|---|---:|---|")
+        for library, a in not_run:
+            message = a["message"].replace("|", "\\|")[:140]
+            out.append(f"| {library} | {a['code']} | `{a['path']}:{a['line']}` | {a['ok_models']} | {message} |")
     if fixes:
         out.append("")
         out.extend(render_fixes(fixes))
@@ -432,8 +468,9 @@ def _git(root: Path, *args) -> str:
         return "unknown"
 
 
-def score(labels: dict, hylint_root: Path, jobs: int, cache: bool, sources_dir=None) -> list:
+def score(labels: dict, hylint_root: Path, jobs: int, cache: bool, sources_dir=None, spans=None) -> list:
     from sources import library_source
+    spans = spans or {}
     results = []
     for library in LIBRARIES:
         if library not in labels:
@@ -442,7 +479,8 @@ def score(labels: dict, hylint_root: Path, jobs: int, cache: bool, sources_dir=N
         default = run_hylint(source, None, hylint_root, jobs, cache)
         everything = run_hylint(source, "ALL", hylint_root, jobs, cache)
         print(f"score: {library}: {len(default)} default diagnostics, {len(everything)} with ALL", file=sys.stderr)
-        results.append(score_library(library, labels[library], default, everything, Statements(source)))
+        results.append(score_library(library, labels[library], default, everything, Statements(source),
+                                     spans.get(library)))
     return results
 
 
@@ -463,7 +501,9 @@ def main(argv=None) -> int:
     labels = read_labels(args.labels)
     if not labels:
         parser.error(f"no labels in {args.labels}")
-    results = score(labels, args.hylint_root.resolve(), args.jobs, not args.no_cache)
+    spans_path = args.labels / "spans.json"
+    spans = json.loads(spans_path.read_text()) if spans_path.exists() else {}
+    results = score(labels, args.hylint_root.resolve(), args.jobs, not args.no_cache, spans=spans)
     fixes = None
     fixes_path = args.labels / "fixes.json"
     if fixes_path.exists():

@@ -109,7 +109,9 @@ class ParamEvidence(cst.CSTVisitor):
                 name = self._param(arg.value)
                 if not name or arg.star:
                     continue
-                if arg.keyword is None and ops.is_data_position(op, index):
+                if arg.keyword is None and ops.is_sequence_position(op, index):
+                    self.seq.add(name)
+                elif arg.keyword is None and ops.is_data_position(op, index):
                     self.tensor.add(name)
                 elif arg.keyword is not None and ops.is_data_keyword(arg.keyword.value):
                     self.tensor.add(name)

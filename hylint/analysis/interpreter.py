@@ -365,8 +365,18 @@ class HybridContext:
             return result
         if isinstance(node, cst.IfExp):
             self.expr(node.test)
+            mode = guard_mode(node.test, self.f_name)  # `a if F is nd else b`: one side runs eagerly only
+            eager_side = node.body if mode == "nd" else node.orelse if mode == "sym" else None
+            if eager_side is not None:
+                self.eager_only.add(eager_side)
+            self._eager_depth += eager_side is node.body
             body = self.expr(node.body)
+            self._eager_depth -= eager_side is node.body
+            self._eager_depth += eager_side is node.orelse
             orelse = self.expr(node.orelse)
+            self._eager_depth -= eager_side is node.orelse
+            if eager_side is not None:
+                return orelse if eager_side is node.body else body  # the side that is traced
             return body if body.kind is orelse.kind else UNKNOWN
         if isinstance(node, cst.Attribute):
             return self._attribute(node)
@@ -519,6 +529,12 @@ class HybridContext:
         root = callee.split(".", 1)[0]
         if callee and (callee.rsplit(".", 1)[0] in ND_NAMES or any(callee.startswith(p + ".") for p in ND_NAMES)):
             # nd.op(...) / mx.nd.op(...): an NDArray made outside the graph
+            if not self.takes_f:
+                # a helper without F written against mx.nd: it fails at its first nd call on a Symbol, and
+                # with no F to rewrite to, that call is the one thing to act on (the rest follows from it)
+                operand = next((v for v in arg_values if v.kind is Kind.TENSOR and v.certain), None)
+                if operand is not None:
+                    self._leaves_graph(node, operand)
             shape = Shape(static=True)
             if last == "array" and node.args:
                 dims = nested_literal_shape(node.args[0].value)

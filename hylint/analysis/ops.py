@@ -352,8 +352,20 @@ ND_ONLY = {ns: set(names) for ns, names in mxnet_api.ND_ONLY.items()}
 SYM_ONLY = {ns: set(names) for ns, names in mxnet_api.SYM_ONLY.items()}
 
 
+# the NumPy-style interface (`F.np.stack(arrays)`) takes its tensors as one sequence, where the legacy
+# operators take them as separate arguments (`F.stack(*arrays)`)
+NUMPY_SEQUENCE_OPS = frozenset({"stack", "concatenate", "vstack", "hstack", "dstack", "column_stack"})
+
+
+def is_sequence_position(op: str, index: int) -> bool:
+    """The argument at ``index`` of ``F.<op>`` is a sequence of tensors (``F.np.concatenate(features)``)."""
+    return index == 0 and op.startswith("np.") and op.rsplit(".", 1)[-1] in NUMPY_SEQUENCE_OPS
+
+
 def is_data_position(op: str, index: int) -> bool:
     short = op.rsplit(".", 1)[-1]
+    if is_sequence_position(op, index):
+        return False
     if short in CREATION_OPS or op.startswith("random.") and short not in ("multinomial", "shuffle"):
         return False
     if lookup(short).all_data:

@@ -3,6 +3,7 @@ from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
+from hylint.analysis.syntax import dotted_name
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._hazards import self_attr
 from hylint.walk import walk
@@ -82,6 +83,38 @@ def _clears_cache(fn: cst.FunctionDef) -> bool:
 
     walk(fn.body, _Find())
     return found[0]
+
+
+def _self_calls(fn: cst.FunctionDef) -> Set[str]:
+    """Names of the methods ``fn`` calls as ``self.<name>(...)``."""
+    called: Set[str] = set()
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            name = dotted_name(node.func) or ""
+            if name.startswith("self.") and name.count(".") == 1:
+                called.add(name[5:])
+
+    walk(fn, _Calls())
+    return called
+
+
+def _construction_methods(methods: Dict[str, cst.FunctionDef]) -> Set[str]:
+    """``__init__`` and the methods called only while the block is built (from ``__init__``, directly or
+    through other such methods): what they set is the block's structure, not state between calls."""
+    calls = {name: _self_calls(method) for name, method in methods.items()}
+    building = {"__init__"}
+    changed = True
+    while changed:
+        changed = False
+        for name in methods:
+            if name in building:
+                continue
+            callers = {caller for caller, called in calls.items() if name in called}
+            if callers and callers <= building:
+                building.add(name)
+                changed = True
+    return building
 
 
 def _is_scalar_literal(node: Optional[cst.BaseExpression]) -> bool:
@@ -324,6 +357,9 @@ No fix.
         Valid(CLS.format("    def __call__(self, x, states=None):\n        self.skip = states is None\n"
                          "        return super().__call__(x)\n\n    def hybrid_forward(self, F, x):\n"
                          "        return x if self.skip else x * 2\n")),
+        Valid(CLS.format("    def _make_layers(self, n):\n        self.body = nn.Dense(n)\n\n"
+                         "    def hybrid_forward(self, F, x):\n        return self.body(x)\n")
+              .replace("self.scale = 2.0", "self._make_layers(4)")),
         Valid(CLS.format("    def cast(self, dtype):\n        super().cast(dtype)\n        self.dtype = dtype\n\n"
                          "    def hybrid_forward(self, F, x):\n        return x.astype(self.dtype)\n")),
     ]
@@ -338,6 +374,10 @@ No fix.
         Invalid(CLS.format("    def reset(self):\n        self.calls = 0\n\n"
                            "    def hybrid_forward(self, F, x):\n        self.calls += 1\n        return x * self.calls\n")),
         Invalid(CLS.format("    def hybrid_forward(self, F, x):\n        self.history.append(x)\n        return x * 2\n")),
+        Invalid(CLS.format("    def _make_layers(self, n):\n        self.body = nn.Dense(n)\n\n"
+                           "    def grow(self):\n        self._make_layers(8)\n\n"
+                           "    def hybrid_forward(self, F, x):\n        return self.body(x)\n")
+                .replace("self.scale = 2.0", "self._make_layers(4)")),
         Invalid(CLS.format("    def hybrid_forward(self, F, x):\n        self.cache['last'] = x\n"
                            "        return x + self.cache['first']\n")),
         Invalid(CLS.format("    def hybrid_forward(self, F, x):\n        for _ in range(3):\n"
@@ -350,8 +390,9 @@ No fix.
             return
         flow = _flow(node, hybrid.eager_only)
         contexts = ctx.module_info.contexts
+        building = _construction_methods(cls.methods)
         others = {name: method for name, method in cls.methods.items()
-                  if name != "__init__" and method not in contexts}
+                  if name not in building and method not in contexts}
         ignored = set(cls.children) | set(cls.params)
         reset = cls.methods.get("reset")
         if reset is not None and _is_recurrent_cell(cls, ctx.module_info.classes):

@@ -5,6 +5,9 @@ from hylint.analysis.ops import NDARRAY_ONLY_METHODS
 from hylint.rule import Invalid, LintRule, Valid
 
 STUBS = {"asnumpy", "asscalar", "wait_to_read", "copy", "detach", "backward"}
+# also methods of Python's dict, list and set: flagged only on a value proven to be a tensor (a child's
+# outputs unpacked from a tuple may be a dict of cached states)
+PYTHON_CONTAINER_METHODS = {"copy"}
 
 
 def what_happens(method: str) -> str:
@@ -52,12 +55,16 @@ autograd, so a faithful rewrite needs `F.stop_gradient`; a Python `if` on it nee
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, states):\n        s = states.copy()\n        return x\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        cfg = self.cfg.copy()\n        return x\n"),
         Valid("class N(Block):\n    def forward(self, x):\n        return x.asnumpy()\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+              "        out, cache = self.attention(x, self.cache.copy())\n        self.cache = cache.copy()\n"
+              "        return out\n"),
     ]
     INVALID = [
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * x.sum().asscalar()\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        y = F.relu(x)\n        return y.asnumpy()\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.as_in_context(mx.cpu())\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        x.wait_to_read()\n        return x\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        y = F.relu(x).copy()\n        return y\n"),
     ]
 
     def visit_Call(self, node: cst.Call, ctx) -> None:
@@ -68,6 +75,9 @@ autograd, so a faithful rewrite needs `F.stop_gradient`; a Python `if` on it nee
             return
         value = ctx.value(node.func.value)
         if value.kind not in (Kind.TENSOR, Kind.CHILD):
+            return
+        if method in PYTHON_CONTAINER_METHODS and not (value.kind is Kind.TENSOR and value.certain
+                                                       and not value.assumed):
             return
         name = ctx.code(node.func.value).strip()
         ctx.report(node, f"`{name}.{method}()` is NDArray-only: after hybridize() `{name}` is a Symbol and "

@@ -20,6 +20,36 @@ def _builds_block(node: cst.CSTNode, classes) -> bool:
     return bool(found)
 
 
+def _registers_elements(fn: cst.FunctionDef, attr: str) -> bool:
+    """Whether ``fn`` registers the elements of ``self.<attr>`` itself: ``self.register_child(...)`` on an
+    element (``self.<attr>[i]``) or on the variable of a loop over ``self.<attr>``."""
+    container = f"self.{attr}"
+    registered, loops = [], {}
+
+    class _Find(cst.CSTVisitor):
+        def visit_For(self, node: cst.For) -> None:
+            iterated = dotted_name(node.iter) or ""
+            if isinstance(node.iter, cst.Call) and node.iter.args:  # enumerate(self.x), zip(self.x, ...)
+                iterated = " ".join(dotted_name(a.value) or "" for a in node.iter.args)
+            if container in iterated.split():
+                targets = [e.value for e in node.target.elements] if isinstance(node.target, cst.Tuple) \
+                    else [node.target]
+                for target in targets:
+                    if isinstance(target, cst.Name):
+                        loops[target.value] = True
+
+        def visit_Call(self, node: cst.Call) -> None:
+            if dotted_name(node.func) == "self.register_child" and node.args:
+                registered.append(node.args[0].value)
+
+    walk(fn, _Find())
+    for value in registered:
+        base = value.value if isinstance(value, cst.Subscript) else value
+        if dotted_name(base) == container or (isinstance(value, cst.Name) and value.value in loops):
+            return True
+    return False
+
+
 class UnregisteredChildContainer(LintRule):
     CODE = "HY702"
     NAME = "unregistered-child-container"
@@ -64,11 +94,17 @@ No fix: the container is iterated or indexed elsewhere, which the rewrite must f
         Valid(INIT.format("        self.layers = []\n        for i in range(2):\n            layer = nn.Dense(4)\n"
                           "            self.register_child(layer)\n            self.layers.append(layer)\n")),
         Valid("def make():\n    return [nn.Dense(4), nn.Dense(4)]\n"),
+        Valid(INIT.format("        self.proj = [nn.Dense(d) for d in (2, 3)]\n        for dense in self.proj:\n"
+                          "            self.register_child(dense)\n")),
+        Valid(INIT.format("        self.heads = [nn.Dense(2), nn.Dense(3)]\n        for i in range(2):\n"
+                          "            self.register_child(self.heads[i], 'head%d' % i)\n")),
     ]
     INVALID = [
         Invalid(INIT.format("        self.layers = [nn.Dense(4), nn.Dense(4)]\n")),
         Invalid(INIT.format("        self.layers = [nn.Dense(4) for _ in range(3)]\n")),
         Invalid(INIT.format("        self.heads = {'a': nn.Dense(2), 'b': nn.Dense(3)}\n")),
+        Invalid(INIT.format("        self.proj = [nn.Dense(d) for d in (2, 3)]\n        for dense in self.other:\n"
+                            "            self.register_child(dense)\n")),
         Invalid(INIT.format("        self.layers = []\n        for i in range(2):\n            self.layers.append(nn.Dense(4))\n")),
     ]
 
@@ -83,7 +119,7 @@ No fix: the container is iterated or indexed elsewhere, which the rewrite must f
         attr = self_attr(node.targets[0].target)
         if attr is None or not isinstance(node.value, (cst.List, cst.Tuple, cst.Dict, cst.ListComp, cst.DictComp)):
             return
-        if _builds_block(node.value, ctx.module_info.classes):
+        if _builds_block(node.value, ctx.module_info.classes) and not _registers_elements(ctx.function, attr):
             ctx.report(node, f"`self.{attr}` holds blocks in a Python {type(node.value).__name__.lower().replace('comp', '')}: "
                              f"they are not registered children, so their parameters are never initialized, and "
                              f"hybridize() fails with 'Unknown input to HybridBlock'; use nn.HybridSequential or "
