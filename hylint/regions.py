@@ -440,10 +440,12 @@ def reduce_source(source: str) -> Optional[str]:
             if kept[member]:
                 continue
             method = units[member]
+            # named, or it reads or writes an attribute the class's hybrid code names; that includes every
+            # caller (`self.m()`) of a kept method m (its `def m` is a hybrid word): mutable-self-state
+            # (HY807) tells the methods that build the block (called from __init__ only) by their callers
             if method.name in seen or method.attributes is None or method.attributes & hybrid_words[cls]:
-                keep(member)  # named, or it reads or writes an attribute the class's hybrid code names
-                continue
-            if block_names & method.scan.calls:
+                keep(member)
+            elif block_names & method.scan.calls:
                 keep(member)  # it builds a block class (HY907/HY908)
     dropped: List[Tuple[int, int]] = []
     for index, unit in enumerate(units):

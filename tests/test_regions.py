@@ -203,6 +203,11 @@ SHAPES = {
         "    def describe(self):\n        return \"net\"",
         "    def _make(self):\n        body = nn.HybridSequential()\n        body.add(Config())\n        return body")
     .replace("print(x.shape)", "print(self.conv(x), self.body(x))"),
+    "construction-methods": BLOCKS.replace("self.calls = 0", "self.calls = 0\n        self._build()").replace(
+        "    def describe(self):\n        return \"net\"",
+        "    def _build(self):\n        self._make_layers(4)\n\n    def _make_layers(self, n):\n"
+        "        self.body = nn.Dense(n)\n\n    def grow(self):\n        self._make_layers(8)\n\n"
+        "    def unrelated(self):\n        return 1").replace("print(x.shape)", "print(self.body(x))"),
     "empty": "",
     "comment-only": "# hybrid_forward\n",
 }
