@@ -359,6 +359,8 @@ def reduce_source(source: str) -> Optional[str]:
                 binders.setdefault(name, []).append(index)
         else:
             methods.setdefault(unit.name, []).append(index)
+            for name in unit.scan.imports:  # an import inside a method: its class binds it too
+                binders.setdefault(name, []).append(index)
     # a name whose every binding is "some other module" reads as unbound (HY808): none needs keeping
     telling = {name for unit in units[:top] for name, tells in unit.bindings.items() if tells}
     binders = {name: where for name, where in binders.items() if name in telling}

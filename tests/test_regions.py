@@ -184,6 +184,9 @@ SHAPES = {
     "lone-carriage-return": BLOCKS.replace("SCALE = 2\n", "SCALE = 2\rOTHER = 3\n"),
     "import-inside-dropped-function": "def unrelated():\n    from numpy import random\n    import os as np\n"
     + BLOCKS.replace("print(x.shape)", "print(random.uniform(), np.random.rand())"),
+    "import-inside-dropped-method": BLOCKS.replace("print(x.shape)", "print(npr.rand())").replace(
+        "    def describe(self):\n        return \"net\"",
+        "    def describe(self):\n        import numpy.random as npr\n        return \"net\""),
     "module-level-generator": "import numpy as np\nRNG = np.random.RandomState(0)\n"
     + BLOCKS.replace("print(x.shape)", "print(RNG.uniform())"),
     "methods-reading-and-writing-hybrid-state": BLOCKS.replace("self.calls = 0", "self.calls = 0\n        self.other = 1")
