@@ -8,33 +8,39 @@ lines as it spans (each line keeps its own line ending), so rows and columns of 
 those of the file: no position mapping.
 
 What is kept (``reduce_source``), given how the analysis and the rules read a module
-(hylint/context.py ``analyze_module``, the structure rules HY7xx, the engine's dispatcher):
+(hylint/analysis ``analyze_module``, the rules, the engine's dispatcher), until nothing changes:
 
 * every top-level statement that defines a *block class* (a class whose base list names a block
   base, ``HybridBlock``, ``Block``, ``HybridSequential``, ... or, transitively, another such class
   of the file) or a class with a ``hybrid_forward`` method: the hybrid contexts start there and the
   structure rules judge only such classes. Classes count where the analysis collects them: at top
-  level, in module-level ``if``/``try``/``with`` blocks, nested in class bodies;
-* then, until nothing changes, every top-level statement that defines a class or a module-level
-  function whose name is a *word* of a kept statement's text (helpers called with ``F``, the
-  classes of children and bases, a class of the same name as any class written in kept code). A
-  word is any identifier-like run of characters, in code, strings or comments alike: more is kept
-  than the analysis can look up, never less;
+  level, in module-level ``if``/``try``/``with`` blocks, nested in class bodies; a module-level
+  function that defines a block class in its body is kept too (analysed as well);
+* in a kept top-level class, ``__init__``, ``forward`` and ``hybrid_forward`` always; any other
+  method (a unit of its own) when kept code outside ``__init__`` names it, when it names an
+  attribute of ``self`` that the class's kept code outside ``__init__`` names (HY807, the fresh
+  children of HY501 and HY808's generator attributes read the other methods for those; a caller
+  ``self.m()`` of a kept method ``m`` names it, which HY807's construction methods need), when it
+  reaches attributes by name (``setattr``, ``getattr``, ``vars``) or defines a class, and when it
+  builds a block class;
+* every top-level statement that defines a class or a module-level function whose name is a *word*
+  of kept code outside ``__init__`` (helpers called with ``F``, bases, classes of the same name);
+  a word of ``__init__`` alone keeps the classes it names (the types of children), not the
+  functions or methods it calls, which only build children. A word is any identifier-like run of
+  characters, in code, strings or comments alike: more is kept than the analysis can look up;
+* every statement that binds, by an import (at any depth: HY808 reads them all) or a module-level
+  assignment, a word of kept code, when that binding can tell HY808 something (``numpy``/``random``
+  modules and their functions, any binding of ``np`` or ``numpy``, assignments): any other import
+  reads to HY808 as an unbound name;
+* of the top-level statements that build a block class ``Cls(...)``, the first that builds it
+  inside ``.add(...)``/``.register_child(...)`` and the first that builds it elsewhere: HY907/HY908
+  tell a class built only as a child by that pair (a statement defining classes is kept whole);
 * every statement that defines a name some kept statement defines too (the analysis keeps the
   first definition of a name: both must be there for it to choose the same one);
 * every statement sharing a line with a kept one (``a = 1; b = 2``);
 * every line outside the top-level statements (comments, blank lines).
 
-* every top-level statement holding an import or an assignment (python-random-in-hybrid, HY808,
-  resolves what a name such as ``np``, ``random`` or a module-level ``RNG = np.random.RandomState()``
-  stands for);
-* every module-level function that defines a block class in its body (analysed too);
-* every top-level statement that names a block class of the file (a factory that builds it: HY907
-  and HY908 tell a class built only as a child of other blocks by the places it is built);
-* every method of a kept class that reads or writes an attribute of ``self`` (mutable-self-state,
-  HY807, reads them all).
-
-Nothing else at module level is read.
+Nothing else is read. Docstrings of the module and of kept classes are dropped.
 
 What is not reduced, so whole files are parsed (``None``):
 
@@ -182,18 +188,23 @@ class _Scan:
             elif kind is ast.Import:
                 for alias in inner.names:
                     root = alias.name.split(".", 1)[0]
-                    self.imports[alias.asname or root] = alias.name in _RANDOM_MODULES if alias.asname else \
-                        root in ("numpy", "random")
+                    self.bind(alias.asname or root, alias.name in _RANDOM_MODULES if alias.asname else
+                              root in ("numpy", "random"))
             elif kind is ast.ImportFrom and inner.module is not None:
                 for alias in inner.names:
-                    self.imports[alias.asname or alias.name] = inner.module in _RANDOM_MODULES[1:] or \
-                        inner.module == "numpy" and alias.name == "random"
+                    self.bind(alias.asname or alias.name, inner.module in _RANDOM_MODULES[1:] or
+                              inner.module == "numpy" and alias.name == "random")
             for field in inner._fields:
                 value = getattr(inner, field, None)
                 if type(value) is list:
                     stack.extend(item for item in value if isinstance(item, ast.AST))
                 elif isinstance(value, ast.AST):
                     stack.append(value)
+
+    def bind(self, name: str, tells: bool) -> None:
+        # a name some binding tells HY808 something about keeps all its bindings (which one is last
+        # in the file is HY808's business)
+        self.imports[name] = self.imports.get(name, False) or tells
 
 
 def _dotted(node: ast.AST) -> str:
@@ -310,13 +321,14 @@ def reduce_source(source: str) -> Optional[str]:
         if isinstance(node, ast.ClassDef) and node.body:
             # one pass per statement of the body: the methods that may be dropped reuse theirs
             scans = member_scans[index] = [_Scan(child) for child in node.body]
-            whole = _Scan(ast.Module(body=[], type_ignores=[]))
+            whole = _Scan()
             header = _Scan(ast.Module(body=[*node.bases, *node.keywords, *node.decorator_list], type_ignores=[]))
             whole.classes.append(node)
             for part in [header, *scans]:
                 whole.calls |= part.calls
                 whole.classes += part.classes
-                whole.imports.update(part.imports)
+                for name, tells in part.imports.items():
+                    whole.bind(name, tells)
             units.append(_Unit(node, scan=whole))
         else:
             units.append(_Unit(node))
