@@ -54,15 +54,14 @@ def main() -> None:
                                                       "hylint.registry.all_rules()")
 
     from hylint import regions
-    from hylint.context import analyze_module
+    from hylint.analysis import analyze_module
     from hylint.discovery import DEFAULT_EXCLUDE, discover
-    from hylint.engine import Linter, _gc_relaxed
+    from hylint.engine import Linter, _gc_relaxed, parse_module
     from hylint.files import read_source
     from hylint.prefilter import might_hold_hybrid_code
     from hylint.registry import all_rules, select_rules
     from hylint.report import Report, render
     from hylint.runner import FileOutcome
-    import libcst as cst
 
     rules = all_rules()
     if args.select == "ALL":
@@ -80,8 +79,21 @@ def main() -> None:
     timings["discovery"] = clock() - start
     phase = dict.fromkeys(["read", "prefilter", "locate regions (ast)", "parse (libcst)", "analysis",
                            "rules + positions + noqa"], 0.0)
-    parsed_lines = total_lines = kept = 0
+    parsed_lines = total_lines = kept = whole_again = 0
     outcomes = []
+
+    def lint(text: str, original: str, filename: str, t3: float):
+        module = parse_module(text)
+        t4 = clock()
+        phase["parse (libcst)"] += t4 - t3
+        analyze_module(module)
+        t5 = clock()
+        phase["analysis"] += t5 - t4
+        # _lint_module analyses again: its time minus the analysis's is the rules' share
+        diagnostics = linter._lint_module(module, original, filename)
+        phase["rules + positions + noqa"] += max(0.0, clock() - t5 - (t5 - t4))
+        return diagnostics
+
     for path in files:
         relaxed = _gc_relaxed()  # as Linter.lint_source does per lint
         relaxed.__enter__()
@@ -106,17 +118,13 @@ def main() -> None:
                 text = reduced
         else:
             t3 = t2
-        module = cst.parse_module(text)
-        t4 = clock()
-        phase["parse (libcst)"] += t4 - t3
         total_lines += sum(1 for line in source.text.splitlines() if line.strip())
         parsed_lines += sum(1 for line in text.splitlines() if line.strip())
-        analyze_module(module)
-        t5 = clock()
-        phase["analysis"] += t5 - t4
-        # _lint_module analyses again: its time minus the analysis's is the rules' share
-        diagnostics = linter._lint_module(module, source.text, str(path))
-        phase["rules + positions + noqa"] += max(0.0, clock() - t5 - (t5 - t4))
+        diagnostics = lint(text, source.text, str(path), t3)
+        if text is not source.text and any(d.fix is not None for d in diagnostics):
+            # a fix in sight: the engine lints the whole file again (hylint/regions.py)
+            whole_again += 1
+            diagnostics = lint(source.text, source.text, str(path), clock())
         outcomes.append(FileOutcome(str(path), diagnostics, source.text))
         relaxed.__exit__(None, None, None)
     timings.update(phase)
@@ -135,7 +143,7 @@ def main() -> None:
     timings["worker start-up (2 forked workers, round trip, wall)"] = time.perf_counter() - start
 
     print(f"{len(files)} files, {kept} parsed ({parsed_lines:,} of their {total_lines:,} non-blank lines handed "
-          f"to libcst), {len(diagnostics)} diagnostics; "
+          f"to libcst; {whole_again} linted whole again for a fix), {len(diagnostics)} diagnostics; "
           f"{'whole files' if not reduce else 'regions'}; rules: {args.select or 'default'}")
     per_file = sum(phase.values())
     for name, seconds in timings.items():

@@ -285,6 +285,8 @@ def render(samples, stats, versions, loads, elapsed, args, touched) -> str:
                      f"{stats['files'] / wall['median']:,.0f} | {stats['lines'] / wall['median']:,.0f} | "
                      f"{rss:.0f} | {tree:.0f} |")
     targets = [
+        ("cold hylint / ruff --no-cache", "hylint cold", "ruff --no-cache", "at most 4", lambda r: r <= 4),
+        ("cold hylint -j1 / ruff --no-cache", "hylint cold -j1", "ruff --no-cache", "at most 8", lambda r: r <= 8),
         ("cold hylint / flake8", "hylint cold", "flake8", "at most 0.5", lambda r: r <= 0.5),
         ("fixit / cold hylint", "fixit", "hylint cold", "at least 20", lambda r: r >= 20),
         ("warm hylint / ruff warm", "hylint warm", "ruff warm", "at most 3", lambda r: r <= 3),

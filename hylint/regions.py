@@ -8,33 +8,39 @@ lines as it spans (each line keeps its own line ending), so rows and columns of 
 those of the file: no position mapping.
 
 What is kept (``reduce_source``), given how the analysis and the rules read a module
-(hylint/context.py ``analyze_module``, the structure rules HY7xx, the engine's dispatcher):
+(hylint/analysis ``analyze_module``, the rules, the engine's dispatcher), until nothing changes:
 
 * every top-level statement that defines a *block class* (a class whose base list names a block
   base, ``HybridBlock``, ``Block``, ``HybridSequential``, ... or, transitively, another such class
   of the file) or a class with a ``hybrid_forward`` method: the hybrid contexts start there and the
   structure rules judge only such classes. Classes count where the analysis collects them: at top
-  level, in module-level ``if``/``try``/``with`` blocks, nested in class bodies;
-* then, until nothing changes, every top-level statement that defines a class or a module-level
-  function whose name is a *word* of a kept statement's text (helpers called with ``F``, the
-  classes of children and bases, a class of the same name as any class written in kept code). A
-  word is any identifier-like run of characters, in code, strings or comments alike: more is kept
-  than the analysis can look up, never less;
+  level, in module-level ``if``/``try``/``with`` blocks, nested in class bodies; a module-level
+  function that defines a block class in its body is kept too (analysed as well);
+* in a kept top-level class, ``__init__``, ``forward`` and ``hybrid_forward`` always; any other
+  method (a unit of its own) when kept code outside ``__init__`` names it, when it names an
+  attribute of ``self`` that the class's kept code outside ``__init__`` names (HY807, the fresh
+  children of HY501 and HY808's generator attributes read the other methods for those; a caller
+  ``self.m()`` of a kept method ``m`` names it, which HY807's construction methods need), when it
+  reaches attributes by name (``setattr``, ``getattr``, ``vars``) or defines a class, and when it
+  builds a block class;
+* every top-level statement that defines a class or a module-level function whose name is a *word*
+  of kept code outside ``__init__`` (helpers called with ``F``, bases, classes of the same name);
+  a word of ``__init__`` alone keeps the classes it names (the types of children), not the
+  functions or methods it calls, which only build children. A word is any identifier-like run of
+  characters, in code, strings or comments alike: more is kept than the analysis can look up;
+* every statement that binds, by an import (at any depth: HY808 reads them all) or a module-level
+  assignment, a word of kept code, when that binding can tell HY808 something (``numpy``/``random``
+  modules and their functions, any binding of ``np`` or ``numpy``, assignments): any other import
+  reads to HY808 as an unbound name;
+* of the top-level statements that build a block class ``Cls(...)``, the first that builds it
+  inside ``.add(...)``/``.register_child(...)`` and the first that builds it elsewhere: HY907/HY908
+  tell a class built only as a child by that pair (a statement defining classes is kept whole);
 * every statement that defines a name some kept statement defines too (the analysis keeps the
   first definition of a name: both must be there for it to choose the same one);
 * every statement sharing a line with a kept one (``a = 1; b = 2``);
 * every line outside the top-level statements (comments, blank lines).
 
-* every top-level statement holding an import or an assignment (python-random-in-hybrid, HY808,
-  resolves what a name such as ``np``, ``random`` or a module-level ``RNG = np.random.RandomState()``
-  stands for);
-* every module-level function that defines a block class in its body (analysed too);
-* every top-level statement that names a block class of the file (a factory that builds it: HY907
-  and HY908 tell a class built only as a child of other blocks by the places it is built);
-* every method of a kept class that reads or writes an attribute of ``self`` (mutable-self-state,
-  HY807, reads them all).
-
-Nothing else at module level is read.
+Nothing else is read. Docstrings of the module and of kept classes are dropped.
 
 What is not reduced, so whole files are parsed (``None``):
 
@@ -57,8 +63,10 @@ import ast
 import os
 import re
 import warnings
+from collections import defaultdict
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
+from hylint.rules._hazards import ADDING_METHODS
 from hylint.prefilter import CLASS_KEYS, CLASS_NAMES, CONTEXT_KEYS, rule_keys
 
 WHOLE_FILE_ENV = "HYLINT_WHOLE_FILE"
@@ -80,30 +88,36 @@ def applies(rule_types: Iterable[type]) -> bool:
 
 
 _ALWAYS_KEPT_METHODS = frozenset({"__init__", "forward", _HYBRID_FORWARD})
-# a method that may write an attribute of self (`self.x = `, `self.x += `, setattr): mutable-self-state
-# (HY807) reads every method of a hybrid class for those
-_NAMES_SELF = re.compile(r"\bself\s*\.|\bsetattr\b|\bgetattr\b")
+# the attributes of self a method names (`self.x`): the rules that read the other methods of a class
+# (mutable-self-state HY807, in-place-assignment's fresh children, python-random-in-hybrid's generator
+# attributes) read them only for attributes the class's hybrid code names
+_SELF_ATTRIBUTE = re.compile(r"\bself\s*\.\s*(\w+)")
+_BY_NAME = re.compile(r"\b(?:setattr|getattr|delattr|hasattr|vars|__dict__)\b")  # any attribute, by a string
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_RANDOM_MODULES = ("numpy", "numpy.random", "random")
 
 
 class _Unit:
     """A top-level statement, or a method of a top-level class that may be dropped on its own."""
 
-    __slots__ = ("first", "last", "classes", "functions", "name", "parent", "members", "blanked", "pinned")
+    __slots__ = ("first", "last", "classes", "functions", "bindings", "name", "parent", "members", "blanked",
+                 "attributes", "hidden", "scan")
 
-    def __init__(self, node: ast.stmt, parent: Optional[int] = None) -> None:
-        decorators = getattr(node, "decorator_list", ())
-        self.first = min([node.lineno] + [d.lineno for d in decorators])
-        self.last = node.end_lineno or node.lineno
+    def __init__(self, node: ast.stmt, parent: Optional[int] = None, scan: Optional["_Scan"] = None) -> None:
+        self.first, self.last = _span(node)
         self.parent = parent
         self.classes: Dict[str, List[Set[str]]] = {}  # class name -> base words of each definition
         self.functions: Set[str] = set()
         self.name = getattr(node, "name", "")  # a method's name
         self.members: List[int] = []  # units of the methods that may be dropped
         self.blanked: List[Tuple[int, int]] = []  # rows of the class's docstrings (dropped when kept)
-        self.pinned = False  # a method kept whenever its class is
+        self.bindings: Dict[str, bool] = {}  # names bound by imports (any depth), module-level assignments
+        self.attributes: Optional[Set[str]] = set()  # a method's `self.<attribute>`s (None: any, by name)
+        self.hidden: List[Tuple[int, int]] = []  # a class's rows left out of its hybrid words (__init__)
+        self.scan = scan if scan is not None else _Scan(node)
         if parent is None:
             _collect([node], self, module_level=True)
+            self.bindings = _bindings(node, self.scan)
 
     def names(self) -> List[str]:
         return list(self.classes) + list(self.functions)
@@ -144,6 +158,99 @@ def _collect(body: Sequence[ast.stmt], unit: _Unit, module_level: bool) -> None:
             unit.functions.add(node.name)
 
 
+def _span(node: ast.stmt) -> Tuple[int, int]:
+    """First row (its decorators included) and last row of a statement."""
+    decorators = getattr(node, "decorator_list", ())
+    return min([node.lineno] + [d.lineno for d in decorators]), node.end_lineno or node.lineno
+
+
+class _Scan:
+    """What one pass over a statement's syntax tree finds: the names called as ``Name(...)`` (the
+    constructions of a class that child-only-classes, HY907/HY908, counts: it looks the callee's
+    dotted name up among the module's class names), the classes defined in it (itself included), and
+    its imports (name -> tells HY808 something, see ``_bindings``)."""
+
+    __slots__ = ("calls", "classes", "imports")
+
+    def __init__(self, node: Optional[ast.AST] = None) -> None:
+        self.calls: Set[str] = set()
+        self.classes: List[ast.ClassDef] = []
+        self.imports: Dict[str, bool] = {}
+        stack = [node] if node is not None else []
+        while stack:
+            inner = stack.pop()
+            kind = type(inner)
+            if kind is ast.Call:
+                if type(inner.func) is ast.Name:
+                    self.calls.add(inner.func.id)
+            elif kind is ast.ClassDef:
+                self.classes.append(inner)
+            elif kind is ast.Import:
+                for alias in inner.names:
+                    root = alias.name.split(".", 1)[0]
+                    self.bind(alias.asname or root, alias.name in _RANDOM_MODULES if alias.asname else
+                              root in ("numpy", "random"))
+            elif kind is ast.ImportFrom and inner.module is not None:
+                for alias in inner.names:
+                    self.bind(alias.asname or alias.name, inner.module in _RANDOM_MODULES[1:] or
+                              inner.module == "numpy" and alias.name == "random")
+            for field in inner._fields:
+                value = getattr(inner, field, None)
+                if type(value) is list:
+                    stack.extend(item for item in value if isinstance(item, ast.AST))
+                elif isinstance(value, ast.AST):
+                    stack.append(value)
+
+    def bind(self, name: str, tells: bool) -> None:
+        # a name some binding tells HY808 something about keeps all its bindings (which one is last
+        # in the file is HY808's business)
+        self.imports[name] = self.imports.get(name, False) or tells
+
+
+def _dotted(node: ast.AST) -> str:
+    """``a.b.c`` -> "a.b.c"; "" for anything but a plain dotted name (as analysis/syntax.py dotted_name)."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return ""
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _constructions(node: ast.AST, adding: int = 0, found: Optional[Dict[str, Set[bool]]] = None) -> Dict[str, Set[bool]]:
+    """Name -> whether its ``Name(...)`` calls in ``node`` sit inside a ``.add(...)`` /
+    ``.register_child(...)`` call (True: a child) or not (False), as child-only-classes (HY907, HY908)
+    tells them apart outside class bodies."""
+    found = {} if found is None else found
+    if isinstance(node, ast.Call):
+        if _dotted(node.func).rsplit(".", 1)[-1] in ADDING_METHODS:
+            adding += 1
+        if isinstance(node.func, ast.Name):
+            found.setdefault(node.func.id, set()).add(adding > 0)
+    for child in ast.iter_child_nodes(node):
+        _constructions(child, adding, found)
+    return found
+
+
+def _bindings(node: ast.stmt, scan: _Scan) -> Dict[str, bool]:
+    """Names a top-level statement binds that python-random-in-hybrid (HY808) resolves (its
+    ``random_bindings``): every import, at any depth (it reads them all), and the targets of
+    module-level assignments; each with whether the binding can tell it anything (a random module,
+    NumPy, a generator object) rather than "some other module", which is what an unbound name means
+    to it too (but for ``np`` and ``numpy``)."""
+    names = dict(scan.imports)
+    for inner in _reachable([node]):
+        if isinstance(inner, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for target in inner.targets if isinstance(inner, ast.Assign) else [inner.target]:
+                names.update((sub.id, True) for sub in ast.walk(target) if isinstance(sub, ast.Name))
+    for name in ("np", "numpy"):
+        if name in names:
+            names[name] = True
+    return names
+
+
 def _is_block_class(bases: Set[str], block_classes: Set[str]) -> bool:
     """A base word naming a block base (the prefilter's words, which every block base name of the
     analysis contains), another block class of the file, or a hybrid_forward method."""
@@ -154,12 +261,13 @@ def _is_docstring(node: ast.stmt) -> bool:
     return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
-def _split_class(node: ast.ClassDef, index: int, units: List[_Unit], lines: List[str]) -> None:
+def _split_class(node: ast.ClassDef, index: int, units: List[_Unit], lines: List[str],
+                 scans: List[_Scan]) -> None:
     """Make the methods of top-level class ``units[index]`` that may be dropped units of their own
     (not ``__init__``, ``forward``, ``hybrid_forward``) and note its docstring-like strings, when its
     body is an indented block that keeps at least one other statement."""
     body = node.body
-    spans = [(_Unit(child, index).first, child.end_lineno or child.lineno) for child in body]
+    spans = [_span(child) for child in body]
     head = body[0]
     column = min([head.col_offset] + [d.col_offset for d in getattr(head, "decorator_list", ())])
     if lines[spans[0][0] - 1][:column].strip():
@@ -180,12 +288,17 @@ def _split_class(node: ast.ClassDef, index: int, units: List[_Unit], lines: List
         if _is_docstring(child):
             parent.blanked.append(spans[position])
             continue
-        member = _Unit(child, index)
-        # mutable-self-state (HY807) reads every method of a hybrid class (writes, and reads before a
-        # write); a method that never reads or writes an attribute of `self` cannot matter to it
-        member.pinned = bool(_NAMES_SELF.search("".join(lines[member.first - 1:member.last])))
+        member = _Unit(child, index, scans[position])
+        text = "".join(lines[member.first - 1:member.last])
+        # None: kept whenever its class is (attributes named by strings; a class defined inside, which
+        # the analysis collects)
+        member.attributes = None if _BY_NAME.search(text) or member.scan.classes \
+            else set(_SELF_ATTRIBUTE.findall(text))
         parent.members.append(len(units))
         units.append(member)
+    for position, child in enumerate(body):
+        if isinstance(child, _FUNCTIONS) and child.name == "__init__" and not droppable[position]:
+            parent.hidden.append(spans[position])  # the attributes it sets are not hybrid words
 
 
 def reduce_source(source: str) -> Optional[str]:
@@ -202,13 +315,29 @@ def reduce_source(source: str) -> Optional[str]:
     lines = _LINE.findall(source)
     if lines and lines[-1] == "":
         lines.pop()
-    units = [_Unit(node) for node in tree.body]
+    units = []
+    member_scans: Dict[int, List[_Scan]] = {}  # a top-level class -> the scan of each statement of its body
+    for index, node in enumerate(tree.body):
+        if isinstance(node, ast.ClassDef) and node.body:
+            # one pass per statement of the body: the methods that may be dropped reuse theirs
+            scans = member_scans[index] = [_Scan(child) for child in node.body]
+            whole = _Scan()
+            header = _Scan(ast.Module(body=[*node.bases, *node.keywords, *node.decorator_list], type_ignores=[]))
+            whole.classes.append(node)
+            for part in [header, *scans]:
+                whole.calls |= part.calls
+                whole.classes += part.classes
+                for name, tells in part.imports.items():
+                    whole.bind(name, tells)
+            units.append(_Unit(node, scan=whole))
+        else:
+            units.append(_Unit(node))
     top = len(units)
     if not top:
         return None
     for index, node in enumerate(tree.body):
         if isinstance(node, ast.ClassDef):
-            _split_class(node, index, units, lines)
+            _split_class(node, index, units, lines, member_scans[index])
     # top-level statements sharing a line are kept or dropped together
     groups: List[List[int]] = []
     group_of: List[int] = []
@@ -229,13 +358,24 @@ def reduce_source(source: str) -> Optional[str]:
                     block_classes.add(name)
                     changed = True
     definers: Dict[str, List[int]] = {}
+    class_definers: Dict[str, List[int]] = {}
+    binders: Dict[str, List[int]] = {}
     methods: Dict[str, List[int]] = {}
     for index, unit in enumerate(units):
         if unit.parent is None:
             for name in unit.names():
                 definers.setdefault(name, []).append(index)
+            for name in unit.classes:
+                class_definers.setdefault(name, []).append(index)
+            for name in unit.bindings:
+                binders.setdefault(name, []).append(index)
         else:
             methods.setdefault(unit.name, []).append(index)
+            for name in unit.scan.imports:  # an import inside a method: its class binds it too
+                binders.setdefault(name, []).append(index)
+    # a name whose every binding is "some other module" reads as unbound (HY808): none needs keeping
+    telling = {name for unit in units[:top] for name, tells in unit.bindings.items() if tells}
+    binders = {name: where for name, where in binders.items() if name in telling}
 
     kept = [False] * len(units)
     queue: List[int] = []
@@ -246,42 +386,81 @@ def reduce_source(source: str) -> Optional[str]:
                 kept[other] = True
                 queue.append(other)
 
+    def words_of(unit: _Unit, left_out: Iterable[Tuple[int, int]] = ()) -> Set[str]:
+        rows = set()
+        for first, last in left_out:
+            rows.update(range(first, last + 1))
+        return set(_WORD.findall("".join(lines[row - 1] for row in range(unit.first, unit.last + 1)
+                                         if row not in rows)))
+
     block_names = block_classes - {_HYBRID_FORWARD}
+    builders: Dict[Tuple[str, bool], int] = {}  # (block class, built as a child) -> the first unit doing so
     for index, node in enumerate(tree.body):
         if any(name in block_classes for name in units[index].classes):
             keep(index)
-        elif any(isinstance(inner, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign))
-                 for inner in _reachable([node])):
-            keep(index)  # python-random-in-hybrid (HY808) resolves what `np`, `random`, `RNG = ...` name
-        elif isinstance(node, _FUNCTIONS) and any(
-                isinstance(inner, ast.ClassDef) and _is_block_class(_class_words(inner), block_classes)
-                for inner in ast.walk(node)):
+        elif isinstance(node, _FUNCTIONS) and any(_is_block_class(_class_words(inner), block_classes)
+                                                  for inner in units[index].scan.classes):
             keep(index)  # a block class defined inside a function is analysed too
-        elif block_names & set(_WORD.findall("".join(lines[units[index].first - 1:units[index].last]))):
-            keep(index)  # it may build a block class: HY907/HY908 tell a child-only class by where it is built
+        elif block_names & units[index].scan.calls:
+            if units[index].scan.classes:
+                keep(index)  # calls in the methods of a class inside: child or not by that class
+                continue
+            # HY907/HY908 tell a child-only class (built as a child somewhere, never elsewhere) by where
+            # it is built: one statement building it as a child and one building it otherwise tell that
+            for name, kinds in _constructions(node).items():
+                if name in block_names:
+                    for kind in kinds:
+                        builders.setdefault((name, kind), index)
+    for index in builders.values():
+        keep(index)
     seen: Set[str] = set()
+    seen_in_init: Set[str] = set()
+    hybrid_words: Dict[int, Set[str]] = defaultdict(set)  # a kept class -> the words of its kept code but __init__
     while queue:
         index = queue.pop()
         unit = units[index]
         for name in unit.names():  # every definition of a kept name
             for other in definers[name]:
                 keep(other)
-        own = set()  # rows of this unit kept apart (its methods) or dropped (its docstrings)
-        for member in unit.members:
-            own.update(range(units[member].first, units[member].last + 1))
-        for first, last in unit.blanked:
-            own.update(range(first, last + 1))
-        text = "".join(lines[row - 1] for row in range(unit.first, unit.last + 1) if row not in own)
-        for word in set(_WORD.findall(text)) - seen:
+        own = [(units[member].first, units[member].last) for member in unit.members] + unit.blanked
+        words = words_of(unit, own + unit.hidden)
+        if unit.members:
+            hybrid_words[index] |= words
+        elif unit.parent is not None:
+            hybrid_words[unit.parent] |= words
+        if unit.hidden:
+            # a word of __init__ alone: a class there (a child's type) matters to the analysis and the
+            # structure rules, and so do imports (HY808 reads generators made there); the functions and
+            # methods it calls build children, which only the code they build matters for
+            for word in words_of(unit, own) - words - seen_in_init:
+                seen_in_init.add(word)
+                for other in class_definers.get(word, ()):
+                    keep(other)
+                for other in binders.get(word, ()):
+                    keep(other)
+        for word in words - seen:
             seen.add(word)
             for other in definers.get(word, ()):
                 keep(other)
+            for other in binders.get(word, ()):
+                keep(other)  # python-random-in-hybrid (HY808) resolves what `np`, `random`, `RNG` name
             for other in methods.get(word, ()):
                 if kept[units[other].parent]:
                     keep(other)
-        for member in unit.members:
-            if units[member].pinned or units[member].name in seen:
+        cls = index if unit.members else unit.parent
+        if cls is None:
+            continue
+        for member in units[cls].members:
+            if kept[member]:
+                continue
+            method = units[member]
+            # named, or it reads or writes an attribute the class's hybrid code names; that includes every
+            # caller (`self.m()`) of a kept method m (its `def m` is a hybrid word): mutable-self-state
+            # (HY807) tells the methods that build the block (called from __init__ only) by their callers
+            if method.name in seen or method.attributes is None or method.attributes & hybrid_words[cls]:
                 keep(member)
+            elif block_names & method.scan.calls:
+                keep(member)  # it builds a block class (HY907/HY908)
     dropped: List[Tuple[int, int]] = []
     for index, unit in enumerate(units):
         if not kept[index] and (unit.parent is None or kept[unit.parent]):

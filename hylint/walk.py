@@ -17,6 +17,7 @@ callbacks (``visit_<Type>_<attribute>``) are handed to libcst's own traversal.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from typing import Dict, FrozenSet, Iterator, Tuple, Type
 
 import libcst as cst
@@ -29,8 +30,26 @@ TRIVIA: FrozenSet[type] = frozenset({
 })
 _TRIVIA_NAMES = frozenset(t.__name__ for t in TRIVIA)
 
+
+def _subclasses(base: type) -> FrozenSet[type]:
+    found, stack = set(), [base]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            if sub not in found:
+                found.add(sub)
+                stack.append(sub)
+    return frozenset(found)
+
+
+# Expression nodes: no statement (import, assignment, def) is ever below one; a visitor that looks for
+# statements only may skip them (TRIVIA | EXPRESSIONS)
+EXPRESSIONS: FrozenSet[type] = _subclasses(cst.BaseExpression)
+
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
-_NEEDS_LIBCST: Dict[type, bool] = {}
+# visitor type -> (needs libcst's own traversal, what a traversal for it may skip); weak: rules define
+# visitor classes inside functions, one per call, whose closures hold nodes of the tree being linted
+# (a plain dict kept every such class, and with it parts of every tree, for the whole run)
+_PROFILES: "weakref.WeakKeyDictionary[type, Tuple[bool, FrozenSet[type]]]" = weakref.WeakKeyDictionary()
 _IS_NODE: Dict[type, bool] = {}
 
 
@@ -51,11 +70,18 @@ def child_fields(node_type: type) -> Tuple[str, ...]:
     return fields
 
 
-def _needs_libcst(visitor_type: type) -> bool:
-    needs = _NEEDS_LIBCST.get(visitor_type)
-    if needs is None:
-        needs = _NEEDS_LIBCST[visitor_type] = any(_has_attribute_suffix(name) for name in _callbacks(visitor_type))
-    return needs
+def _profile(visitor_type: type) -> Tuple[bool, FrozenSet[type]]:
+    profile = _PROFILES.get(visitor_type)
+    if profile is None:
+        callbacks = list(_callbacks(visitor_type))
+        needs_libcst = any(_has_attribute_suffix(name) for name in callbacks)
+        overrides = any(name in vars(klass) for klass in visitor_type.__mro__
+                        if klass.__module__.split(".", 1)[0] != "libcst" and klass is not object
+                        for name in ("on_visit", "on_leave"))
+        # a generic on_visit/on_leave may care about any node: skip nothing
+        skip = frozenset() if overrides else skipped_types(frozenset(name.split("_", 1)[1] for name in callbacks))
+        profile = _PROFILES[visitor_type] = (needs_libcst, skip)
+    return profile
 
 
 def _has_attribute_suffix(name: str) -> bool:
@@ -86,15 +112,12 @@ def skipped_types(handled: FrozenSet[str]) -> FrozenSet[type]:
 
 def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, skip: FrozenSet[type] = None) -> None:
     """``node.visit(visitor)`` for a read-only visitor, without rebuilding the tree."""
-    if _needs_libcst(type(visitor)):
+    needs_libcst, default_skip = _profile(type(visitor))
+    if needs_libcst:
         node.visit(visitor)
         return
     if skip is None:
-        overrides = any(name in vars(klass) for klass in type(visitor).__mro__
-                        if klass.__module__.split(".", 1)[0] != "libcst" and klass is not object
-                        for name in ("on_visit", "on_leave"))
-        # a generic on_visit/on_leave may care about any node: skip nothing
-        skip = frozenset() if overrides else skipped_types(handled_types(visitor))
+        skip = default_skip
     _walk(node, visitor.on_visit, visitor.on_leave, skip)
 
 

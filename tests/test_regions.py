@@ -116,17 +116,28 @@ def test_the_reduced_source_keeps_rows_and_columns():
     _rows_kept_or_emptied(BLOCKS, reduced)
     kept = {line.strip() for line in reduced.splitlines() if line.strip()}
     # the block class, its __init__, hybrid_forward, helper methods and the helper it calls stay; so do
-    # imports and module-level assignments (HY808 resolves them), a method reading or writing `self.`
-    # (HY807 reads them) and a function that builds the block class (HY907/HY908 judge where it is built)
+    # a method reading or writing an attribute of `self` that the hybrid code names (HY807 reads them) and
+    # a function that builds the block class (HY907/HY908 judge where it is built)
     for line in ("class Net(HybridBlock):", "def _helper(F, x):", "def _inner(self, F, x):",
-                 "def set_scale(self, s):", "def hybrid_forward(self, F, x):", "import numpy as np",
-                 "SCALE = 2", "def get_net(**kwargs):"):
+                 "def set_scale(self, s):", "def hybrid_forward(self, F, x):", "def get_net(**kwargs):"):
         assert line in kept
-    # the rest goes: docstrings, unrelated functions and classes, a method that neither names nor uses self.
+    # the rest goes: docstrings, unrelated functions and classes, a method that names no attribute of
+    # the hybrid code, imports and assignments of names that no kept code names
     for line in ('"""Module docstring."""', "def unrelated(a):", "class Config(object):",
-                 "def describe(self):", '"""A net.'):
+                 "def describe(self):", '"""A net.', "import numpy as np", "SCALE = 2"):
         assert line not in kept
     ast.parse(reduced)
+
+
+def test_what_the_kept_code_names_stays():
+    source = BLOCKS.replace("print(x.shape)", "print(np.random.uniform() * SCALE)").replace(
+        "    def describe(self):\n        return \"net\"", "    def describe(self):\n        return self.calls")
+    kept = {line.strip() for line in reduce_source(source).splitlines() if line.strip()}
+    # imports and assignments binding a name of kept code (HY808 resolves `np`, `RNG = ...`)
+    assert {"import numpy as np", "SCALE = 2"} <= kept
+    # `self.calls` is set in __init__ only, which hybrid code does not name: describe() still goes
+    assert "def describe(self):" not in kept
+    assert _same(source, diff=True)
 
 
 @pytest.mark.parametrize("selection", ["default", "ALL"])
@@ -171,6 +182,35 @@ SHAPES = {
     "libcst-only-syntax-error": BLOCKS + "\nprint 'hello'\n",
     "python-3.10-match": BLOCKS + "\nmatch SCALE:\n    case 2:\n        pass\n",
     "lone-carriage-return": BLOCKS.replace("SCALE = 2\n", "SCALE = 2\rOTHER = 3\n"),
+    "import-inside-dropped-function": "def unrelated():\n    from numpy import random\n    import os as np\n"
+    + BLOCKS.replace("print(x.shape)", "print(random.uniform(), np.random.rand())"),
+    "import-inside-dropped-method": BLOCKS.replace("print(x.shape)", "print(npr.rand())").replace(
+        "    def describe(self):\n        return \"net\"",
+        "    def describe(self):\n        import numpy.random as npr\n        return \"net\""),
+    "module-level-generator": "import numpy as np\nRNG = np.random.RandomState(0)\n"
+    + BLOCKS.replace("print(x.shape)", "print(RNG.uniform())"),
+    "methods-reading-and-writing-hybrid-state": BLOCKS.replace("self.calls = 0", "self.calls = 0\n        self.other = 1")
+    .replace("print(x.shape)", "self.last = x\n        self.count += 1").replace(
+        "    def describe(self):\n        return \"net\"",
+        "    def describe(self):\n        return self.last\n\n    def bump(self):\n        self.count = 0\n\n"
+        "    def other(self):\n        self.other = 2\n\n    def by_name(self):\n        setattr(self, 'count', 3)\n\n"
+        "    def generator(self):\n        self.rng = np.random.RandomState(0)"),
+    "method-building-children": BLOCKS.replace(
+        "    def describe(self):\n        return \"net\"",
+        "    def describe(self):\n        return Net()\n\n    def local(self):\n        class Inner(HybridBlock):\n"
+        "            def hybrid_forward(self, F, x):\n                return x.asnumpy()\n        return Inner()")
+    + "\n\nclass Child(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x\n\n"
+    "    def make(self):\n        return Child()\n",
+    "init-helpers": "def _conv(channels):\n    return nn.Conv2D(channels, 3)\n\n\n" + BLOCKS.replace(
+        "self.calls = 0", "self.calls = 0\n        self.conv = _conv(4)\n        self.body = self._make()").replace(
+        "    def describe(self):\n        return \"net\"",
+        "    def _make(self):\n        body = nn.HybridSequential()\n        body.add(Config())\n        return body")
+    .replace("print(x.shape)", "print(self.conv(x), self.body(x))"),
+    "construction-methods": BLOCKS.replace("self.calls = 0", "self.calls = 0\n        self._build()").replace(
+        "    def describe(self):\n        return \"net\"",
+        "    def _build(self):\n        self._make_layers(4)\n\n    def _make_layers(self, n):\n"
+        "        self.body = nn.Dense(n)\n\n    def grow(self):\n        self._make_layers(8)\n\n"
+        "    def unrelated(self):\n        return 1").replace("print(x.shape)", "print(self.body(x))"),
     "empty": "",
     "comment-only": "# hybrid_forward\n",
 }

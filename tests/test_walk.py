@@ -128,3 +128,55 @@ def test_context_pass_equals_whole_module_pass(source):
     a = contexts_only._lint_module(module, source, "m.py")
     b = whole._lint_module(module, source, "m.py")
     assert a == b
+
+
+def test_a_visitor_class_made_per_call_is_not_kept_alive():
+    """Rules define visitor classes inside functions; walk() must not keep them (their closures hold
+    nodes of the tree being linted: every tree of a run stayed alive, 1M objects on the corpus)."""
+    import gc
+    import weakref
+
+    module = cst.parse_module("def f(x):\n    return g(x) + 1\n")
+
+    def names_called():
+        found = []
+
+        class _Calls(cst.CSTVisitor):
+            def visit_Call(self, node):
+                found.append(node)
+
+        walk(module, _Calls())
+        return found, weakref.ref(_Calls)
+
+    found, visitor_class = names_called()
+    assert len(found) == 1
+    gc.collect()
+    assert visitor_class() is None
+
+
+def test_statement_visitors_may_skip_expressions():
+    from hylint.walk import EXPRESSIONS
+
+    module = cst.parse_module("import a\nx = [lambda: b for _ in c]\nif y:\n    from d import e\n")
+    seen = []
+
+    class _Imports(cst.CSTVisitor):
+        def on_visit(self, node):
+            seen.append(type(node).__name__)
+            return True
+
+    walk(module, _Imports(), TRIVIA | EXPRESSIONS)
+    assert {"Import", "ImportFrom", "Assign", "If"} <= set(seen)
+    assert not {"Lambda", "ListComp", "Name"} & set(seen)
+
+
+def test_parse_without_validation_gives_the_same_tree_and_restores_validation():
+    from hylint.engine import parse_module
+
+    source = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * 2  # c\n"
+    assert parse_module(source).code == source
+    assert parse_module(source).deep_equals(cst.parse_module(source))
+    with pytest.raises(cst.ParserSyntaxError):
+        parse_module("def f(:\n")
+    with pytest.raises(cst.CSTValidationError):  # nodes built elsewhere (fixes) are still validated
+        cst.Name("not a name")

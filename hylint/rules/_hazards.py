@@ -175,7 +175,7 @@ def child_only_classes(module: cst.Module, info: ModuleInfo) -> Set[str]:
             if (dotted_name(node.func) or "").rsplit(".", 1)[-1] in ADDING_METHODS:
                 self.adding -= 1
 
-    module.visit(_Find())
+    walk(module, _Find())  # read-only: libcst's visit() would rebuild the whole tree
     changed = True
     while changed:  # a subclass's constructions count for its bases
         changed = False

@@ -258,7 +258,7 @@ class _FlowWalker:
 
         whole_targets = set(_targets(node)) if as_target else set()
         walker = self
-        node.visit(_Reads())
+        walk(node, _Reads())
 
     def mutate(self, attr: str, node: cst.CSTNode) -> None:
         self.flow.written.add(attr)

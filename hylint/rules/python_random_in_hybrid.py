@@ -5,7 +5,7 @@ import libcst as cst
 from hylint.analysis.syntax import dotted_name
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._hazards import CLS, self_attr
-from hylint.walk import walk
+from hylint.walk import EXPRESSIONS, TRIVIA, walk
 
 # what the names of a module stand for, as far as random numbers go
 NUMPY, NUMPY_RANDOM, STDLIB_RANDOM, OTHER = "numpy", "numpy.random", "random", "other"
@@ -48,7 +48,7 @@ def random_bindings(module: cst.Module) -> Dict[str, str]:
                 else:
                     bound[local] = OTHER
 
-    module.visit(_Imports())
+    walk(module, _Imports(), TRIVIA | EXPRESSIONS)  # imports are statements: never below an expression
     for stmt in module.body:  # module-level generators: rng = np.random.RandomState(0)
         if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Assign):
             assign = stmt.body[0]
@@ -86,7 +86,7 @@ def generator_attributes(cls, bound: Dict[str, str]) -> Set[str]:
                         found.add(attr)
 
     for method in cls.methods.values():
-        walk(method.body, _Find())
+        walk(method.body, _Find(), TRIVIA | EXPRESSIONS)  # assignments are statements
     return found
 
 
