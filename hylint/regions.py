@@ -29,9 +29,9 @@ What is kept (``reduce_source``), given how the analysis and the rules read a mo
   functions or methods it calls, which only build children. A word is any identifier-like run of
   characters, in code, strings or comments alike: more is kept than the analysis can look up;
 * every statement that binds, by an import (at any depth: HY808 reads them all) or a module-level
-  assignment, a word of kept code, when that binding can tell HY808 something (``numpy``/``random``
-  modules and their functions, any binding of ``np`` or ``numpy``, assignments): any other import
-  reads to HY808 as an unbound name;
+  assignment, a word of kept code, when that binding can tell a rule something (for HY808,
+  ``numpy``/``random`` modules and their functions, any binding of ``np`` or ``numpy``, assignments;
+  for HY809/HY810, any import from ``mxnet``): any other import reads to them as an unbound name;
 * of the top-level statements that build a block class ``Cls(...)``, the first that builds it
   inside ``.add(...)``/``.register_child(...)`` and the first that builds it elsewhere: HY907/HY908
   tell a class built only as a child by that pair (a statement defining classes is kept whole);
@@ -168,7 +168,8 @@ class _Scan:
     """What one pass over a statement's syntax tree finds: the names called as ``Name(...)`` (the
     constructions of a class that child-only-classes, HY907/HY908, counts: it looks the callee's
     dotted name up among the module's class names), the classes defined in it (itself included), and
-    its imports (name -> tells HY808 something, see ``_bindings``)."""
+    its imports (name -> tells a rule something, see ``_bindings``: a random module for HY808, any
+    mxnet import for HY809/HY810, which find ``mx.autograd.Function`` subclasses by the imported names)."""
 
     __slots__ = ("calls", "classes", "imports")
 
@@ -188,12 +189,12 @@ class _Scan:
             elif kind is ast.Import:
                 for alias in inner.names:
                     root = alias.name.split(".", 1)[0]
-                    self.bind(alias.asname or root, alias.name in _RANDOM_MODULES if alias.asname else
-                              root in ("numpy", "random"))
+                    self.bind(alias.asname or root, root == "mxnet" or (
+                        alias.name in _RANDOM_MODULES if alias.asname else root in ("numpy", "random")))
             elif kind is ast.ImportFrom and inner.module is not None:
                 for alias in inner.names:
-                    self.bind(alias.asname or alias.name, inner.module in _RANDOM_MODULES[1:] or
-                              inner.module == "numpy" and alias.name == "random")
+                    self.bind(alias.asname or alias.name, inner.module.split(".", 1)[0] == "mxnet" or
+                              inner.module in _RANDOM_MODULES[1:] or inner.module == "numpy" and alias.name == "random")
             for field in inner._fields:
                 value = getattr(inner, field, None)
                 if type(value) is list:

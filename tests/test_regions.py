@@ -211,6 +211,11 @@ SHAPES = {
         "    def _build(self):\n        self._make_layers(4)\n\n    def _make_layers(self, n):\n"
         "        self.body = nn.Dense(n)\n\n    def grow(self):\n        self._make_layers(8)\n\n"
         "    def unrelated(self):\n        return 1").replace("print(x.shape)", "print(self.body(x))"),
+    "autograd-function-kept-in-init": "import os\nimport mxnet as mx\nfrom mxnet import autograd as ag\n\n\n"
+    "class Pool(mx.autograd.Function):\n    def forward(self, x):\n        return x.sum() / x.shape[1]\n\n\n"
+    "class Sign(ag.Function):\n    def forward(self, x):\n        return x.sign()\n\n\n"
+    + BLOCKS.replace("self.calls = 0", "self.calls = 0\n        self.pool = Pool()").replace(
+        "print(x.shape)", "print(self.pool(x), Sign()(x))"),
     "empty": "",
     "comment-only": "# hybrid_forward\n",
 }
