@@ -8,8 +8,9 @@ typed attributes as MXNet parses them), and are checked against MXNet's own oper
 import numpy as np
 
 from .base import shape_str
-from .ops import (Op, P, ShapeCheck, _assign_param, _batch_norm_kernel, _channel_param_shape, _fixed_type,
-                  _unary_shape_fn, register)
+from . import rng
+from .ops import (Op, P, ShapeCheck, _assign_param, _attr_type, _batch_norm_kernel, _channel_param_shape,
+                  _creation_shape, _fixed_type, _target_shape, _unary_shape_fn, register)
 
 
 # --- normalisation ---------------------------------------------------------------------------------
@@ -377,3 +378,18 @@ def partial_sort_order(values, k, ascending):
         heap[last] = heap[0]
         adjust(heap, 0, last, value)
     return np.array(heap, dtype=np.int64)
+
+
+# --- random integers (``nd.random.randint``: gluonnlp's examples draw token ids with it) ----------------------
+def _randint_kernel(inputs, attrs):
+    low, high = int(attrs["low"]), int(attrs["high"])
+    if not low < high:
+        raise ShapeCheck("Check failed: param.high > param.low (%d vs. %d) : low must be less than high in "
+                         "uniform distribution" % (high, low))
+    return rng.generator().randint(low, high, size=_target_shape(attrs)).astype(attrs["dtype"] or "int32")
+
+
+register(Op("_random_randint", _randint_kernel, _creation_shape, inputs=(), hint="_random_randint",
+            params=(P("low", "int"), P("high", "int"), P("shape", "shape", ()), P("ctx", "str", ""),
+                    P("dtype", "dtype", "int32")),
+            infer_type=_attr_type("int32"), aliases=("random_randint", "random.randint"), needs_input=False))
