@@ -391,8 +391,10 @@ def _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsa
             targets = [verifier.Target(path, name, verifier.parse_inputs(inputs), kwargs, backend or "numpy", seed,
                                        module=module, train=train_mode)]
         else:
-            if inputs or kwargs_json is not None or save_outputs:
-                raise UsageError("--input, --kwargs and --save-outputs need a TARGET")
+            if inputs or kwargs_json is not None:
+                raise UsageError("--input and --kwargs need a TARGET")
+            if save_outputs:
+                raise UsageError("--save-outputs needs a TARGET (one file holds one block's outputs)")
             where = str(config.path) if config.path else "pyproject.toml"
             targets = verifier.targets_from_config(config.verify, config.root, where)
             if not targets:

@@ -706,8 +706,60 @@ def _call(mx: Any, block: Any, specs: Sequence[Any], seed: int, phase: str = "ea
     except VerifyError:
         raise
     except Exception as error:
+        check_runtime_gap(mx, error)
         return failure(error, phase, origins)
     return Outcome(OK, outputs=outputs, phase=phase)
+
+
+class RuntimeGap(VerifyError):
+    """The reference runtime lacks a part of MXNet that the block uses: not a verdict on the block."""
+
+
+# an MXNet name the runtime's modules do not define (they are named mxnet.* or hylint.runtime.*)
+_MISSING_NAME = re.compile(r"^module '((?:mxnet|hylint\.runtime)(?:\.\w+)*)' has no attribute '(\w+)'$")
+
+
+def runtime_gap(error: BaseException) -> Optional[str]:
+    """The MXNet name behind ``error`` when it says the runtime lacks it: ``RuntimeUnsupported``, or a
+    runtime ``mxnet`` module without an attribute that MXNet 1.9.1's module has (``mxnet_names.json``; a
+    name MXNet lacks too, such as ``F.array`` on a Symbol, is the user's error). Else None."""
+    name = getattr(error, "name", None)
+    if type(error).__name__ == "RuntimeUnsupported" and isinstance(name, str):
+        return name
+    match = _MISSING_NAME.match(str(error)) if isinstance(error, AttributeError) else None
+    if match is None:
+        return None
+    module = re.sub(r"^hylint\.runtime", "mxnet", match.group(1))
+    return f"{module}.{match.group(2)}" if match.group(2) in mxnet_names().get(module, ()) else None
+
+
+_MXNET_NAMES: Dict[str, frozenset] = {}
+
+
+def mxnet_names() -> Dict[str, frozenset]:
+    """MXNet 1.9.1's attribute names per module the runtime stands in for (measured by
+    benchmarks/mxnet_names.py); empty when the table is missing."""
+    if not _MXNET_NAMES:
+        try:
+            data = json.loads((Path(__file__).resolve().parent / "mxnet_names.json").read_text())
+        except (OSError, ValueError):
+            return {}
+        _MXNET_NAMES.update({module: frozenset(names) for module, names in data["modules"].items()})
+    return _MXNET_NAMES
+
+
+def check_runtime_gap(mx: Any, error: BaseException) -> None:
+    """On the reference runtime, a part it lacks stops verify (exit 2) with the name and where it is used,
+    instead of a verdict: real MXNet may well run it."""
+    if not getattr(mx, "__hylint_runtime__", False):
+        return
+    name = runtime_gap(error)
+    if name is None:
+        return
+    frames = user_frames(error)
+    where = f" (used at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    raise RuntimeGap(f"hylint's NumPy runtime does not provide {name}{where}: run verify with --backend mxnet "
+                     f"(real MXNet 1.x) for this block") from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -729,6 +781,7 @@ def build_block(mx: Any, factory: Any, specs: Sequence[Any], seed: int = 0,
     except VerifyError:
         raise
     except Exception as error:
+        check_runtime_gap(mx, error)
         outcome = failure(error, "construct")
         outcome.message = "constructing: " + outcome.message
         return None, outcome
@@ -764,6 +817,7 @@ def run_hybridized(mx: Any, factory: Any, specs: Sequence[Any], expected: Sequen
         try:
             block.hybridize()
         except Exception as error:
+            check_runtime_gap(mx, error)
             outcome = failure(error, "hybridize", origins)
             outcome.message = "hybridize(): " + outcome.message
             return [outcome]
