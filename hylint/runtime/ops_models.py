@@ -393,3 +393,110 @@ register(Op("_random_randint", _randint_kernel, _creation_shape, inputs=(), hint
             params=(P("low", "int"), P("high", "int"), P("shape", "shape", ()), P("ctx", "str", ""),
                     P("dtype", "dtype", "int32")),
             infer_type=_attr_type("int32"), aliases=("random_randint", "random.randint"), needs_input=False))
+
+
+# --- detection boxes (gluoncv's SSD, YOLOv3 and R-CNN heads) -------------------------------------------------
+def _corners(boxes, box_format):
+    """(..., 4) boxes as (xmin, ymin, xmax, ymax): ``corner`` as they are, ``center`` is (x, y, w, h)."""
+    if box_format == "corner":
+        return boxes
+    x, y, w, h = (boxes[..., i] for i in range(4))
+    return np.stack([x - w / 2, y - h / 2, x + w / 2, y + h / 2], axis=-1)
+
+
+def _centers(boxes):
+    x0, y0, x1, y1 = (boxes[..., i] for i in range(4))
+    return np.stack([(x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0], axis=-1)
+
+
+def _iou_matrix(a, b):
+    """Intersection over union of every corner box of ``a`` (n, 4) with every one of ``b`` (m, 4); an area is
+    (x1 - x0) * (y1 - y0), negative extents count as empty."""
+    a, b = a[:, None, :], b[None, :, :]
+    width = np.maximum(0, np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]))
+    height = np.maximum(0, np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]))
+    inter = width * height
+    area_a = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1])
+    area_b = (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
+    union = area_a + area_b - inter
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(union > 0, inter / union, 0)
+
+
+def _box_nms_kernel(inputs, attrs):
+    """Per batch row: records with score > valid_thresh (and not of background_id), sorted by score (stable,
+    descending), the first topk kept; then greedy suppression of every later record whose IoU with a kept
+    one exceeds overlap_thresh (same class id unless force_suppress). Kept records first, in score order,
+    coordinates in out_format; the remaining rows -1 (measured on MXNet 1.9.1, tests/test_runtime_boxes.py)."""
+    data = inputs[0]
+    shape = data.shape
+    records = data.reshape((-1,) + shape[-2:])
+    out = np.full(records.shape, -1, dtype=data.dtype)
+    start, score_at, id_at = attrs["coord_start"], attrs["score_index"], attrs["id_index"]
+    for b, rows in enumerate(records):
+        scores = rows[:, score_at]
+        valid = scores > attrs["valid_thresh"]
+        if id_at >= 0 and attrs["background_id"] >= 0:
+            valid &= rows[:, id_at] != attrs["background_id"]
+        order = np.flatnonzero(valid)
+        order = order[np.argsort(-scores[order], kind="stable")]
+        if attrs["topk"] > 0:
+            order = order[:attrs["topk"]]
+        boxes = _corners(rows[order, start:start + 4].astype(np.float32), attrs["in_format"])
+        ious = _iou_matrix(boxes, boxes)
+        same_class = np.ones_like(ious, dtype=bool) if attrs["force_suppress"] or id_at < 0 \
+            else rows[order, id_at][:, None] == rows[order, id_at][None, :]
+        alive = np.ones(len(order), dtype=bool)
+        for i in range(len(order)):
+            if alive[i]:
+                alive[i + 1:] &= ~((ious[i, i + 1:] > attrs["overlap_thresh"]) & same_class[i, i + 1:])
+        kept = order[alive]
+        out[b, :len(kept)] = rows[kept]
+        if attrs["in_format"] != attrs["out_format"]:
+            corner = _corners(rows[kept, start:start + 4], attrs["in_format"])
+            out[b, :len(kept), start:start + 4] = corner if attrs["out_format"] == "corner" else _centers(corner)
+    return out.reshape(shape)
+
+
+def _box_nms_shape(in_shapes, attrs):
+    s = in_shapes[0]
+    if s is None:
+        return list(in_shapes), [None]
+    if len(s) < 2:
+        raise ShapeCheck("Check failed: shape.ndim() >= 2U (%d vs. 2) : input must have dim >= 2 the last two "
+                         "dimensions are num_box and box_width %s" % (len(s), shape_str(s)))
+    width = s[-1]
+    if not (attrs["score_index"] < width and attrs["coord_start"] + 4 <= width and attrs["id_index"] < width):
+        raise ShapeCheck("Check failed: box_nms: score_index, coord_start + 4 and id_index must lie inside the "
+                         "last dimension %d" % width)
+    return list(in_shapes), [tuple(s)]
+
+
+_BOX_FORMAT = ("corner", "center")
+register(Op("_contrib_box_nms", _box_nms_kernel, _box_nms_shape, hint="box_nms",
+            aliases=("_contrib_box_non_maximum_suppression",),
+            params=(P("overlap_thresh", "float", 0.5), P("valid_thresh", "float", 0.0), P("topk", "int", -1),
+                    P("coord_start", "int", 2), P("score_index", "int", 1), P("id_index", "int", -1),
+                    P("background_id", "int", -1), P("force_suppress", "bool", False),
+                    P("in_format", "str", "corner"), P("out_format", "str", "corner"))))
+
+
+def _box_iou_kernel(inputs, attrs):
+    lhs, rhs = (_corners(x.astype(np.float64), attrs["format"]) for x in inputs)
+    ious = _iou_matrix(lhs.reshape(-1, 4), rhs.reshape(-1, 4))
+    return ious.reshape(lhs.shape[:-1] + rhs.shape[:-1]).astype(inputs[0].dtype)
+
+
+def _box_iou_shape(in_shapes, attrs):
+    lhs, rhs = in_shapes
+    if lhs is None or rhs is None:
+        return list(in_shapes), [None]
+    for s in (lhs, rhs):
+        if s[-1] != 4:
+            raise ShapeCheck("Check failed: lshape[lshape.ndim() - 1] == 4U (%d vs. 4) : last dimension must be "
+                             "4 (box coordinates)" % s[-1])
+    return list(in_shapes), [tuple(lhs[:-1]) + tuple(rhs[:-1])]
+
+
+register(Op("_contrib_box_iou", _box_iou_kernel, _box_iou_shape, inputs=("lhs", "rhs"), hint="box_iou",
+            params=(P("format", "str", "corner"),)))
