@@ -112,7 +112,17 @@ def pick(labels: list, per_library: int) -> list:
     if per_library >= len(ok):
         return failing + ok
     step = len(ok) / per_library
-    return failing + [ok[int(index * step)] for index in range(per_library)]
+    # in an order whose every prefix is spread too (a run stopped early): 0, 1/2, 1/4, 3/4, ... of the list
+    order = sorted(range(per_library), key=_spread_key)
+    return failing + [ok[int(index * step)] for index in order]
+
+
+def _spread_key(index: int) -> float:
+    """The van der Corput number of ``index`` (its binary digits mirrored after the point)."""
+    key, weight = 0.0, 0.5
+    while index:
+        key, index, weight = key + weight * (index & 1), index >> 1, weight / 2
+    return key
 
 
 def load_labels() -> dict:
