@@ -250,6 +250,52 @@ def outputs_equal(row: dict):
     return predict, (all(train) if train else None)
 
 
+# ---- EAGER_FAIL labels: no verdict to compare, but verify must end without a traceback on them too ------------
+
+SHAPES_OF_BUILD = """import json, sys
+sys.path.insert(0, {here!r})
+from models import build
+net, inputs = build({library!r}, {name!r})
+def shapes(x):
+    return [shapes(i) for i in x] if isinstance(x, (list, tuple)) else list(x.shape)
+print(json.dumps(shapes(inputs)))
+"""
+
+
+def eager_fail_labels(labels: dict) -> list:
+    """The EAGER_FAIL labels that did not fail by time-out (those are models too slow to label: verify on them
+    is the same slow run)."""
+    return [label for library in LIBRARIES for label in labels[library] if label["verdict"] == "EAGER_FAIL"
+            and "over " not in str((label.get("error") or {}).get("message", "") if isinstance(label.get("error"), dict)
+                                   else label.get("error"))]
+
+
+def with_built_inputs(label: dict, python: str) -> dict:
+    """The label with the input shapes models.build gives (EAGER_FAIL labels record none); when building fails
+    (that may be why the label failed), the family's usual input."""
+    command = [python, "-c", SHAPES_OF_BUILD.format(here=str(HERE), library=label["library"], name=label["name"])]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT)
+        shapes = json.loads(done.stdout.strip().splitlines()[-1])
+    except (subprocess.TimeoutExpired, ValueError, IndexError):
+        shapes = [[5, 2]] if label["library"] == "gluonnlp" else [[1, 3, 224, 224]]
+    return dict(label, inputs=shapes)
+
+
+def run_eager_fails(python: str, timeout: int) -> None:
+    """verify on both backends on the EAGER_FAIL labels (see eager_fail_labels), to `verify/eager_fail.jsonl`."""
+    path = OUT / "eager_fail.jsonl"
+    done = {json.loads(line)["name"] for line in path.open()} if path.exists() else set()
+    for label in eager_fail_labels(load_labels()):
+        if label["name"] in done:
+            continue
+        row = verify_one(with_built_inputs(label, python), python, python, timeout)
+        with path.open("a") as handle:
+            handle.write(json.dumps(row, sort_keys=True) + "\n")
+        print(f"{label['library']} {label['name']}: runtime {row['numpy'].get('verdict') or row['numpy']['stopped']}"
+              f", mxnet {row['mxnet'].get('verdict') or row['mxnet']['stopped']}", flush=True)
+
+
 # ---- the run and the report --------------------------------------------------------------------------------
 
 def done_names() -> set:
@@ -373,9 +419,15 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="at most this many models in this run")
     parser.add_argument("--match", default="", help="only models whose name contains this")
     parser.add_argument("--render", action="store_true", help="write verify/RESULTS.md from the results")
+    parser.add_argument("--eager-fails", action="store_true",
+                        help="verify the EAGER_FAIL labels on both backends (no traceback check) instead")
     args = parser.parse_args()
     if args.render:
         render()
+        return 0
+    if args.eager_fails:
+        OUT.mkdir(exist_ok=True)
+        run_eager_fails(args.python, args.timeout)
         return 0
     run(args.per_library, args.python, args.python, args.timeout, args.limit, args.match)
     return 0
