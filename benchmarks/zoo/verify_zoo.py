@@ -364,7 +364,7 @@ def render() -> None:
     gaps_abs = [row["outputs"][kind]["max_abs"] for row in rows for kind in (row.get("outputs") or {})
                 if "max_abs" in row["outputs"][kind] and not kind.startswith("train")]
     tracebacks = [row for row in rows for b in ("numpy", "mxnet")
-                  if any(mark in (row[b].get("stopped") or "") for mark in ("[TRACEBACK]", "internal error"))]
+                  if any(mark in (row[b].get("stopped") or "") for mark in ("[TRACEBACK]", "internal error", "exit -"))]
     misses = [row for row in rows if not (row["same_verdict"] and row["outputs_equal"])]
 
     def pct(n: int, d: int) -> str:
@@ -395,7 +395,7 @@ def render() -> None:
                 f"largest difference relative to max|mxnet|: median {statistics.median(gaps):.2g}, max "
                 f"{max(gaps):.2g}; largest absolute difference: median {statistics.median(gaps_abs):.2g}, max "
                 f"{max(gaps_abs):.2g}; within 1e-4 absolute alone: {within} of {len(gaps_abs)}."]
-    out += ["", f"Runs that ended in a Python traceback or an internal error (either backend): {len(tracebacks)}"
+    out += ["", f"Runs that ended in a Python traceback, an internal error or a crash (either backend): {len(tracebacks)}"
             + (": " + ", ".join(sorted({row["name"] for row in tracebacks})) if tracebacks else "") + ".", "",
             f"## Misses ({len(misses)})", "", "| library | model | label | runtime | MXNet (verify) | cause |",
             "|---|---|---|---|---|---|"]
@@ -403,6 +403,23 @@ def render() -> None:
         cause = miss_cause(row).replace("|", "\\|").replace("\n", " ")
         out.append(f"| {row['library']} | {row['name']} | {row['label']} | {row['numpy']['status']} | "
                    f"{row['mxnet']['status']} | {cause} |")
+    eager_fails = OUT / "eager_fail.jsonl"
+    if eager_fails.exists():
+        rows = [json.loads(line) for line in eager_fails.open()]
+        bad = [row for row in rows for b in ("numpy", "mxnet")
+               if any(mark in (row[b].get("stopped") or "") for mark in ("[TRACEBACK]", "internal error", "exit -"))]
+        out += ["", f"## The EAGER_FAIL labels (`--eager-fails`: {len(rows)} that did not fail by time-out)", "",
+                "No verdict to compare (MXNet's labeller could not build or run them eagerly); checked for a clean "
+                f"end on both backends: {len(rows) - len(bad)} of {len(rows)} ended with a verdict or an exit-2 "
+                "message, without a traceback or a crash.", "",
+                "| library | model | runtime | MXNet (verify) |", "|---|---|---|---|"]
+        for row in rows:
+            cells = []
+            for b in ("numpy", "mxnet"):
+                r = row[b]
+                cells.append((f"{r['verdict']}: {r.get('detail') or ''}" if r.get("verdict") else r["stopped"] or "")
+                             .replace("|", "\\|").replace("\n", " ")[:220])
+            out.append(f"| {row['library']} | {row['name']} | {cells[0]} | {cells[1]} |")
     (OUT / "RESULTS.md").write_text("\n".join(out) + "\n")
     (OUT / "summary.json").write_text(json.dumps({"by_library": by_library, "total": total,
                                                   "tolerance": TOLERANCE}, indent=1, sort_keys=True) + "\n")
