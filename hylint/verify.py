@@ -768,8 +768,10 @@ def check_runtime_gap(mx: Any, error: BaseException) -> None:
 
 def build_block(mx: Any, factory: Any, specs: Sequence[Any], seed: int = 0,
                 kwargs: Optional[Dict[str, Any]] = None) -> Tuple[Any, Outcome]:
-    """Construct (``factory(**kwargs)``), initialise, run once eagerly (completing deferred shapes) and
-    set the deterministic parameters. Raises VerifyError when the factory does not give a Block."""
+    """Construct (``factory(**kwargs)``), initialise, run once eagerly when a parameter's shape is deferred
+    (to complete it) and set the deterministic parameters. Raises VerifyError when the factory does not give
+    a Block. Without deferred shapes there is no warm-up call, so the caller's call is the block's first (a
+    block that can run only once, e.g. one holding an ``autograd.Function`` instance, runs as the user's)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -785,11 +787,18 @@ def build_block(mx: Any, factory: Any, specs: Sequence[Any], seed: int = 0,
         outcome = failure(error, "construct")
         outcome.message = "constructing: " + outcome.message
         return None, outcome
-    first = _call(mx, block, specs, seed)  # completes deferred initialisation
-    if first.status != OK:
-        return block, first
+    if any(not _known_shape(param) for param in structural_parameters(block).values()):
+        first = _call(mx, block, specs, seed)  # completes deferred initialisation
+        if first.status != OK:
+            return block, first
     set_parameters(mx, block, seed)
     return block, Outcome(OK)
+
+
+def _known_shape(param: Any) -> bool:
+    """Whether a parameter's shape is complete (Gluon 1.x marks an unknown dimension with 0)."""
+    shape = getattr(param, "shape", None)
+    return shape is not None and all(d > 0 for d in shape)
 
 
 def build(mx: Any, module: ModuleType, name: str, specs: Sequence[Any], seed: int = 0) -> Tuple[Any, Outcome]:
@@ -1554,7 +1563,9 @@ def _executed_lines(mx: Any, text: str, filename: str, path: Path, target: Targe
         previous = sys.gettrace()
         sys.settrace(calls)
         try:
-            build_block(mx, factory, target.inputs, target.seed, target.kwargs)
+            block, built = build_block(mx, factory, target.inputs, target.seed, target.kwargs)
+            if built.status == OK:
+                _call(mx, block, target.inputs, target.seed)  # the eager call's lines
         finally:
             sys.settrace(previous)
     return lines
