@@ -10,7 +10,8 @@ import numpy as np
 from .base import shape_str
 from . import rng
 from .ops import (Op, P, ShapeCheck, _assign_param, _attr_type, _batch_norm_kernel, _channel_param_shape,
-                  _creation_shape, _fixed_type, _target_shape, _unary_shape_fn, register)
+                  _conv_geometry, _conv_shape, _creation_shape, _fixed_type, _target_shape, _unary_shape_fn,
+                  register)
 
 
 # --- normalisation ---------------------------------------------------------------------------------
@@ -500,3 +501,93 @@ def _box_iou_shape(in_shapes, attrs):
 
 register(Op("_contrib_box_iou", _box_iou_kernel, _box_iou_shape, inputs=("lhs", "rhs"), hint="box_iou",
             params=(P("format", "str", "corner"),)))
+
+
+# --- deformable convolution (gluon.contrib.cnn: gluoncv's CenterNet DCNv2 heads) -----------------------------
+def _bilinear_taps(plane, h, w, modulated):
+    """``plane`` (N, G, Cg, H, W) sampled at the real positions ``h``, ``w`` (N, G, Ho, Wo) -> (N, G, Cg, Ho, Wo),
+    bilinear between the four neighbours, as MXNet's two im2col kernels do. Modulated (DCNv2): 0 unless
+    -1 < h < H and -1 < w < W, a neighbour outside the image counting 0. Plain (DCNv1): 0 unless 0 <= h < H and
+    0 <= w < W, and a position in the last row (column) samples that row (column) alone."""
+    n, g, cg, height, width = plane.shape
+    if modulated:
+        inside = (h > -1) & (w > -1) & (h < height) & (w < width)
+    else:
+        inside = (h >= 0) & (w >= 0) & (h < height) & (w < width)
+        h, w = np.where(np.floor(h) >= height - 1, height - 1, h), np.where(np.floor(w) >= width - 1, width - 1, w)
+    h_low, w_low = np.floor(h), np.floor(w)
+    lh, lw = h - h_low, w - w_low
+    h_low, w_low = h_low.astype(np.int64), w_low.astype(np.int64)
+    batch = np.arange(n)[:, None, None, None]
+    group = np.arange(g)[None, :, None, None]
+    out = np.zeros((n, g, h.shape[2], h.shape[3], cg), dtype=np.float64)
+    for dh, dw, weight in ((0, 0, (1 - lh) * (1 - lw)), (0, 1, (1 - lh) * lw), (1, 0, lh * (1 - lw)), (1, 1, lh * lw)):
+        rows, cols = h_low + dh, w_low + dw
+        valid = inside & (rows >= 0) & (rows < height) & (cols >= 0) & (cols < width)
+        values = plane[batch, group, :, np.clip(rows, 0, height - 1), np.clip(cols, 0, width - 1)]
+        out += np.where(valid, weight, 0)[..., None] * values
+    return np.moveaxis(out, -1, 2)
+
+
+def _deformable_conv_kernel(inputs, attrs, modulated):
+    x, offset = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    mask = inputs[2].astype(np.float64) if modulated else None
+    weight = inputs[3 if modulated else 2]
+    (kh, kw), stride, dilate, pad = tuple(attrs["kernel"]), *_conv_geometry(attrs, 2)
+    n, c, height, width = x.shape
+    dg, groups, nf = attrs["num_deformable_group"], attrs["num_group"], attrs["num_filter"]
+    ho, wo = offset.shape[2:]
+    taps = kh * kw
+    offset = offset.reshape(n, dg, taps, 2, ho, wo)
+    plane = x.reshape(n, dg, c // dg, height, width)
+    cols = np.empty((n, dg, c // dg, taps, ho, wo))
+    rows0 = (np.arange(ho) * stride[0] - pad[0])[:, None]
+    cols0 = (np.arange(wo) * stride[1] - pad[1])[None, :]
+    for tap in range(taps):
+        i, j = divmod(tap, kw)
+        sampled = _bilinear_taps(plane, rows0 + i * dilate[0] + offset[:, :, tap, 0],
+                                 cols0 + j * dilate[1] + offset[:, :, tap, 1], modulated)
+        if mask is not None:
+            sampled *= mask.reshape(n, dg, taps, ho, wo)[:, :, tap][:, :, None]
+        cols[:, :, :, tap] = sampled
+    # (N, C*K, L) against the weight (G, F/G, C/G*K): a convolution over the sampled columns
+    cols = cols.reshape(n, groups, (c // groups) * taps, ho * wo)
+    out = np.matmul(weight.astype(np.float64).reshape(groups, nf // groups, -1), cols).reshape(n, nf, ho, wo)
+    if not attrs["no_bias"]:
+        out += inputs[-1].astype(np.float64).reshape(1, nf, 1, 1)
+    return out.astype(inputs[0].dtype)
+
+
+def _deformable_conv_shape(modulated):
+    def rule(in_shapes, attrs):
+        shapes = list(in_shapes)
+        data = shapes[0]
+        if data is None:
+            return shapes, [None]
+        kernel = tuple(attrs["kernel"])
+        if len(data) != 4:
+            raise ShapeCheck("Check failed: dshp.ndim() == 4U (%d vs. 4) : Input data should be 4D in "
+                             "batch-num_filter-y-x" % len(data))
+        conv_shapes, [out] = _conv_shape([data, shapes[3 if modulated else 2]] +
+                                         ([shapes[-1]] if not attrs["no_bias"] else []), attrs)
+        shapes[3 if modulated else 2] = conv_shapes[1]
+        if not attrs["no_bias"]:
+            shapes[-1] = conv_shapes[2]
+        taps, dg = kernel[0] * kernel[1], attrs["num_deformable_group"]
+        _assign_param(shapes, 1, (data[0], 2 * taps * dg) + tuple(out[2:]))
+        if modulated:
+            _assign_param(shapes, 2, (data[0], taps * dg) + tuple(out[2:]))
+        return shapes, [out]
+    return rule
+
+
+_DEFORMABLE_PARAMS = (P("kernel", "shape"), P("stride", "shape", ()), P("dilate", "shape", ()), P("pad", "shape", ()),
+                      P("num_filter", "int"), P("num_group", "int", 1), P("num_deformable_group", "int", 1),
+                      P("workspace", "int", 1024), P("no_bias", "bool", False), P("layout", "any", None))
+register(Op("_contrib_DeformableConvolution", lambda ins, at: _deformable_conv_kernel(ins, at, False),
+            _deformable_conv_shape(False), inputs=("data", "offset", "weight", "bias"), optional_inputs=("bias",),
+            hint="deformableconvolution", params=_DEFORMABLE_PARAMS))
+register(Op("_contrib_ModulatedDeformableConvolution", lambda ins, at: _deformable_conv_kernel(ins, at, True),
+            _deformable_conv_shape(True), inputs=("data", "offset", "mask", "weight", "bias"),
+            optional_inputs=("bias",), hint="modulateddeformableconvolution",
+            params=_DEFORMABLE_PARAMS + (P("im2col_step", "int", 64),)))
