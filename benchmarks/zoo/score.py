@@ -397,7 +397,7 @@ def render_verify(verify: dict) -> list:
     out = ["## `hylint verify` on the NumPy runtime vs MXNet 1.9.1", "",
            f"By `benchmarks/zoo/verify_zoo.py` (the list of models, the misses and their causes: "
            f"`benchmarks/zoo/verify/RESULTS.md`). Outputs equal: max|runtime - MXNet| <= "
-           f"{verify['tolerance']:g} * max(1, max|MXNet|), eager, hybridized and train-mode outputs.", "",
+           f"{verify['tolerance']:g} * max(1, max|MXNet|) per predict-mode output (eager and hybridized).", "",
            "| library | models | failing labels | same verdict as the label | outputs equal | both |",
            "|---|---:|---:|---:|---:|---:|"]
     rows = dict(verify["by_library"], all=verify["total"])
