@@ -69,3 +69,13 @@ def test_train_mode_values_are_reported_apart():
     assert verify_zoo.outputs_equal(row) == (True, False)
     assert verify_zoo.outputs_equal({"outputs": {"eager": {"equal": True}}}) == (True, None)
     assert verify_zoo.outputs_equal({"outputs": {}}) == (False, None)
+
+
+def test_boxes_in_another_order_are_named(tmp_path):
+    boxes = np.array([[[1.0, 2, 3, 4], [5, 6, 7, 8], [0, 0, 1, 1]]])
+    mxnet = _save(tmp_path / "m.npz", **{"eager/0": boxes})
+    swapped = _save(tmp_path / "a.npz", **{"eager/0": boxes[:, [1, 0, 2]]})
+    why = verify_zoo.compare_outputs(swapped, mxnet)["eager"]["why"]
+    assert why.endswith("equal as rows in another order")
+    moved = _save(tmp_path / "b.npz", **{"eager/0": boxes[:, [1, 0, 2]] + [[[0, 0, 0, 0.5]]]})
+    assert "another order" not in verify_zoo.compare_outputs(moved, mxnet)["eager"]["why"]
