@@ -343,20 +343,27 @@ def rule(code: Optional[str], show_all: bool) -> None:
 @click.option("--fix", is_flag=True, help="Write what `hylint check --fix` would (unless running proved it harmful).")
 @click.option("--unsafe-fixes/--no-unsafe-fixes", default=None,
               help="With --fix, also write the unsafe fixes that running proved on these inputs.")
+@click.option("--train-mode", is_flag=True,
+              help="Also call the hybridized block in train mode (autograd.train_mode()) and compare with an eager "
+                   "train-mode call: a branch on the training mode is frozen when the graph is traced.")
+@click.option("--save-outputs", type=click.Path(dir_okay=False), default=None, metavar="FILE.npz",
+              help="Write the eager and hybridized outputs (NumPy .npz: eager/0, hybridized/0, ...).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="Use this pyproject.toml (or hylint.toml) instead of the nearest one.")
 def verify(target: Optional[str], inputs: Tuple[str, ...], kwargs_json: Optional[str], backend: Optional[str],
-           seed: int, output_format: str, fix: bool, unsafe_fixes: Optional[bool], config_path: Optional[str]) -> None:
+           seed: int, output_format: str, fix: bool, unsafe_fixes: Optional[bool], train_mode: bool,
+           save_outputs: Optional[str], config_path: Optional[str]) -> None:
     """Run TARGET (path/to/file.py::Name or package.module:name) eagerly and hybridized, fix it in memory and
     prove the fix.
 
     Without TARGET, every [[tool.hylint.verify]] entry of pyproject.toml is run (a CI gate).
     Exit 0 when the block (or its fixed source) hybridizes with the eager output, 1 when not, 2 for errors."""
     sys.exit(_guarded(lambda: _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsafe_fixes,
-                                      config_path)))
+                                      config_path, train_mode, save_outputs)))
 
 
-def _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsafe_fixes, config_path) -> int:
+def _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsafe_fixes, config_path,
+            train_mode=False, save_outputs=None) -> int:
     import json
 
     from hylint import verify as verifier
@@ -382,10 +389,12 @@ def _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsa
                 if not isinstance(kwargs, dict):
                     raise UsageError("--kwargs must be a JSON object, e.g. '{\"units\": 4}'")
             targets = [verifier.Target(path, name, verifier.parse_inputs(inputs), kwargs, backend or "numpy", seed,
-                                       module=module)]
+                                       module=module, train=train_mode)]
         else:
             if inputs or kwargs_json is not None:
                 raise UsageError("--input and --kwargs need a TARGET")
+            if save_outputs:
+                raise UsageError("--save-outputs needs a TARGET (one file holds one block's outputs)")
             where = str(config.path) if config.path else "pyproject.toml"
             targets = verifier.targets_from_config(config.verify, config.root, where)
             if not targets:
@@ -394,6 +403,7 @@ def _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsa
             for entry in targets:
                 entry.seed = seed
                 entry.backend = backend or entry.backend
+                entry.train = entry.train or train_mode
         rules = select_rules(config.select, config.extend_select, config.ignore)
         per_file_ignores = [(pattern, set().union(*(expand(c) for c in codes)) if codes else set())
                             for pattern, codes in config.per_file_ignores]
@@ -432,6 +442,12 @@ def _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsa
             report.notes.append("not written: running the fixed source showed the fixes change its results")
         if fix and report.proven_unsafe and not unsafe:
             report.notes.append("the unsafe fixes proven here are written only with --fix --unsafe-fixes")
+        if save_outputs:
+            try:
+                verifier.save_outputs(report, Path(save_outputs))
+            except verifier.VerifyError as error:
+                click.echo(f"hylint: error: {error}", err=True)
+                failed = True
         reports.append(report)
         if output_format == "full":
             click.echo(verifier.render_full(report))

@@ -45,6 +45,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 OK, ERROR, DIFFERENT = "ok", "error", "different"
+TRAIN_PHASE = "train mode"
 BACKENDS = ("mxnet", "numpy")
 ATOL = RTOL = 1e-5
 _counter = itertools.count()
@@ -539,7 +540,7 @@ def make_inputs(mx: Any, specs: Sequence[Any], seed: int = 0) -> List[Any]:
             return [one(item) for item in spec]
         if isinstance(spec, dict):
             shape, dtype = tuple(spec["shape"]), np.dtype(spec.get("dtype", "float32"))
-            integer = dtype.kind in "iu"
+            integer = dtype.kind in "iu" or spec.get("integers", False)  # whole numbers, perhaps as floats
             low, high = spec.get("low", 0 if integer else -1.0), spec.get("high", 2 if integer else 1.0)
             values = rng.randint(low, high, size=shape) if integer else rng.uniform(low, high, size=shape)
         else:
@@ -692,11 +693,12 @@ def first_line(error: BaseException) -> str:
 
 
 def _call(mx: Any, block: Any, specs: Sequence[Any], seed: int, phase: str = "eager",
-          origins: Optional[Dict[str, Tuple[str, int]]] = None) -> Outcome:
+          origins: Optional[Dict[str, Tuple[str, int]]] = None, random_seed: Optional[int] = None) -> Outcome:
     inputs = make_inputs(mx, specs, seed)
     random = getattr(mx, "random", None)
     if random is not None and hasattr(random, "seed"):
-        random.seed(seed)  # random operators draw the same numbers on every call where the backend can
+        # random operators draw the same numbers on every call where the backend can
+        random.seed(seed if random_seed is None else random_seed)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -704,8 +706,60 @@ def _call(mx: Any, block: Any, specs: Sequence[Any], seed: int, phase: str = "ea
     except VerifyError:
         raise
     except Exception as error:
+        check_runtime_gap(mx, error)
         return failure(error, phase, origins)
     return Outcome(OK, outputs=outputs, phase=phase)
+
+
+class RuntimeGap(VerifyError):
+    """The reference runtime lacks a part of MXNet that the block uses: not a verdict on the block."""
+
+
+# an MXNet name the runtime's modules do not define (they are named mxnet.* or hylint.runtime.*)
+_MISSING_NAME = re.compile(r"^module '((?:mxnet|hylint\.runtime)(?:\.\w+)*)' has no attribute '(\w+)'$")
+
+
+def runtime_gap(error: BaseException) -> Optional[str]:
+    """The MXNet name behind ``error`` when it says the runtime lacks it: ``RuntimeUnsupported``, or a
+    runtime ``mxnet`` module without an attribute that MXNet 1.9.1's module has (``mxnet_names.json``; a
+    name MXNet lacks too, such as ``F.array`` on a Symbol, is the user's error). Else None."""
+    name = getattr(error, "name", None)
+    if type(error).__name__ == "RuntimeUnsupported" and isinstance(name, str):
+        return name
+    match = _MISSING_NAME.match(str(error)) if isinstance(error, AttributeError) else None
+    if match is None:
+        return None
+    module = re.sub(r"^hylint\.runtime", "mxnet", match.group(1))
+    return f"{module}.{match.group(2)}" if match.group(2) in mxnet_names().get(module, ()) else None
+
+
+_MXNET_NAMES: Dict[str, frozenset] = {}
+
+
+def mxnet_names() -> Dict[str, frozenset]:
+    """MXNet 1.9.1's attribute names per module the runtime stands in for (measured by
+    benchmarks/mxnet_names.py); empty when the table is missing."""
+    if not _MXNET_NAMES:
+        try:
+            data = json.loads((Path(__file__).resolve().parent / "mxnet_names.json").read_text())
+        except (OSError, ValueError):
+            return {}
+        _MXNET_NAMES.update({module: frozenset(names) for module, names in data["modules"].items()})
+    return _MXNET_NAMES
+
+
+def check_runtime_gap(mx: Any, error: BaseException) -> None:
+    """On the reference runtime, a part it lacks stops verify (exit 2) with the name and where it is used,
+    instead of a verdict: real MXNet may well run it."""
+    if not getattr(mx, "__hylint_runtime__", False):
+        return
+    name = runtime_gap(error)
+    if name is None:
+        return
+    frames = user_frames(error)
+    where = f" (used at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    raise RuntimeGap(f"hylint's NumPy runtime does not provide {name}{where}: run verify with --backend mxnet "
+                     f"(real MXNet 1.x) for this block") from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -714,8 +768,10 @@ def _call(mx: Any, block: Any, specs: Sequence[Any], seed: int, phase: str = "ea
 
 def build_block(mx: Any, factory: Any, specs: Sequence[Any], seed: int = 0,
                 kwargs: Optional[Dict[str, Any]] = None) -> Tuple[Any, Outcome]:
-    """Construct (``factory(**kwargs)``), initialise, run once eagerly (completing deferred shapes) and
-    set the deterministic parameters. Raises VerifyError when the factory does not give a Block."""
+    """Construct (``factory(**kwargs)``), initialise, run once eagerly when a parameter's shape is deferred
+    (to complete it) and set the deterministic parameters. Raises VerifyError when the factory does not give
+    a Block. Without deferred shapes there is no warm-up call, so the caller's call is the block's first (a
+    block that can run only once, e.g. one holding an ``autograd.Function`` instance, runs as the user's)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -727,14 +783,22 @@ def build_block(mx: Any, factory: Any, specs: Sequence[Any], seed: int = 0,
     except VerifyError:
         raise
     except Exception as error:
+        check_runtime_gap(mx, error)
         outcome = failure(error, "construct")
         outcome.message = "constructing: " + outcome.message
         return None, outcome
-    first = _call(mx, block, specs, seed)  # completes deferred initialisation
-    if first.status != OK:
-        return block, first
+    if any(not _known_shape(param) for param in structural_parameters(block).values()):
+        first = _call(mx, block, specs, seed)  # completes deferred initialisation
+        if first.status != OK:
+            return block, first
     set_parameters(mx, block, seed)
     return block, Outcome(OK)
+
+
+def _known_shape(param: Any) -> bool:
+    """Whether a parameter's shape is complete (Gluon 1.x marks an unknown dimension with 0)."""
+    shape = getattr(param, "shape", None)
+    return shape is not None and all(d > 0 for d in shape)
 
 
 def build(mx: Any, module: ModuleType, name: str, specs: Sequence[Any], seed: int = 0) -> Tuple[Any, Outcome]:
@@ -746,9 +810,12 @@ def build(mx: Any, module: ModuleType, name: str, specs: Sequence[Any], seed: in
 
 
 def run_hybridized(mx: Any, factory: Any, specs: Sequence[Any], expected: Sequence[np.ndarray], seed: int = 0,
-                   kwargs: Optional[Dict[str, Any]] = None, phases: Optional["Phases"] = None) -> List[Outcome]:
+                   kwargs: Optional[Dict[str, Any]] = None, phases: Optional["Phases"] = None,
+                   train_expected: Optional[Sequence[np.ndarray]] = None,
+                   notes: Optional[List[str]] = None) -> List[Outcome]:
     """A fresh build with the same (name-seeded) parameters, hybridized and called twice: the trace,
-    then the cached graph; each call compared with ``expected``."""
+    then the cached graph; each call compared with ``expected``. With ``train_expected`` (the eager
+    train-mode output), a third call in train mode follows (see :func:`train_mode_call`)."""
     phases = phases or Phases(record=False)
     with phases("hybrid build"):
         block, built = build_block(mx, factory, specs, seed, kwargs)
@@ -759,6 +826,7 @@ def run_hybridized(mx: Any, factory: Any, specs: Sequence[Any], expected: Sequen
         try:
             block.hybridize()
         except Exception as error:
+            check_runtime_gap(mx, error)
             outcome = failure(error, "hybridize", origins)
             outcome.message = "hybridize(): " + outcome.message
             return [outcome]
@@ -767,7 +835,40 @@ def run_hybridized(mx: Any, factory: Any, specs: Sequence[Any], expected: Sequen
             with phases("hybridize and trace" if index == 0 else "hybridized call"):
                 outcome = _call(mx, block, specs, seed, "trace" if traced else "cached graph", origins)
             outcomes.append(judge(outcome, expected))
+        if train_expected is not None and all(o.status == OK for o in outcomes):
+            with phases("train-mode call"):
+                outcome = train_mode_call(mx, block, specs, seed, train_expected, origins, notes)
+            outcomes.append(outcome)
     return outcomes
+
+
+def in_train_mode(mx: Any, block: Any, specs: Sequence[Any], seed: int, phase: str = "eager",
+                  origins: Optional[Dict[str, Tuple[str, int]]] = None, random_seed: Optional[int] = None) -> Outcome:
+    """One call inside ``autograd.train_mode()`` (what ``autograd.record()`` sets for training, without
+    recording): Python branches on ``autograd.is_training()`` and train-mode operators (BatchNorm's batch
+    statistics, Dropout) take their training path."""
+    with mx.autograd.train_mode():
+        return _call(mx, block, specs, seed, phase, origins, random_seed)
+
+
+def train_mode_call(mx: Any, block: Any, specs: Sequence[Any], seed: int, expected: Sequence[np.ndarray],
+                    origins: Optional[Dict[str, Tuple[str, int]]] = None,
+                    notes: Optional[List[str]] = None) -> Outcome:
+    """The hybridized ``block`` (traced in predict mode) called in train mode, compared with the eager
+    train-mode output ``expected``: a branch on the training mode is frozen at trace time. When they differ
+    and the hybridized train-mode output follows the seed (random operators such as Dropout: eager and
+    cached-graph draws differ for one seed), nothing can be compared: the outcome is OK with a note."""
+    outcome = judge(in_train_mode(mx, block, specs, seed, TRAIN_PHASE, origins), expected)
+    if outcome.status != DIFFERENT:
+        return outcome
+    again = in_train_mode(mx, block, specs, seed, TRAIN_PHASE, origins, random_seed=seed + 1)  # same inputs
+    if again.status == OK and difference(outcome.outputs, again.outputs) is not None:
+        if notes is not None:
+            notes.append("train mode: the hybridized output follows the seed (random operators), so it is not "
+                         "compared with the eager one")
+        return Outcome(OK, outputs=outcome.outputs, phase=TRAIN_PHASE)
+    outcome.message = "in train mode (the graph was traced in predict mode): " + outcome.message
+    return outcome
 
 
 def run_block(mx: Any, module: ModuleType, name: str, specs: Sequence[Any], seed: int = 0,
@@ -780,9 +881,10 @@ def run_block(mx: Any, module: ModuleType, name: str, specs: Sequence[Any], seed
 
 
 def run_factory(mx: Any, factory: Any, specs: Sequence[Any], seed: int = 0, kwargs: Optional[Dict[str, Any]] = None,
-                reference: Optional[Sequence[np.ndarray]] = None, name: str = "") -> BlockResult:
+                reference: Optional[Sequence[np.ndarray]] = None, name: str = "", train: bool = False) -> BlockResult:
     """Build and run eagerly (compared with ``reference`` when given), then :func:`run_hybridized` against
-    ``reference`` (default: the eager output)."""
+    ``reference`` (default: the eager output); with ``train``, also the train-mode call against this
+    block's own eager train-mode output."""
     block, built = build_block(mx, factory, specs, seed, kwargs)
     if built.status != OK:
         return BlockResult(name, built, [])
@@ -792,7 +894,12 @@ def run_factory(mx: Any, factory: Any, specs: Sequence[Any], seed: int = 0, kwar
     expected = list(reference) if reference is not None else eager.outputs
     if reference is not None:
         eager = judge(eager, expected)
-    return BlockResult(name, eager, run_hybridized(mx, factory, specs, expected, seed, kwargs))
+    train_expected = None
+    if train:
+        train_eager = in_train_mode(mx, block, specs, seed)
+        train_expected = train_eager.outputs if train_eager.status == OK else None
+    return BlockResult(name, eager, run_hybridized(mx, factory, specs, expected, seed, kwargs,
+                                                   train_expected=train_expected))
 
 
 def verify_file(path: Path, backend_name: str = "mxnet", seed: int = 0,
@@ -854,6 +961,7 @@ class Target:
     seed: int = 0
     module: Optional[str] = None  # the module form: its dotted name (``path`` is then the file verify fixes)
     search: Optional[Path] = None  # module form: the folder put first on sys.path (default: the current one)
+    train: bool = False  # also compare a train-mode call of the hybridized block (traced in predict mode)
 
     @property
     def label(self) -> str:
@@ -892,15 +1000,21 @@ def parse_shape(text: Any) -> Tuple[int, ...]:
 INPUT_DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int32", "int64")
 _NUMBER = r"-?\d+(?:\.\d+)?"
 _INPUT = re.compile(rf"(?:(?P<name>[A-Za-z_]\w*)=)?(?P<shape>[^:=]+)(?::(?P<dtype>\w+))?"
-                    rf"(?::(?P<low>{_NUMBER})\.\.(?P<high>{_NUMBER}))?")
+                    rf"(?::(?P<low>{_NUMBER})\.\.(?P<high>{_NUMBER})(?P<whole>:int)?)?")
 
 
 def parse_input(text: Any) -> Any:
-    """One ``--input``: ``[name=]SHAPE[:DTYPE[:LOW..HIGH]]``, e.g. ``2x3``, ``x=1x3x224x224:float32``,
-    ``valid_length=2:int32:1..8`` (integers drawn from [1, 8)). A plain float32 shape gives a shape tuple (seeded
-    normal values), anything else an EXAMPLES-style dict; a name makes it a :class:`Named` keyword input."""
+    """One ``--input``: ``[name=]SHAPE[:DTYPE[:LOW..HIGH[:int]]]``, e.g. ``2x3``, ``x=1x3x224x224:float32``,
+    ``valid_length=2:int32:1..8`` (integers drawn from [1, 8)), ``5x2:float32:0..8:int`` (whole numbers in a
+    float array: token ids as gluonnlp feeds them), or ``[SPEC, SPEC, ...]``, a (nested) list input such as RNN
+    states. A plain float32 shape gives a shape tuple (seeded normal values), anything else an EXAMPLES-style
+    dict; a name makes it a :class:`Named` keyword input."""
     if not isinstance(text, str):
         return parse_shape(text)
+    name, bracket = re.fullmatch(r"\s*(?:([A-Za-z_]\w*)=)?(\[?).*", text, re.S).groups()
+    if bracket:
+        items = _list_items(text.strip()[len(name) + 1 if name else 0:], text)
+        return Named(name, items) if name else items
     match = _INPUT.fullmatch(text.strip())
     if match is None:
         raise VerifyError(f"input {text!r} is not [name=]SHAPE[:DTYPE[:LOW..HIGH]] (e.g. 2x3, "
@@ -921,7 +1035,34 @@ def parse_input(text: Any) -> Any:
             if not low < high:
                 raise VerifyError(f"input {text!r}: LOW..HIGH needs LOW < HIGH (values are drawn from [LOW, HIGH))")
             spec.update(low=low, high=high)
+            if match.group("whole"):
+                if low != int(low) or high != int(high):
+                    raise VerifyError(f"input {text!r}: `:int` (whole numbers) needs integer bounds")
+                if np.dtype(dtype).kind == "f":
+                    spec.update(low=int(low), high=int(high), integers=True)
     return Named(match.group("name"), spec) if match.group("name") else spec
+
+
+def _list_items(text: str, whole: str) -> List[Any]:
+    """``[SPEC, SPEC, [SPEC, ...]]`` -> the list of parsed specs (names are not allowed inside)."""
+    if not text.endswith("]"):
+        raise VerifyError(f"input {whole!r}: a list input is [SPEC, SPEC, ...] (e.g. [2x2x200, 2x2x200])")
+    items, depth, start, inner = [], 0, 0, text[1:-1]
+    for index, char in enumerate(inner + ","):
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if depth < 0:
+            raise VerifyError(f"input {whole!r}: unbalanced brackets")
+        if char == "," and depth == 0:
+            part = inner[start:index].strip()
+            if part:
+                spec = parse_input(part)
+                if isinstance(spec, Named):
+                    raise VerifyError(f"input {whole!r}: names go before the list (name=[...]), not inside it")
+                items.append(spec)
+            start = index + 1
+    if depth != 0 or not items:
+        raise VerifyError(f"input {whole!r}: a list input is [SPEC, SPEC, ...] (e.g. [2x2x200, 2x2x200])")
+    return items
 
 
 def parse_inputs(texts: Sequence[Any]) -> List[Any]:
@@ -946,7 +1087,8 @@ def input_text(spec: Any) -> str:
         return "[" + ", ".join(input_text(item) for item in spec) + "]"
     if isinstance(spec, dict):
         text = "x".join(str(d) for d in spec["shape"]) + f":{spec.get('dtype', 'float32')}"
-        return text + (f":{spec['low']}..{spec['high']}" if "low" in spec else "")
+        return text + (f":{spec['low']}..{spec['high']}" if "low" in spec else "") + (
+            ":int" if spec.get("integers") else "")
     return "x".join(str(d) for d in spec)
 
 
@@ -963,7 +1105,7 @@ def _as_dict(spec: Any) -> Dict[str, Any]:
     return {"shape": list(spec), "dtype": "float32"}
 
 
-VERIFY_KEYS = {"target": str, "inputs": list, "kwargs": dict, "backend": str}
+VERIFY_KEYS = {"target": str, "inputs": list, "kwargs": dict, "backend": str, "train_mode": bool}
 
 
 def targets_from_config(entries: Sequence[Dict[str, Any]], root: Path, where: str) -> List[Target]:
@@ -997,7 +1139,7 @@ def targets_from_config(entries: Sequence[Dict[str, Any]], root: Path, where: st
             except ValueError:
                 pass
         targets.append(Target(path, name, inputs, dict(entry.get("kwargs", {})), backend_name, module=module,
-                              search=root if module else None))
+                              search=root if module else None, train=entry.get("train_mode", False)))
     return targets
 
 
@@ -1041,6 +1183,8 @@ class TargetReport:
     unsafe_source: Optional[str] = None  # the safe fixes plus the unsafe ones proven on the inputs
     write_source: Optional[str] = None  # what --fix writes: check_fix_source, or with --unsafe-fixes unsafe_source
     phases: Optional["Phases"] = None
+    calls: List[Outcome] = field(default_factory=list)  # every hybridized call (train mode last, if run)
+    train_eager: Optional[Outcome] = None  # the eager train-mode call (Target.train)
 
     @property
     def proven_unsafe(self) -> List["AppliedFix"]:
@@ -1063,6 +1207,8 @@ class TargetReport:
             "remaining": [{"code": d.code, "name": d.name, "line": d.start[0], "message": d.message,
                            **({"cell": d.cell} if getattr(d, "cell", None) is not None else {})}
                           for d in self.remaining],
+            "train_mode": self.target.train,
+            "train_eager": outcome_json(self.train_eager) if self.train_eager else None,
             "written": self.written, "notes": self.notes,
             "phases": self.phases.to_json() if self.phases is not None else [],
         }
@@ -1081,12 +1227,41 @@ def outcome_json(outcome: Outcome) -> Dict[str, Any]:
 
 
 def summarize(outcomes: Sequence[Outcome]) -> Outcome:
-    """The first error of the hybridized calls, else the first difference, else the last (ok) call."""
+    """The first error of the hybridized calls, else the first difference, else the last (ok) predict-mode
+    call (a train-mode call's outputs are not the eager output's counterpart)."""
     for status in (ERROR, DIFFERENT):
         for outcome in outcomes:
             if outcome.status == status:
                 return outcome
-    return outcomes[-1]
+    predict = [outcome for outcome in outcomes if outcome.phase != TRAIN_PHASE]
+    return (predict or list(outcomes))[-1]
+
+
+def output_arrays(report: "TargetReport") -> Dict[str, np.ndarray]:
+    """The outputs a run computed, for ``--save-outputs``: ``eager/<i>`` (the eager call), ``hybridized/<i>``
+    (the last predict-mode hybridized call that returned, its outputs even when they differ), and with
+    ``--train-mode`` ``train_eager/<i>`` and ``train_hybridized/<i>``. Absent when that call raised."""
+    arrays: Dict[str, np.ndarray] = {}
+
+    def add(kind: str, outcome: Optional[Outcome]) -> None:
+        if outcome is not None and outcome.status != ERROR:
+            arrays.update({f"{kind}/{index}": array for index, array in enumerate(outcome.outputs)})
+
+    add("eager", report.eager)
+    returned = [o for o in report.calls if o.phase != TRAIN_PHASE and o.status != ERROR and o.outputs]
+    add("hybridized", returned[-1] if returned else None)
+    add("train_eager", report.train_eager)
+    add("train_hybridized", next((o for o in report.calls if o.phase == TRAIN_PHASE), None))
+    return arrays
+
+
+def save_outputs(report: "TargetReport", path: Path) -> None:
+    """Write :func:`output_arrays` to ``path`` (a NumPy ``.npz``); VerifyError when it cannot be written."""
+    try:
+        with open(path, "wb") as handle:
+            np.savez(handle, **output_arrays(report))
+    except OSError as error:
+        raise VerifyError(f"--save-outputs {path}: cannot write it: {error}") from None
 
 
 def resolve_factory(mx: Any, module: ModuleType, name: str, label: str) -> Any:
@@ -1187,7 +1362,18 @@ def verify_target(target: Target, linter: Any, unsafe: bool = False, source: Opt
             report.verdict = EAGER_ERROR
             return _cell_positions(report, source)
         reference = eager.outputs
-        report.hybridized = summarize(run_hybridized(mx, factory, specs, reference, seed, target.kwargs, phases))
+        train_expected = None
+        if target.train:
+            with phases("train-mode eager"):
+                report.train_eager = in_train_mode(mx, built_block, specs, seed)
+            if report.train_eager.status == OK:
+                train_expected = report.train_eager.outputs
+            else:
+                report.notes.append(f"train mode not compared: the eager train-mode call fails: "
+                                    f"{report.train_eager.describe()}")
+        report.calls = run_hybridized(mx, factory, specs, reference, seed, target.kwargs, phases, train_expected,
+                                      report.notes)
+        report.hybridized = summarize(report.calls)
         if target.module is not None:
             path = _file_to_fix(built_block, report.hybridized)
             if path is None:
@@ -1377,7 +1563,9 @@ def _executed_lines(mx: Any, text: str, filename: str, path: Path, target: Targe
         previous = sys.gettrace()
         sys.settrace(calls)
         try:
-            build_block(mx, factory, target.inputs, target.seed, target.kwargs)
+            block, built = build_block(mx, factory, target.inputs, target.seed, target.kwargs)
+            if built.status == OK:
+                _call(mx, block, target.inputs, target.seed)  # the eager call's lines
         finally:
             sys.settrace(previous)
     return lines
@@ -1404,7 +1592,8 @@ def _run_fixed(mx: Any, text: str, filename: str, path: Path, target: Target,
     results) and hybridized, compared with the original's eager output."""
     try:
         with _target_source(mx, text, filename, path, target) as factory:
-            result = run_factory(mx, factory, target.inputs, target.seed, target.kwargs, reference, target.name)
+            result = run_factory(mx, factory, target.inputs, target.seed, target.kwargs, reference, target.name,
+                                 target.train)
     except ImportFailure as error:
         return Outcome(ERROR, "ImportError", str(error), phase="import")
     if result.eager.status != OK:

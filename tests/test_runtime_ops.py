@@ -993,6 +993,144 @@ def _normalize(data):
     return [data.draw(floats(shape))], {"mean": (0.5, 0.25, -1.0), "std": (2.0, 0.5, 1.0)}
 
 
+# --- detection boxes and deformable convolution (ops_models.py): plain-loop references -------------
+CASES["_random_randint"] = Case(lambda data: ([], {"shape": data.draw(shapes()), "low": -2, "high": 5}),
+                                _bounds_check(-2, 4), check="bounds")
+
+
+def _corner_box(box, box_format):
+    if box_format == "corner":
+        return list(box)
+    x, y, w, h = box
+    return [x - w / 2, y - h / 2, x + w / 2, y + h / 2]
+
+
+def _iou(a, b):
+    width = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    height = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = width * height
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def ref_box_iou(lhs, rhs, format="corner"):
+    out = np.zeros(lhs.shape[:-1] + rhs.shape[:-1])
+    for i in np.ndindex(*lhs.shape[:-1]):
+        for j in np.ndindex(*rhs.shape[:-1]):
+            out[i + j] = _iou(_corner_box(lhs[i], format), _corner_box(rhs[j], format))
+    return out
+
+
+def ref_box_nms(data, overlap_thresh=0.5, valid_thresh=0.0, topk=-1, coord_start=2, score_index=1, id_index=-1,
+                background_id=-1, force_suppress=False, in_format="corner", out_format="corner"):
+    out = np.full(data.shape, -1.0)
+    for b in np.ndindex(*data.shape[:-2]):
+        rows = data[b]
+        order = [i for i in range(len(rows)) if rows[i][score_index] > valid_thresh
+                 and not (id_index >= 0 and background_id >= 0 and rows[i][id_index] == background_id)]
+        order.sort(key=lambda i: -rows[i][score_index])  # Python's sort is stable
+        order = order[:topk] if topk > 0 else order
+        kept = []
+        for i in order:
+            box = _corner_box(rows[i][coord_start:coord_start + 4], in_format)
+            if all(not ((force_suppress or id_index < 0 or rows[i][id_index] == rows[k][id_index])
+                        and _iou(_corner_box(rows[k][coord_start:coord_start + 4], in_format), box) > overlap_thresh)
+                   for k in kept):
+                kept.append(i)
+        for place, i in enumerate(kept):
+            out[b][place] = rows[i]
+            if in_format != out_format:
+                x0, y0, x1, y1 = _corner_box(rows[i][coord_start:coord_start + 4], in_format)
+                out[b][place][coord_start:coord_start + 4] = [(x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0]
+    return out
+
+
+@case("_contrib_box_iou", ref=f64(ref_box_iou))
+def _box_iou(data):
+    lhs = data.draw(floats((data.draw(st.integers(1, 3)), 4), 0.0, 2.0))
+    rhs = data.draw(floats((data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)), 4), 0.0, 2.0))
+    return [lhs, rhs], {"format": data.draw(st.sampled_from(["corner", "center"]))}
+
+
+@case("_contrib_box_nms", ref=f64(ref_box_nms))
+def _box_nms(data):
+    n = data.draw(st.integers(1, 6))
+    records = np.zeros((2, n, 6), dtype=np.float32)
+    records[..., 0] = data.draw(hnp.arrays(F32, (2, n), elements=st.sampled_from([0.0, 1.0, 2.0])))
+    records[..., 1] = data.draw(floats((2, n), 0.0, 1.0))
+    corners = data.draw(floats((2, n, 2), 0.0, 1.0))
+    sides = data.draw(floats((2, n, 2), 0.1, 0.6))
+    records[..., 2:4], records[..., 4:6] = corners, corners + sides
+    attrs = {"overlap_thresh": data.draw(st.sampled_from([0.1, 0.3, 0.5])), "id_index": data.draw(st.sampled_from([-1, 0])),
+             "force_suppress": data.draw(st.booleans()), "topk": data.draw(st.sampled_from([-1, 2])),
+             "valid_thresh": data.draw(st.sampled_from([0.0, 0.3])),
+             "out_format": data.draw(st.sampled_from(["corner", "center"]))}
+    return [records], attrs
+
+
+def _sample(plane, h, w, modulated):
+    """One bilinear sample of ``plane`` (H, W) at (h, w), as MXNet's deformable im2col kernels take it."""
+    height, width = plane.shape
+    if modulated:
+        if not (h > -1 and w > -1 and h < height and w < width):
+            return 0.0
+    else:
+        if not (h >= 0 and w >= 0 and h < height and w < width):
+            return 0.0
+        h = float(height - 1) if np.floor(h) >= height - 1 else h
+        w = float(width - 1) if np.floor(w) >= width - 1 else w
+    h0, w0 = int(np.floor(h)), int(np.floor(w))
+    total = 0.0
+    for r, c, weight in ((h0, w0, (1 - (h - h0)) * (1 - (w - w0))), (h0, w0 + 1, (1 - (h - h0)) * (w - w0)),
+                         (h0 + 1, w0, (h - h0) * (1 - (w - w0))), (h0 + 1, w0 + 1, (h - h0) * (w - w0))):
+        if 0 <= r < height and 0 <= c < width:
+            total += weight * plane[r, c]
+    return total
+
+
+def ref_deformable(*arrays, kernel, num_filter, pad=(0, 0), num_deformable_group=1, no_bias=False, modulated=False,
+                   **_):
+    data, offset = arrays[0], arrays[1]
+    mask, weight = (arrays[2], arrays[3]) if modulated else (None, arrays[2])
+    n, c, _, _ = data.shape
+    kh, kw = kernel
+    ho, wo = offset.shape[2:]
+    group_channels = c // num_deformable_group
+    out = np.zeros((n, num_filter, ho, wo))
+    for b, f, y, x in np.ndindex(n, num_filter, ho, wo):
+        for ch, i, j in np.ndindex(c, kh, kw):
+            g, tap = ch // group_channels, i * kw + j
+            h = y - pad[0] + i + offset[b, g * 2 * kh * kw + 2 * tap, y, x]
+            w = x - pad[1] + j + offset[b, g * 2 * kh * kw + 2 * tap + 1, y, x]
+            value = _sample(data[b, ch], h, w, modulated)
+            if modulated:
+                value *= mask[b, g * kh * kw + tap, y, x]
+            out[b, f, y, x] += weight[f, ch, i, j] * value
+        if not no_bias:
+            out[b, f, y, x] += arrays[-1][f]
+    return out
+
+
+def _deformable_case(modulated):
+    def draw(data):
+        c, dg = data.draw(st.sampled_from([(2, 1), (2, 2), (3, 1)]))
+        k, pad = data.draw(st.sampled_from([(1, 0), (2, 0), (2, 1)]))
+        height, width = data.draw(st.integers(2, 4)), data.draw(st.integers(2, 4))
+        ho, wo = height + 2 * pad - k + 1, width + 2 * pad - k + 1
+        nf = 2
+        arrays = [data.draw(floats((1, c, height, width))), data.draw(floats((1, 2 * k * k * dg, ho, wo), -2.5, 2.5))]
+        if modulated:
+            arrays.append(data.draw(floats((1, k * k * dg, ho, wo), 0.0, 2.0)))
+        arrays += [data.draw(floats((nf, c, k, k))), data.draw(floats((nf,)))]
+        return arrays, {"kernel": (k, k), "pad": (pad, pad), "num_filter": nf, "num_deformable_group": dg}
+    return draw
+
+
+CASES["_contrib_DeformableConvolution"] = Case(_deformable_case(False), f64(ref_deformable), rtol=1e-4, atol=1e-4)
+CASES["_contrib_ModulatedDeformableConvolution"] = Case(
+    _deformable_case(True), f64(lambda *a, **kw: ref_deformable(*a, modulated=True, **kw)), rtol=1e-4, atol=1e-4)
+
+
 # ------------------------------------------------------------------------------------------------
 # the tests
 # ------------------------------------------------------------------------------------------------
@@ -1129,6 +1267,7 @@ def _mxnet_function(real, name):
 
 #: ops whose MXNet eager function differs in calling convention or is random
 NOT_COMPARED_WITH_MXNET = {"_random_uniform", "_random_normal", "_random_uniform_like", "_random_normal_like",
+                           "_random_randint",
                            "_sample_multinomial", "_shuffle", "_cond_select", "RNN", "Dropout"}
 
 

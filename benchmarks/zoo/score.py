@@ -1,7 +1,7 @@
 """The zoo scorer: hylint's diagnostics on real library code, judged by the labels MXNet gave the models.
 
     python benchmarks/zoo/score.py                  # lint the pinned sources, join with labels/, write RESULTS.md
-    python benchmarks/zoo/score.py --verify 50      # also run `hylint verify` on 50 labelled models (slow)
+    python benchmarks/zoo/score.py --verify         # also show verify_zoo.py's measurement (verify/summary.json)
 
 Runs without MXNet: it needs only the committed labels (labels/*.jsonl), the library sources (sources.py
 downloads them from PyPI) and hylint (run as `python -m hylint` from --hylint-root, default this checkout).
@@ -439,20 +439,17 @@ def render_fixes(fixes: dict) -> list:
 
 
 def render_verify(verify: dict) -> list:
-    out = ["## `hylint verify` on the NumPy runtime vs MXNet's labels", ""]
-    out.append("| library | models tried | same verdict | same output shapes (values are not reported by verify) | runtime could not run | "
-               "median s (runtime) | median s (MXNet label) |")
-    out.append("|---|---:|---:|---:|---:|---:|---:|")
-    for library, v in sorted(verify.items()):
-        out.append(f"| {library} | {v['tried']} | {v['same_verdict']} | {v['same_output']} | {v['unsupported']} | "
-                   f"{v['median_seconds']} | {v['median_label_seconds']} |")
-    reasons = Counter()
-    for v in verify.values():
-        reasons.update(v["reasons"])
-    if reasons:
-        out.append("")
-        out.append("Most common reasons the runtime could not run a model: "
-                   + "; ".join(f"{count}x {reason}" for reason, count in reasons.most_common(8)))
+    """verify_zoo.py's summary (runtime vs MXNet per model; its own report: verify/RESULTS.md)."""
+    out = ["## `hylint verify` on the NumPy runtime vs MXNet 1.9.1", "",
+           f"By `benchmarks/zoo/verify_zoo.py` (the list of models, the misses and their causes: "
+           f"`benchmarks/zoo/verify/RESULTS.md`). Outputs equal: max|runtime - MXNet| <= "
+           f"{verify['tolerance']:g} * max(1, max|MXNet|) per predict-mode output (eager and hybridized).", "",
+           "| library | models | failing labels | same verdict as the label | outputs equal | both |",
+           "|---|---:|---:|---:|---:|---:|"]
+    rows = dict(verify["by_library"], all=verify["total"])
+    for library, v in rows.items():
+        out.append(f"| {library} | {v['tried']} | {v['failing_labels']} | {v['same_verdict']} | "
+                   f"{v['outputs_equal']} | {v['both']} |")
     return out
 
 
@@ -500,10 +497,8 @@ def main(argv=None) -> int:
     parser.add_argument("--hylint-root", type=Path, default=REPO, help="checkout whose hylint is scored")
     parser.add_argument("--jobs", type=int, default=0, help="hylint -j (0: one per core)")
     parser.add_argument("--no-cache", action="store_true", help="run hylint without its result cache")
-    parser.add_argument("--verify", type=int, default=0, metavar="N",
-                        help="also run `hylint verify` on the first N labelled models of each library")
-    parser.add_argument("--verify-python", default=sys.executable,
-                        help="interpreter that can import the libraries, for --verify (MXNet is not used)")
+    parser.add_argument("--verify", action="store_true",
+                        help="also show the runtime-vs-MXNet measurement of verify_zoo.py (verify/summary.json)")
     parser.add_argument("--output", type=Path, default=RESULTS)
     parser.add_argument("--no-readme", action="store_true", help="do not rewrite README's zoo section")
     args = parser.parse_args(argv)
@@ -520,13 +515,15 @@ def main(argv=None) -> int:
         fixes = json.loads(fixes_path.read_text())
     verify = None
     if args.verify:
-        from verify_zoo import verify_models
-        verify = verify_models(labels, args.verify, args.hylint_root.resolve(), args.verify_python)
+        measured = HERE / "verify" / "summary.json"
+        if not measured.exists():
+            parser.error(f"--verify: no {measured}; run benchmarks/zoo/verify_zoo.py first")
+        verify = json.loads(measured.read_text())
     versions = {}
     for library_labels in labels.values():
         for label in library_labels:
             versions.update(label.get("versions") or {})
-    meta = {"command": "python benchmarks/zoo/score.py" + (f" --verify {args.verify}" if args.verify else ""),
+    meta = {"command": "python benchmarks/zoo/score.py" + (" --verify" if args.verify else ""),
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "commit": _git(args.hylint_root, "rev-parse", "--short", "HEAD"),
             "seconds": time.time() - started, "labelled": sum(len(v) for v in labels.values()),

@@ -49,6 +49,7 @@ def runtime_modules():
         "mxnet.metric": metric, "mxnet.operator": operator, "mxnet.optimizer": optimizer, "mxnet.recordio": recordio,
         "mxnet.registry": registry, "mxnet.util": util, "mxnet.contrib": mx_contrib,
         "mxnet.gluon.contrib.rnn": contrib.rnn, "mxnet.gluon.rnn.rnn_cell": rnn.rnn_cell,
+        "mxnet.gluon.contrib.cnn": contrib.cnn,
         "mxnet.contrib.amp": mx_contrib.amp, "mxnet.contrib.amp.amp": mx_contrib.amp,
     }
 

@@ -499,9 +499,14 @@ def _random_randn(*shape, **kwargs):
     return _random_normal(shape=shape or (1,), **kwargs)
 
 
+def _random_randint(low, high, shape=(1,), dtype=None, ctx=None, out=None, **kwargs):
+    return _invoke("_random_randint", (), dict(kwargs, low=low, high=high, shape=shape, dtype=dtype or "int32",
+                                               out=out))
+
+
 random = _submodule("random", {
     "uniform": _random_uniform, "normal": _random_normal, "randn": _random_randn,
-    "multinomial": _random_multinomial,
+    "multinomial": _random_multinomial, "randint": _random_randint,
     "uniform_like": _make_function("uniform_like", _ops.OPS["_random_uniform_like"]),
     "normal_like": _make_function("normal_like", _ops.OPS["_random_normal_like"]),
     "shuffle": _make_function("shuffle", _ops.OPS["_shuffle"]),

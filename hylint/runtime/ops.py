@@ -974,17 +974,36 @@ register(Op("Reshape", _reshape_kernel, _reshape_shape, aliases=("reshape",), hi
             params=(P("shape", "shape", ()), P("reverse", "bool", False))))
 
 
+def _span(ndim, begin, end):
+    """``[begin, end)`` of ``ndim`` axes as MXNet's reshape_like reads it: None for the whole, negatives wrap."""
+    begin = 0 if begin is None else begin + ndim if begin < 0 else begin
+    end = ndim if end is None else end + ndim if end < 0 else end
+    return begin, end
+
+
+def _reshape_like_target(a, b, attrs):
+    """lhs's axes [lhs_begin, lhs_end) replaced by rhs's axes [rhs_begin, rhs_end) (default: all of them)."""
+    lb, le = _span(len(a), attrs.get("lhs_begin"), attrs.get("lhs_end"))
+    rb, re_ = _span(len(b), attrs.get("rhs_begin"), attrs.get("rhs_end"))
+    return tuple(a[:lb]) + tuple(b[rb:re_]) + tuple(a[le:])
+
+
 def _reshape_like_shape(in_shapes, attrs):
     a, b = in_shapes
-    if a is not None and b is not None and int(np.prod(a)) != int(np.prod(b)):
+    if a is None or b is None:
+        return list(in_shapes), [None]
+    target = _reshape_like_target(a, b, attrs)
+    if int(np.prod(a)) != int(np.prod(target)):
         raise ShapeCheck("Check failed: (*in_attrs)[0].Size() == oshape.Size() (%d vs. %d) : Cannot reshape lhs with "
                          "shape %sto new shape %s because they have different size."
-                         % (np.prod(a), np.prod(b), shape_str(a), shape_str(b)))
-    return list(in_shapes), [b]
+                         % (np.prod(a), np.prod(target), shape_str(a), shape_str(target)))
+    return list(in_shapes), [target]
 
 
-register(Op("reshape_like", lambda ins, at: ins[0].reshape(ins[1].shape), _reshape_like_shape,
-            inputs=("lhs", "rhs"), infer_type=_first_type))
+register(Op("reshape_like", lambda ins, at: ins[0].reshape(_reshape_like_target(ins[0].shape, ins[1].shape, at)),
+            _reshape_like_shape, inputs=("lhs", "rhs"), infer_type=_first_type,
+            params=(P("lhs_begin", "opt_int", None), P("lhs_end", "opt_int", None),
+                    P("rhs_begin", "opt_int", None), P("rhs_end", "opt_int", None))))
 
 
 def _flatten(s, attrs):

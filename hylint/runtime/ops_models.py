@@ -8,8 +8,10 @@ typed attributes as MXNet parses them), and are checked against MXNet's own oper
 import numpy as np
 
 from .base import shape_str
-from .ops import (Op, P, ShapeCheck, _assign_param, _batch_norm_kernel, _channel_param_shape, _fixed_type,
-                  _unary_shape_fn, register)
+from . import rng
+from .ops import (Op, P, ShapeCheck, _assign_param, _attr_type, _batch_norm_kernel, _channel_param_shape,
+                  _conv_geometry, _conv_shape, _creation_shape, _fixed_type, _target_shape, _unary_shape_fn,
+                  register)
 
 
 # --- normalisation ---------------------------------------------------------------------------------
@@ -377,3 +379,215 @@ def partial_sort_order(values, k, ascending):
         heap[last] = heap[0]
         adjust(heap, 0, last, value)
     return np.array(heap, dtype=np.int64)
+
+
+# --- random integers (``nd.random.randint``: gluonnlp's examples draw token ids with it) ----------------------
+def _randint_kernel(inputs, attrs):
+    low, high = int(attrs["low"]), int(attrs["high"])
+    if not low < high:
+        raise ShapeCheck("Check failed: param.high > param.low (%d vs. %d) : low must be less than high in "
+                         "uniform distribution" % (high, low))
+    return rng.generator().randint(low, high, size=_target_shape(attrs)).astype(attrs["dtype"] or "int32")
+
+
+register(Op("_random_randint", _randint_kernel, _creation_shape, inputs=(), hint="_random_randint",
+            params=(P("low", "int"), P("high", "int"), P("shape", "shape", ()), P("ctx", "str", ""),
+                    P("dtype", "dtype", "int32")),
+            infer_type=_attr_type("int32"), aliases=("random_randint", "random.randint"), needs_input=False))
+
+
+# --- detection boxes (gluoncv's SSD, YOLOv3 and R-CNN heads) -------------------------------------------------
+def _corners(boxes, box_format):
+    """(..., 4) boxes as (xmin, ymin, xmax, ymax): ``corner`` as they are, ``center`` is (x, y, w, h)."""
+    if box_format == "corner":
+        return boxes
+    x, y, w, h = (boxes[..., i] for i in range(4))
+    return np.stack([x - w / 2, y - h / 2, x + w / 2, y + h / 2], axis=-1)
+
+
+def _centers(boxes):
+    x0, y0, x1, y1 = (boxes[..., i] for i in range(4))
+    return np.stack([(x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0], axis=-1)
+
+
+def _iou_matrix(a, b):
+    """Intersection over union of every corner box of ``a`` (n, 4) with every one of ``b`` (m, 4); an area is
+    (x1 - x0) * (y1 - y0), negative extents count as empty."""
+    a, b = a[:, None, :], b[None, :, :]
+    width = np.maximum(0, np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]))
+    height = np.maximum(0, np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]))
+    inter = width * height
+    area_a = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1])
+    area_b = (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
+    union = area_a + area_b - inter
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(union > 0, inter / union, 0)
+
+
+def _box_nms_kernel(inputs, attrs):
+    """Per batch row: records with score > valid_thresh (and not of background_id), sorted by score (stable,
+    descending), the first topk kept; then greedy suppression of every later record whose IoU with a kept
+    one exceeds overlap_thresh (same class id unless force_suppress). Kept records first, in score order,
+    coordinates in out_format; the remaining rows -1 (measured on MXNet 1.9.1, tests/test_runtime_boxes.py)."""
+    data = inputs[0]
+    shape = data.shape
+    records = data.reshape((-1,) + shape[-2:])
+    out = np.full(records.shape, -1, dtype=data.dtype)
+    start, score_at, id_at = attrs["coord_start"], attrs["score_index"], attrs["id_index"]
+    for b, rows in enumerate(records):
+        scores = rows[:, score_at]
+        valid = scores > attrs["valid_thresh"]
+        if id_at >= 0 and attrs["background_id"] >= 0:
+            valid &= rows[:, id_at] != attrs["background_id"]
+        order = np.flatnonzero(valid)
+        order = order[np.argsort(-scores[order], kind="stable")]
+        if attrs["topk"] > 0:
+            order = order[:attrs["topk"]]
+        boxes = _corners(rows[order, start:start + 4].astype(np.float32), attrs["in_format"])
+        ious = _iou_matrix(boxes, boxes)
+        same_class = np.ones_like(ious, dtype=bool) if attrs["force_suppress"] or id_at < 0 \
+            else rows[order, id_at][:, None] == rows[order, id_at][None, :]
+        alive = np.ones(len(order), dtype=bool)
+        for i in range(len(order)):
+            if alive[i]:
+                alive[i + 1:] &= ~((ious[i, i + 1:] > attrs["overlap_thresh"]) & same_class[i, i + 1:])
+        kept = order[alive]
+        out[b, :len(kept)] = rows[kept]
+        if attrs["in_format"] != attrs["out_format"]:
+            corner = _corners(rows[kept, start:start + 4], attrs["in_format"])
+            out[b, :len(kept), start:start + 4] = corner if attrs["out_format"] == "corner" else _centers(corner)
+    return out.reshape(shape)
+
+
+def _box_nms_shape(in_shapes, attrs):
+    s = in_shapes[0]
+    if s is None:
+        return list(in_shapes), [None]
+    if len(s) < 2:
+        raise ShapeCheck("Check failed: shape.ndim() >= 2U (%d vs. 2) : input must have dim >= 2 the last two "
+                         "dimensions are num_box and box_width %s" % (len(s), shape_str(s)))
+    width = s[-1]
+    if not (attrs["score_index"] < width and attrs["coord_start"] + 4 <= width and attrs["id_index"] < width):
+        raise ShapeCheck("Check failed: box_nms: score_index, coord_start + 4 and id_index must lie inside the "
+                         "last dimension %d" % width)
+    return list(in_shapes), [tuple(s)]
+
+
+_BOX_FORMAT = ("corner", "center")
+register(Op("_contrib_box_nms", _box_nms_kernel, _box_nms_shape, hint="box_nms",
+            aliases=("_contrib_box_non_maximum_suppression",),
+            params=(P("overlap_thresh", "float", 0.5), P("valid_thresh", "float", 0.0), P("topk", "int", -1),
+                    P("coord_start", "int", 2), P("score_index", "int", 1), P("id_index", "int", -1),
+                    P("background_id", "int", -1), P("force_suppress", "bool", False),
+                    P("in_format", "str", "corner"), P("out_format", "str", "corner"))))
+
+
+def _box_iou_kernel(inputs, attrs):
+    lhs, rhs = (_corners(x.astype(np.float64), attrs["format"]) for x in inputs)
+    ious = _iou_matrix(lhs.reshape(-1, 4), rhs.reshape(-1, 4))
+    return ious.reshape(lhs.shape[:-1] + rhs.shape[:-1]).astype(inputs[0].dtype)
+
+
+def _box_iou_shape(in_shapes, attrs):
+    lhs, rhs = in_shapes
+    if lhs is None or rhs is None:
+        return list(in_shapes), [None]
+    for s in (lhs, rhs):
+        if s[-1] != 4:
+            raise ShapeCheck("Check failed: lshape[lshape.ndim() - 1] == 4U (%d vs. 4) : last dimension must be "
+                             "4 (box coordinates)" % s[-1])
+    return list(in_shapes), [tuple(lhs[:-1]) + tuple(rhs[:-1])]
+
+
+register(Op("_contrib_box_iou", _box_iou_kernel, _box_iou_shape, inputs=("lhs", "rhs"), hint="box_iou",
+            params=(P("format", "str", "corner"),)))
+
+
+# --- deformable convolution (gluon.contrib.cnn: gluoncv's CenterNet DCNv2 heads) -----------------------------
+def _bilinear_taps(plane, h, w, modulated):
+    """``plane`` (N, G, Cg, H, W) sampled at the real positions ``h``, ``w`` (N, G, Ho, Wo) -> (N, G, Cg, Ho, Wo),
+    bilinear between the four neighbours, as MXNet's two im2col kernels do. Modulated (DCNv2): 0 unless
+    -1 < h < H and -1 < w < W, a neighbour outside the image counting 0. Plain (DCNv1): 0 unless 0 <= h < H and
+    0 <= w < W, and a position in the last row (column) samples that row (column) alone."""
+    n, g, cg, height, width = plane.shape
+    if modulated:
+        inside = (h > -1) & (w > -1) & (h < height) & (w < width)
+    else:
+        inside = (h >= 0) & (w >= 0) & (h < height) & (w < width)
+        h, w = np.where(np.floor(h) >= height - 1, height - 1, h), np.where(np.floor(w) >= width - 1, width - 1, w)
+    h_low, w_low = np.floor(h), np.floor(w)
+    lh, lw = h - h_low, w - w_low
+    h_low, w_low = h_low.astype(np.int64), w_low.astype(np.int64)
+    batch = np.arange(n)[:, None, None, None]
+    group = np.arange(g)[None, :, None, None]
+    out = np.zeros((n, g, h.shape[2], h.shape[3], cg), dtype=np.float64)
+    for dh, dw, weight in ((0, 0, (1 - lh) * (1 - lw)), (0, 1, (1 - lh) * lw), (1, 0, lh * (1 - lw)), (1, 1, lh * lw)):
+        rows, cols = h_low + dh, w_low + dw
+        valid = inside & (rows >= 0) & (rows < height) & (cols >= 0) & (cols < width)
+        values = plane[batch, group, :, np.clip(rows, 0, height - 1), np.clip(cols, 0, width - 1)]
+        out += np.where(valid, weight, 0)[..., None] * values
+    return np.moveaxis(out, -1, 2)
+
+
+def _deformable_conv_kernel(inputs, attrs, modulated):
+    x, offset = inputs[0].astype(np.float64), inputs[1].astype(np.float64)
+    mask = inputs[2].astype(np.float64) if modulated else None
+    weight = inputs[3 if modulated else 2]
+    (kh, kw), stride, dilate, pad = tuple(attrs["kernel"]), *_conv_geometry(attrs, 2)
+    n, c, height, width = x.shape
+    dg, groups, nf = attrs["num_deformable_group"], attrs["num_group"], attrs["num_filter"]
+    ho, wo = offset.shape[2:]
+    taps = kh * kw
+    offset = offset.reshape(n, dg, taps, 2, ho, wo)
+    plane = x.reshape(n, dg, c // dg, height, width)
+    cols = np.empty((n, dg, c // dg, taps, ho, wo))
+    rows0 = (np.arange(ho) * stride[0] - pad[0])[:, None]
+    cols0 = (np.arange(wo) * stride[1] - pad[1])[None, :]
+    for tap in range(taps):
+        i, j = divmod(tap, kw)
+        sampled = _bilinear_taps(plane, rows0 + i * dilate[0] + offset[:, :, tap, 0],
+                                 cols0 + j * dilate[1] + offset[:, :, tap, 1], modulated)
+        if mask is not None:
+            sampled *= mask.reshape(n, dg, taps, ho, wo)[:, :, tap][:, :, None]
+        cols[:, :, :, tap] = sampled
+    # (N, C*K, L) against the weight (G, F/G, C/G*K): a convolution over the sampled columns
+    cols = cols.reshape(n, groups, (c // groups) * taps, ho * wo)
+    out = np.matmul(weight.astype(np.float64).reshape(groups, nf // groups, -1), cols).reshape(n, nf, ho, wo)
+    if not attrs["no_bias"]:
+        out += inputs[-1].astype(np.float64).reshape(1, nf, 1, 1)
+    return out.astype(inputs[0].dtype)
+
+
+def _deformable_conv_shape(modulated):
+    def rule(in_shapes, attrs):
+        shapes = list(in_shapes)
+        data = shapes[0]
+        if data is None:
+            return shapes, [None]
+        kernel = tuple(attrs["kernel"])
+        if len(data) != 4:
+            raise ShapeCheck("Check failed: dshp.ndim() == 4U (%d vs. 4) : Input data should be 4D in "
+                             "batch-num_filter-y-x" % len(data))
+        conv_shapes, [out] = _conv_shape([data, shapes[3 if modulated else 2]] +
+                                         ([shapes[-1]] if not attrs["no_bias"] else []), attrs)
+        shapes[3 if modulated else 2] = conv_shapes[1]
+        if not attrs["no_bias"]:
+            shapes[-1] = conv_shapes[2]
+        taps, dg = kernel[0] * kernel[1], attrs["num_deformable_group"]
+        _assign_param(shapes, 1, (data[0], 2 * taps * dg) + tuple(out[2:]))
+        if modulated:
+            _assign_param(shapes, 2, (data[0], taps * dg) + tuple(out[2:]))
+        return shapes, [out]
+    return rule
+
+
+_DEFORMABLE_PARAMS = (P("kernel", "shape"), P("stride", "shape", ()), P("dilate", "shape", ()), P("pad", "shape", ()),
+                      P("num_filter", "int"), P("num_group", "int", 1), P("num_deformable_group", "int", 1),
+                      P("workspace", "int", 1024), P("no_bias", "bool", False), P("layout", "any", None))
+register(Op("_contrib_DeformableConvolution", lambda ins, at: _deformable_conv_kernel(ins, at, False),
+            _deformable_conv_shape(False), inputs=("data", "offset", "weight", "bias"), optional_inputs=("bias",),
+            hint="deformableconvolution", params=_DEFORMABLE_PARAMS))
+register(Op("_contrib_ModulatedDeformableConvolution", lambda ins, at: _deformable_conv_kernel(ins, at, True),
+            _deformable_conv_shape(True), inputs=("data", "offset", "mask", "weight", "bias"),
+            optional_inputs=("bias",), hint="modulateddeformableconvolution",
+            params=_DEFORMABLE_PARAMS + (P("im2col_step", "int", 64),)))

@@ -450,6 +450,10 @@ def _random_normal(loc=0, scale=1, shape=(), dtype=None, **kwargs):
     return _invoke("_random_normal", (), dict(kwargs, loc=loc, scale=scale, shape=shape, dtype=dtype or "float32"))
 
 
+def _random_randint(low, high, shape=(), dtype=None, **kwargs):
+    return _invoke("_random_randint", (), dict(kwargs, low=low, high=high, shape=shape, dtype=dtype or "int32"))
+
+
 def _random_multinomial(data, shape=(), get_prob=True, dtype="int32", **kwargs):
     # MXNet's sym wrapper defaults get_prob to True (nd: False) -> two outputs when hybridized
     return _invoke("_sample_multinomial", (data,), dict(kwargs, shape=shape, get_prob=get_prob, dtype=dtype))
@@ -457,6 +461,7 @@ def _random_multinomial(data, shape=(), get_prob=True, dtype="int32", **kwargs):
 
 random = _submodule("random", {
     "uniform": _random_uniform, "normal": _random_normal, "multinomial": _random_multinomial,
+    "randint": _random_randint,
     "uniform_like": _make_function("uniform_like", _ops.OPS["_random_uniform_like"]),
     "normal_like": _make_function("normal_like", _ops.OPS["_random_normal_like"]),
     "shuffle": _make_function("shuffle", _ops.OPS["_shuffle"]),

@@ -1,2 +1,2 @@
-"""``mxnet.gluon.contrib``: ``nn`` and ``rnn``."""
-from . import nn, rnn  # noqa: F401
+"""``mxnet.gluon.contrib``: ``nn``, ``rnn`` and ``cnn``."""
+from . import cnn, nn, rnn  # noqa: F401
