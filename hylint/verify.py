@@ -47,7 +47,11 @@ import numpy as np
 OK, ERROR, DIFFERENT = "ok", "error", "different"
 TRAIN_PHASE = "train mode"
 BACKENDS = ("mxnet", "numpy")
-ATOL = RTOL = 1e-5
+# eager vs hybridized outputs are equal when max|d| <= ATOL + RTOL * max|eager|, per output: deep networks
+# reorder float32 sums once traced (measured on MXNet 1.9.1: resnet152_v2 2.3e-4, preresnet110 1.5e-3 on
+# outputs of their scale), while the silent changes verify exists for (a broadcast, a frozen branch) move
+# outputs by a sizable part of their scale; the zoo labeller (benchmarks/zoo/label.py) uses the same rule
+ATOL, RTOL = 1e-4, 1e-3
 _counter = itertools.count()
 
 
@@ -649,9 +653,11 @@ def compare(expected: Sequence[np.ndarray], got: Sequence[np.ndarray]) -> Tuple[
         a64, b64 = a.astype(np.float64), b.astype(np.float64)
         with np.errstate(invalid="ignore"):
             both_nan = np.isnan(a64) & np.isnan(b64)
-            here = np.where(both_nan, 0.0, np.abs(a64 - b64))
+            here = np.where(both_nan | (a64 == b64), 0.0, np.abs(a64 - b64))  # NaN/inf only where they differ
         here_max = float(np.max(here)) if here.size else 0.0
-        if not np.allclose(a64, b64, atol=ATOL, rtol=RTOL, equal_nan=True):
+        finite = np.abs(a64[np.isfinite(a64)])
+        scale = float(finite.max()) if finite.size else 0.0
+        if not here_max <= ATOL + RTOL * scale:
             return f"output {index}: values differ (max |d| = {here_max:.3g})", here_max
         gap = max(gap, here_max)
     return None, gap
