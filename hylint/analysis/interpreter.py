@@ -369,12 +369,12 @@ class HybridContext:
             eager_side = node.body if mode == "nd" else node.orelse if mode == "sym" else None
             if eager_side is not None:
                 self.eager_only.add(eager_side)
-            self._eager_depth += eager_side is node.body
-            body = self.expr(node.body)
-            self._eager_depth -= eager_side is node.body
-            self._eager_depth += eager_side is node.orelse
-            orelse = self.expr(node.orelse)
-            self._eager_depth -= eager_side is node.orelse
+            sides = {}
+            for side in (node.body, node.orelse):
+                self._eager_depth += side is eager_side
+                sides[side] = self.expr(side)
+                self._eager_depth -= side is eager_side
+            body, orelse = sides[node.body], sides[node.orelse]
             if eager_side is not None:
                 return orelse if eager_side is node.body else body  # the side that is traced
             return body if body.kind is orelse.kind else UNKNOWN

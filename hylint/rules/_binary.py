@@ -22,6 +22,19 @@ BROADCAST = {
 }
 
 
+def extra_input(value: Value, ctx) -> Optional[str]:
+    """The name of the block input ``value`` is, when it is an input other than the first data argument
+    (a mask, a floor: its shape is the caller's choice), else None. A helper's parameters are not inputs
+    of the block: they hold what the caller passed."""
+    hybrid = ctx.hybrid
+    if hybrid is None or hybrid.is_helper or value.name is None or value.shape.root != value.name:
+        return None
+    param = hybrid.params.get(value.name)
+    if param is None or param.kind is not Kind.TENSOR or value.name == hybrid.first_data_param:
+        return None
+    return value.name
+
+
 def is_tensor_operand(value: Value) -> bool:
     return value.kind in (Kind.TENSOR, Kind.CHILD)
 

@@ -7,6 +7,7 @@ from hylint.analysis.values import Kind, shape_difference, shapes_proven_equal
 from hylint.diagnostic import Applicability
 from hylint.fixes import f_call
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
+from hylint.rules._binary import extra_input
 from hylint.rules._hazards import CLS
 
 FUNCTIONS = {"maximum": "broadcast_maximum", "minimum": "broadcast_minimum", "power": "broadcast_power"}
@@ -90,12 +91,10 @@ identical, and hybridized it accepts the same shapes.
         if why is None:
             # no evidence that the shapes differ: only an extra input of the block (a floor, a mask: its
             # shape is the caller's choice) is reported; two values computed alike are left alone
-            hybrid = ctx.hybrid
-            extra = [v.name for v in (lv, rv) if not hybrid.is_helper and v.name in hybrid.params
-                     and v.name != hybrid.first_data_param and v.shape.root == v.name]
-            if not extra:
+            extra = extra_input(lv, ctx) or extra_input(rv, ctx)
+            if extra is None:
                 return
-            why = f"`{extra[0]}` is an input whose shape the caller chooses"
+            why = f"`{extra}` is an input whose shape the caller chooses"
         op = FUNCTIONS[name]
         new = node.with_changes(func=f_call(ctx.f_name, op, []).func)
         ctx.report(node, f"`{callee}` of two tensors ({why}): eagerly it broadcasts (`{op}`), after hybridize() it is "

@@ -2,7 +2,7 @@ import libcst as cst
 
 from hylint.analysis.values import Kind, Shape, Value, shape_difference, shapes_proven_equal
 from hylint.rule import Invalid, LintRule, Valid
-from hylint.rules._binary import broadcast_fix, describe, tensor_pairs
+from hylint.rules._binary import broadcast_fix, describe, extra_input, tensor_pairs
 
 
 class UnprovenBroadcast(LintRule):
@@ -98,12 +98,7 @@ def _may_differ(a: Value, b: Value, ctx) -> bool:
     or of a multi-output result: nothing is known of those shapes."""
     if a.kind is not Kind.TENSOR or b.kind is not Kind.TENSOR:
         return False
-    hybrid = ctx.hybrid
-    # a helper's parameters are not inputs of the block: what they hold is what the caller passed (an
-    # extra input passed in keeps its facts); one the caller knows nothing of is nothing to go on
-    extra = {name for name, value in hybrid.params.items() if value.kind is Kind.TENSOR} - \
-        {hybrid.first_data_param} if hybrid is not None and not hybrid.is_helper else set()
-    if any(v.name in extra and v.shape.root == v.name for v in (a, b)) and a.shape.root != b.shape.root:
+    if any(extra_input(v, ctx) for v in (a, b)) and a.shape.root != b.shape.root:
         return True  # the input itself (what is computed from it is reported once, here)
     if not (a.certain and b.certain):
         return False
