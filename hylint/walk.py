@@ -17,8 +17,10 @@ callbacks (``visit_<Type>_<attribute>``) are handed to libcst's own traversal.
 from __future__ import annotations
 
 import dataclasses
+import sys
+import typing
 import weakref
-from typing import Dict, FrozenSet, Iterator, Tuple, Type
+from typing import Dict, FrozenSet, Iterator, Optional, Tuple, Type
 
 import libcst as cst
 
@@ -51,6 +53,8 @@ _FIELDS: Dict[type, Tuple[str, ...]] = {}
 # (a plain dict kept every such class, and with it parts of every tree, for the whole run)
 _PROFILES: "weakref.WeakKeyDictionary[type, Tuple[bool, FrozenSet[type]]]" = weakref.WeakKeyDictionary()
 _IS_NODE: Dict[type, bool] = {}
+# skip set -> node type -> the child fields that can hold a node a traversal with that skip set visits
+_PRUNED: Dict[FrozenSet[type], Dict[type, Tuple[str, ...]]] = {}
 
 
 def child_fields(node_type: type) -> Tuple[str, ...]:
@@ -67,6 +71,55 @@ def child_fields(node_type: type) -> Tuple[str, ...]:
                     ordered.append(const)
         ordered += [name for name in names if name not in ordered]
         fields = _FIELDS[node_type] = tuple(ordered)
+    return fields
+
+
+def _field_node_types(node_type: type) -> Optional[Dict[str, FrozenSet[type]]]:
+    """Per field, the concrete node types its annotation allows (None: an annotation not understood)."""
+    try:
+        hints = typing.get_type_hints(node_type)
+    except Exception:  # pragma: no cover - an annotation libcst's own module cannot resolve
+        return None
+    allowed: Dict[str, FrozenSet[type]] = {}
+    for name in child_fields(node_type):
+        found: set = set()
+        stack = [hints.get(name, cst.CSTNode)]
+        while stack:
+            hint = stack.pop()
+            args = typing.get_args(hint)
+            if typing.get_origin(hint) is typing.Literal:
+                continue
+            if args:  # Sequence[X], Optional[X], Union[X, Y]
+                stack.extend(args)
+            elif isinstance(hint, type) and issubclass(hint, cst.CSTNode):
+                found.update(t for t in (hint, *_subclasses(hint)) if _instantiable(t))
+            elif isinstance(hint, type) or hint is type(None):
+                continue  # str, MaybeSentinel, None
+            else:
+                return None  # a forward reference or anything else: no pruning for this type
+        allowed[name] = frozenset(found)
+    return allowed
+
+
+def _instantiable(node_type: type) -> bool:
+    """Not abstract, and the class its module exports: libcst's ``add_slots`` rebuilds each node class, so
+    ``__subclasses__()`` also lists the originals, which no parse ever instantiates."""
+    module = sys.modules.get(node_type.__module__)
+    return not getattr(node_type, "__abstractmethods__", None) and \
+        getattr(module, node_type.__name__, None) is node_type
+
+
+def pruned_fields(node_type: type, skip: FrozenSet[type]) -> Tuple[str, ...]:
+    """``child_fields`` of ``node_type`` without the fields whose annotation admits only skipped node types
+    (or none at all): ``lpar``, ``whitespace_*``, ``comma``, ``Name.value``. The values read are the same
+    nodes; the traversal just does not look where none can be."""
+    table = _PRUNED.setdefault(skip, {})
+    fields = table.get(node_type)
+    if fields is None:
+        allowed = _field_node_types(node_type)
+        fields = child_fields(node_type) if allowed is None else tuple(
+            name for name in child_fields(node_type) if any(t not in skip for t in allowed[name]))
+        table[node_type] = fields
     return fields
 
 
@@ -118,7 +171,7 @@ def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, skip: FrozenSet[type] = Non
         return
     if skip is None:
         skip = default_skip
-    _walk(node, visitor.on_visit, visitor.on_leave, skip)
+    _walk(node, visitor.on_visit, visitor.on_leave, skip, _PRUNED.setdefault(skip, {}))
 
 
 def _is_node(value_type: type) -> bool:
@@ -128,9 +181,12 @@ def _is_node(value_type: type) -> bool:
     return known
 
 
-def _walk(node: cst.CSTNode, on_visit, on_leave, skip: FrozenSet[type]) -> None:
+def _walk(node: cst.CSTNode, on_visit, on_leave, skip: FrozenSet[type], fields_of: Dict[type, Tuple[str, ...]]) -> None:
     if on_visit(node):
-        fields = _FIELDS.get(type(node)) or child_fields(type(node))
+        node_type = type(node)
+        fields = fields_of.get(node_type)
+        if fields is None:
+            fields = pruned_fields(node_type, skip)
         for name in fields:
             value = getattr(node, name)
             value_type = type(value)
@@ -138,9 +194,9 @@ def _walk(node: cst.CSTNode, on_visit, on_leave, skip: FrozenSet[type]) -> None:
                 for item in value:
                     item_type = type(item)
                     if item_type not in skip and (_IS_NODE.get(item_type) or _is_node(item_type)):
-                        _walk(item, on_visit, on_leave, skip)
+                        _walk(item, on_visit, on_leave, skip, fields_of)
             elif value_type not in skip and (_IS_NODE.get(value_type) or _is_node(value_type)):
-                _walk(value, on_visit, on_leave, skip)
+                _walk(value, on_visit, on_leave, skip, fields_of)
     on_leave(node)
 
 

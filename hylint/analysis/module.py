@@ -3,7 +3,7 @@ and which classes belong to the HybridBlock family."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -127,6 +127,16 @@ class ModuleInfo:
     contexts: Dict[cst.FunctionDef, "HybridContext"]
     in_progress: Set[cst.FunctionDef] = field(default_factory=set)  # helpers being analysed (recursion)
     child_only: Optional[Set[str]] = None  # classes built only as children (rules/_hazards.py), once
+    # facts a rule derives from a node, computed once per module: (what, node) -> fact (see ``memo``)
+    memos: Dict[Tuple[str, cst.CSTNode], Any] = field(default_factory=dict)
+
+    def memo(self, what: str, node: cst.CSTNode, compute: Callable[[cst.CSTNode], Any]) -> Any:
+        """``compute(node)``, once per module: rules called for each hybrid context of a class read the
+        same facts of its other methods."""
+        key = (what, node)
+        if key not in self.memos:
+            self.memos[key] = compute(node)
+        return self.memos[key]
 
 
 def _base_names(node: cst.ClassDef) -> List[str]:

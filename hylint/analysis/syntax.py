@@ -5,7 +5,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from hylint.walk import walk
+from hylint.walk import TRIVIA, walk
 
 
 def dotted_name(node: cst.CSTNode) -> Optional[str]:
@@ -111,7 +111,7 @@ def parent_map(root: cst.CSTNode) -> Dict[cst.CSTNode, cst.CSTNode]:
         def on_leave(self, original_node: cst.CSTNode) -> None:
             stack.pop()
 
-    walk(root, _Parents())
+    walk(root, _Parents(), TRIVIA)  # no node below a whitespace or punctuation node is anything else
     return parents
 
 

@@ -8,7 +8,7 @@ from hylint.diagnostic import Applicability
 from hylint.analysis.layers import FRESH_OUTPUT_LAYERS
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._hazards import BLOCK_NAMESPACES, self_attr
-from hylint.walk import walk
+from hylint.walk import TRIVIA, walk
 
 IN_PLACE = {cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
             cst.DivideAssign: cst.Divide}
@@ -197,7 +197,7 @@ def _is_fresh_unaliased(aug: cst.AugAssign, ctx) -> bool:
             order[id(node)] = len(order)
             return True
 
-    walk(fn.body, _Order())
+    walk(fn.body, _Order(), TRIVIA)
     aug_index = order[id(aug)]
     bindings = 0
     names: List[cst.Name] = []

@@ -6,7 +6,7 @@ import libcst as cst
 from hylint.analysis.syntax import dotted_name
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._hazards import self_attr
-from hylint.walk import walk
+from hylint.walk import TRIVIA, walk
 
 CLS = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.scale = 2.0\n"
        "        self.calls = 0\n\n{}")
@@ -237,33 +237,43 @@ class _FlowWalker:
         return attrs
 
     def reads(self, node: cst.CSTNode, assigned: Set[str], as_target: bool = False) -> None:
-        flow = self.flow
-        skip = self.skip
-
-        class _Reads(cst.CSTVisitor):
-            def on_visit(self, inner: cst.CSTNode) -> bool:
-                if inner in skip:
-                    return False
-                if as_target and self_attr(inner) is not None and inner in whole_targets:
-                    return False  # `self.a = ...`: a write, not a read
-                attr = self_attr(inner) if isinstance(inner, cst.Attribute) else None
-                if attr is not None and attr not in assigned:
-                    flow.first_read.setdefault(attr, inner)
-                if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and \
-                        inner.func.attr.value in MUTATING_METHODS:
-                    mutated = self_attr(inner.func.value)
-                    if mutated is not None:  # `self.history.append(x)`: changes the value in place
-                        walker.mutate(mutated, inner)
-                return True
-
         whole_targets = set(_targets(node)) if as_target else set()
-        walker = self
-        walk(node, _Reads())
+        walk(node, _Reads(self, assigned, whole_targets), TRIVIA)
 
     def mutate(self, attr: str, node: cst.CSTNode) -> None:
         self.flow.written.add(attr)
         self.flow.varying.add(attr)
         self.flow.first_write.setdefault(attr, node)
+
+
+class _Reads(cst.CSTVisitor):
+    """The attributes of ``self`` an expression reads (``_FlowWalker.reads``); one class, not one per call."""
+
+    def __init__(self, walker: _FlowWalker, assigned: Set[str], whole_targets: Set[cst.CSTNode]) -> None:
+        super().__init__()
+        self.walker = walker
+        self.assigned = assigned
+        self.whole_targets = whole_targets
+
+    def on_visit(self, inner: cst.CSTNode) -> bool:
+        walker = self.walker
+        if inner in walker.skip:
+            return False
+        if self.whole_targets and inner in self.whole_targets and self_attr(inner) is not None:
+            return False  # `self.a = ...`: a write, not a read
+        attr = self_attr(inner) if isinstance(inner, cst.Attribute) else None
+        if attr is not None and attr not in self.assigned:
+            walker.flow.first_read.setdefault(attr, inner)
+        if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and \
+                inner.func.attr.value in MUTATING_METHODS:
+            mutated = self_attr(inner.func.value)
+            if mutated is not None:  # `self.history.append(x)`: changes the value in place
+                walker.mutate(mutated, inner)
+        return True
+
+
+def _first_reads(fn: cst.FunctionDef) -> Set[str]:
+    return set(_flow(fn).first_read)
 
 
 class MutableSelfState(LintRule):
@@ -389,17 +399,18 @@ No fix.
         if cls is None or node is not hybrid.fn:
             return
         flow = _flow(node, hybrid.eager_only)
-        contexts = ctx.module_info.contexts
-        building = _construction_methods(cls.methods)
+        info = ctx.module_info
+        contexts = info.contexts
+        building = info.memo("construction-methods", cls.node, lambda _: _construction_methods(cls.methods))
         others = {name: method for name, method in cls.methods.items()
                   if name not in building and method not in contexts}
         ignored = set(cls.children) | set(cls.params)
         reset = cls.methods.get("reset")
         if reset is not None and _is_recurrent_cell(cls, ctx.module_info.classes):
-            ignored |= _written_attrs(reset)  # per-sequence state of the unroll (see RECURRENT_CELL_BASES)
+            ignored |= info.memo("written-attrs", reset, _written_attrs)  # per-sequence state of the unroll (see RECURRENT_CELL_BASES)
         # written by another hybrid context of the class (a helper): reported there, once
         traced_writes = {attr for method in cls.methods.values() if method in contexts and method is not node
-                         for attr in _written_attrs(method)}
+                         for attr in info.memo("written-attrs", method, _written_attrs)}
         outside_reads: Optional[Dict[str, Set[str]]] = None
         for attr, write in flow.first_write.items():
             if attr in ignored or attr not in flow.varying:
@@ -410,7 +421,7 @@ No fix.
                                   f"so the value is frozen there")
                 continue
             if outside_reads is None:  # attributes each other method reads before setting them
-                outside_reads = {name: set(_flow(method).first_read) for name, method in others.items()}
+                outside_reads = {name: info.memo("first-reads", method, _first_reads) for name, method in others.items()}
             readers = sorted(name for name, read in outside_reads.items() if attr in read)
             if readers:
                 ctx.report(write, f"`self.{attr}` is read by `{readers[0]}()`: after hybridize() it holds the Symbol "
@@ -419,7 +430,8 @@ No fix.
             if attr in ignored or attr in flow.written or attr in traced_writes:
                 continue
             setters = sorted(name for name, method in others.items() if name not in PER_CALL_METHODS
-                             and attr in _written_attrs(method) and not _clears_cache(method))
+                             and attr in info.memo("written-attrs", method, _written_attrs)
+                             and not info.memo("clears-cache", method, _clears_cache))
             if setters:
                 ctx.report(read, f"`self.{attr}` is changed by `{setters[0]}()`, which does not call "
                                  f"`self.{CLEAR_CACHE}()`: after hybridize() the value read when the graph was traced "

@@ -1,3 +1,6 @@
+from collections import defaultdict
+from typing import Dict, List, Optional
+
 import libcst as cst
 
 from hylint.analysis.syntax import dotted_name
@@ -120,27 +123,38 @@ def _reads_ndarray_only(node: cst.CSTNode, ctx) -> bool:
 LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Dict)
 
 
+class _Bindings(cst.CSTVisitor):
+    """Per plain name, the values a function body binds it to (None: unpacked, augmented, a loop target)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.values: Dict[str, List[Optional[cst.BaseExpression]]] = defaultdict(list)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self.values[target.target.value].append(node.value)
+            elif isinstance(target.target, (cst.Tuple, cst.List)):
+                for name in {e.value.value for e in target.target.elements if isinstance(e.value, cst.Name)}:
+                    self.values[name].append(None)  # unpacked: unknown
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):
+            self.values[node.target.value].append(None)
+
+    def visit_For(self, node: cst.For) -> None:
+        if isinstance(node.target, cst.Name):
+            self.values[node.target.value].append(None)
+
+
+def _bindings(fn: cst.FunctionDef) -> Dict[str, List[Optional[cst.BaseExpression]]]:
+    finder = _Bindings()
+    walk(fn.body, finder)
+    return finder.values
+
+
 def _bound_only_to_literals(name: str, ctx) -> bool:
-    values = []
-
-    class _Bindings(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for target in node.targets:
-                if isinstance(target.target, cst.Name) and target.target.value == name:
-                    values.append(node.value)
-                elif isinstance(target.target, (cst.Tuple, cst.List)) and any(
-                        isinstance(e.value, cst.Name) and e.value.value == name for e in target.target.elements):
-                    values.append(None)  # unpacked: unknown
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            if isinstance(node.target, cst.Name) and node.target.value == name:
-                values.append(None)
-
-        def visit_For(self, node: cst.For) -> None:
-            if any(isinstance(n, cst.Name) and n.value == name for n in [node.target]):
-                values.append(None)
-
-    walk(ctx.hybrid.fn.body, _Bindings())
+    values = ctx.module_info.memo("bindings", ctx.hybrid.fn, _bindings).get(name, ())
     if any(p.name.value == name for p in ctx.hybrid.fn.params.params):
         return False
     return bool(values) and all(
