@@ -412,8 +412,15 @@ def reduce_source(source: str) -> Optional[str]:
                 if name in block_names:
                     for kind in kinds:
                         builders.setdefault((name, kind), index)
-    for index in builders.values():
-        keep(index)
+    # a module-level function kept only as such a builder (a model factory, whose words would keep
+    # everything it names) is handed to libcst as its constructions alone: `Cls()` for one built
+    # otherwise, `_.add(Cls())` for one built as a child, on its first row (see ``_stub``)
+    stubs: Dict[int, List[Tuple[str, bool]]] = defaultdict(list)
+    for (name, as_child), index in builders.items():
+        if isinstance(tree.body[index], _FUNCTIONS) and len(groups[group_of[index]]) == 1:
+            stubs[index].append((name, as_child))
+        else:
+            keep(index)
     seen: Set[str] = set()
     seen_in_init: Set[str] = set()
     hybrid_words: Dict[int, Set[str]] = defaultdict(set)  # a kept class -> the words of its kept code but __init__
@@ -462,6 +469,7 @@ def reduce_source(source: str) -> Optional[str]:
                 keep(member)
             elif block_names & method.scan.calls:
                 keep(member)  # it builds a block class (HY907/HY908)
+    stubbed = {index: built for index, built in stubs.items() if not kept[index]}
     dropped: List[Tuple[int, int]] = []
     for index, unit in enumerate(units):
         if not kept[index] and (unit.parent is None or kept[unit.parent]):
@@ -474,4 +482,12 @@ def reduce_source(source: str) -> Optional[str]:
         for row in range(first - 1, last):
             line = lines[row]
             lines[row] = line[len(line.rstrip("\r\n")):]
+    for index, built in stubbed.items():
+        lines[units[index].first - 1] = _stub(built) + lines[units[index].first - 1]
     return "".join(lines)
+
+
+def _stub(built: Sequence[Tuple[str, bool]]) -> str:
+    """One statement line building each class as child-only-classes (HY907/HY908) tells constructions
+    apart outside class bodies: ``Cls()`` (built otherwise) and ``_.add(Cls())`` (built as a child)."""
+    return "; ".join(f"_.add({name}())" if as_child else f"{name}()" for name, as_child in sorted(built))

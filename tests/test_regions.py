@@ -8,6 +8,7 @@ installed) that the prefilter keeps, with the default rules and with every rule.
 """
 import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -50,12 +51,20 @@ def _same(source: str, selection: str = "ALL", diff: bool = False, filename: str
     return expected
 
 
+# what a module-level function kept only as a builder of block classes becomes (regions._stub)
+_STUB_ROW = re.compile(r"(?:_\.add\(\w+\(\)\)|\w+\(\))(?:; (?:_\.add\(\w+\(\)\)|\w+\(\)))*")
+
+
 def _rows_kept_or_emptied(source: str, reduced: str) -> None:
-    """Same number of lines, same line endings; each line either kept as it was or emptied."""
+    """Same number of lines, same line endings; each line either kept as it was or emptied, or the first
+    row of a module-level function (its `def` or first decorator) replaced by the constructions it holds."""
     original, new = source.splitlines(keepends=True), reduced.splitlines(keepends=True)
     assert len(original) == len(new)
     for before, after in zip(original, new):
-        assert after == before or after == before[len(before.rstrip("\r\n")):]
+        ending = before[len(before.rstrip("\r\n")):]
+        assert after == before or after == ending or (
+            before.startswith(("def ", "async def ", "@")) and after.endswith(ending)
+            and _STUB_ROW.fullmatch(after[:len(after) - len(ending)])), (before, after)
 
 
 BLOCKS = '''"""Module docstring."""
@@ -116,17 +125,66 @@ def test_the_reduced_source_keeps_rows_and_columns():
     _rows_kept_or_emptied(BLOCKS, reduced)
     kept = {line.strip() for line in reduced.splitlines() if line.strip()}
     # the block class, its __init__, hybrid_forward, helper methods and the helper it calls stay; so do
-    # a method reading or writing an attribute of `self` that the hybrid code names (HY807 reads them) and
-    # a function that builds the block class (HY907/HY908 judge where it is built)
+    # a method reading or writing an attribute of `self` that the hybrid code names (HY807 reads them) and,
+    # of a function that builds the block class, the construction (HY907/HY908 judge where it is built)
     for line in ("class Net(HybridBlock):", "def _helper(F, x):", "def _inner(self, F, x):",
-                 "def set_scale(self, s):", "def hybrid_forward(self, F, x):", "def get_net(**kwargs):"):
+                 "def set_scale(self, s):", "def hybrid_forward(self, F, x):", "Net()"):
         assert line in kept
     # the rest goes: docstrings, unrelated functions and classes, a method that names no attribute of
     # the hybrid code, imports and assignments of names that no kept code names
     for line in ('"""Module docstring."""', "def unrelated(a):", "class Config(object):",
-                 "def describe(self):", '"""A net.', "import numpy as np", "SCALE = 2"):
+                 "def describe(self):", '"""A net.', "import numpy as np", "SCALE = 2", "def get_net(**kwargs):"):
         assert line not in kept
     ast.parse(reduced)
+
+
+FACTORIES = BLOCKS + '''
+
+def resnet(depth, **kwargs):
+    body = nn.HybridSequential()
+    body.add(Net(), _helper_block(depth))
+    return Wrapper(body, **kwargs)
+
+
+@register
+def stage(n):
+    return [Unit() for _ in range(n)]
+
+
+def tiny(): return Unit()
+
+
+class Unit(HybridBlock):
+    def hybrid_forward(self, F, x):
+        return x
+
+
+class Wrapper(HybridBlock):
+    def __init__(self, body):
+        super().__init__()
+        self.body = body
+
+    def hybrid_forward(self, F, x):
+        return self.body(x)
+
+
+def _helper_block(depth):
+    return nn.Dense(depth)
+'''
+
+
+def test_a_factory_is_handed_to_libcst_as_its_constructions():
+    """A module-level function kept only because it is the first to build a block class (as a child, or
+    otherwise) becomes one line of those constructions: what it names (here `_helper_block`) is not kept
+    for it, and child-only-classes (HY907/HY908) still sees each class built where it was."""
+    reduced = reduce_source(FACTORIES)
+    _rows_kept_or_emptied(FACTORIES, reduced)
+    rows = reduced.splitlines()
+    assert rows[FACTORIES.splitlines().index("def resnet(depth, **kwargs):")] == "_.add(Net()); Wrapper()"
+    assert rows[FACTORIES.splitlines().index("@register")] == "Unit()"
+    assert "def _helper_block(depth):" not in rows and "def tiny(): return Unit()" not in rows
+    assert _same(FACTORIES, "ALL", diff=True)
+    assert _same(FACTORIES.replace("body.add(Net(), ", "body.add(Wrapper(Net()), "), "ALL", diff=True)
 
 
 def test_what_the_kept_code_names_stays():
