@@ -16,6 +16,7 @@ in the parent as it would be in a serial run.
 """
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -211,6 +212,10 @@ def _analyse_in_workers(work: Sequence[Tuple[int, SourceFile, object]], linters:
     # largest files first: the long ones start early, the short ones fill the gaps
     order = sorted(range(len(work)), key=lambda i: -len(work[i][1].raw))
     results: List[Tuple[int, FileOutcome]] = []
+    if context.get_start_method() == "fork":
+        # what is imported so far stays out of the workers' collections: a collection writes to every
+        # object it traverses, which copies the page holding it in each forked worker
+        gc.freeze()
     executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_init,
                                    initargs=init_args)
     futures = {}
@@ -237,4 +242,5 @@ def _analyse_in_workers(work: Sequence[Tuple[int, SourceFile, object]], linters:
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
         _WORKER_LINTERS[:] = []
+        gc.unfreeze()
     return results
