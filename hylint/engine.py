@@ -44,6 +44,7 @@ class _Report:
     fix: Optional[PendingFix]
     statement: int  # index of the top-level statement holding node
     hybrid: Optional[HybridContext] = None  # the hybrid context the rule was called in
+    function: Optional[cst.FunctionDef] = None  # the outermost function the rule was called in
 
 
 class RuleContext:
@@ -57,6 +58,7 @@ class RuleContext:
         self.cls: Optional[ClassInfo] = None
         self.eager_only = False  # inside an `if F is nd:` guard of the current hybrid context
         self.function: Optional[cst.FunctionDef] = None
+        self.outer_function: Optional[cst.FunctionDef] = None  # where positions are computed (Positions)
         self._rule: Optional[LintRule] = None
 
     @property
@@ -77,7 +79,7 @@ class RuleContext:
             # messages name the F a fix would use; here that is the F the helper should be given
             message = (message or rule.MESSAGE).replace(self.hybrid.f_name, "F")
         self._linter.reports.append(_Report(rule, node, message or rule.MESSAGE, fix, self._linter.statement_index,
-                                            self.hybrid))
+                                            self.hybrid, self.outer_function))
 
 
 class _Dispatcher(cst.CSTVisitor):
@@ -122,6 +124,7 @@ class _Dispatcher(cst.CSTVisitor):
             self.function_stack.append(node)
             ctx.hybrid = hybrid
             ctx.function = node
+            ctx.outer_function = self.function_stack[0]
         if ctx.hybrid is not None and node in ctx.hybrid.eager_only:
             self.eager_depth += 1
         ctx.eager_only = self.eager_depth > 0
@@ -143,18 +146,59 @@ class _Dispatcher(cst.CSTVisitor):
             self.function_stack.pop()
             ctx.hybrid = self.hybrid_stack[-1] if self.hybrid_stack else None
             ctx.function = self.function_stack[-1] if self.function_stack else None
+            ctx.outer_function = self.function_stack[0] if self.function_stack else None
         elif isinstance(original_node, cst.ClassDef):
             self.class_stack.pop()
             ctx.cls = self.class_stack[-1] if self.class_stack else None
 
 
 class Positions:
-    """Lazily resolved (line, column) spans, one top-level statement at a time."""
+    """Lazily resolved (line, column) spans, one top-level statement, or one method of a top-level
+    class, at a time.
 
-    def __init__(self, module: cst.Module) -> None:
+    libcst computes positions by generating code, so a span is computed on a module holding just the
+    unit (a class keeps its header around the one method) and moved to the unit's row in the file,
+    which CPython's ``ast`` gives (the row of its keyword, as libcst's own position). Without that row
+    (a source CPython does not parse, statements it groups differently) the unit is the top-level
+    statement, moved down by the lines of the code generated for the statements before it.
+    """
+
+    def __init__(self, module: cst.Module, source: Optional[str] = None) -> None:
         self.module = module
+        self.source = source
         self._line_offsets: Optional[List[int]] = None
         self._resolved: Dict[int, Dict[cst.CSTNode, object]] = {}
+        self._first_rows: Optional[Dict[cst.CSTNode, int]] = None
+        self._units: Dict[cst.CSTNode, Tuple[Dict[cst.CSTNode, object], int]] = {}
+
+    def _rows(self) -> Dict[cst.CSTNode, int]:
+        """First row of each top-level statement and of each statement of a top-level class's body,
+        from CPython's ``ast``; {} when it cannot tell."""
+        if self._first_rows is None:
+            self._first_rows = _first_rows(self.module, self.source) if self.source is not None else {}
+        return self._first_rows
+
+    def _unit(self, unit: cst.CSTNode, cls: Optional[cst.ClassDef]) -> Tuple[Dict[cst.CSTNode, object], int]:
+        """Positions in a module holding only ``unit`` (inside ``cls``'s header), and the rows to add."""
+        found = self._units.get(unit)
+        if found is None:
+            body = [unit] if cls is None else [cls.with_changes(body=cls.body.with_changes(body=[unit]))]
+            computed = _positions(self.module.with_changes(body=body, header=[], footer=[]))
+            found = self._units[unit] = (computed, self._rows()[unit] - computed[unit].start.line)
+        return found
+
+    def _in_unit(self, node: cst.CSTNode, statement: int,
+                 function: Optional[cst.FunctionDef]) -> Optional[Tuple[object, int]]:
+        rows = self._rows()
+        stmt = self.module.body[statement] if statement < len(self.module.body) else None
+        if stmt is None or stmt not in rows:
+            return None
+        if function is not None and function is not stmt and isinstance(stmt, cst.ClassDef) and function in rows:
+            positions, shift = self._unit(function, stmt)  # a method of the top-level class
+        else:
+            positions, shift = self._unit(stmt, None)
+        code_range = positions.get(node)
+        return (code_range, shift) if code_range is not None else None
 
     def _offset(self, index: int) -> int:
         """Lines before top-level statement ``index`` (generating the code of the statements before it
@@ -171,18 +215,18 @@ class Positions:
         if index not in self._resolved:
             stmt = self.module.body[index]
             mini = self.module.with_changes(body=[stmt], header=[], footer=[])
-            try:
-                # what MetadataWrapper.resolve(PositionProvider) runs, without its batched visit of the
-                # whole tree (PositionProvider needs none: it is one code generation)
-                provider = PositionProvider()
-                provider._gen_impl(mini)
-                self._resolved[index] = provider._computed
-            except AttributeError:  # pragma: no cover - a libcst without these internals
-                self._resolved[index] = MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._resolved[index] = _positions(mini)
         return self._resolved[index]
 
-    def span(self, node: cst.CSTNode, statement: int) -> Tuple[Tuple[int, int], Tuple[int, int]]:
-        """((row, col), (row, col)), rows 1-based, columns 0-based."""
+    def span(self, node: cst.CSTNode, statement: int,
+             function: Optional[cst.FunctionDef] = None) -> Tuple[Tuple[int, int], Tuple[int, int]]:
+        """((row, col), (row, col)), rows 1-based, columns 0-based; ``function``: the outermost function
+        the node was reported in, if any (its unit is computed alone when it is a method)."""
+        located = self._in_unit(node, statement, function)
+        if located is not None:
+            code_range, shift = located
+            return ((code_range.start.line + shift, code_range.start.column),
+                    (code_range.end.line + shift, code_range.end.column))
         positions = self._statement(statement)
         code_range = positions.get(node)
         if code_range is None:
@@ -196,6 +240,60 @@ class Positions:
         shift = self._offset(statement)
         return ((code_range.start.line + shift, code_range.start.column),
                 (code_range.end.line + shift, code_range.end.column))
+
+
+def _positions(mini: cst.Module) -> Dict[cst.CSTNode, object]:
+    try:
+        # what MetadataWrapper.resolve(PositionProvider) runs, without its batched visit of the whole
+        # tree (PositionProvider needs none: it is one code generation)
+        provider = PositionProvider()
+        provider._gen_impl(mini)
+        return provider._computed
+    except AttributeError:  # pragma: no cover - a libcst without these internals
+        return MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
+
+
+def _first_rows(module: cst.Module, source: str) -> Dict[cst.CSTNode, int]:
+    """libcst statement -> the row its syntactic position starts on (its keyword, after any decorators), for the
+    top-level statements and the statements of top-level classes' indented bodies, read from CPython's
+    ``ast`` of the same source. A libcst line of simple statements (``a = 1; b = 2``) is one statement
+    there, several in ``ast``: a statement starting on a row the one before it ends on belongs to it.
+    {} when CPython does not parse the source or the two do not pair up one for one."""
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return {}
+    rows: Dict[cst.CSTNode, int] = {}
+
+    def pair(statements: Sequence[cst.CSTNode], nodes: Sequence[ast.stmt], nested: bool) -> bool:
+        groups = _groups(nodes)
+        if len(groups) != len(statements):
+            return False
+        for stmt, node in zip(statements, groups):
+            rows[stmt] = node.lineno  # where libcst's position of the statement starts too: its keyword
+            if not nested and isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+                if not isinstance(node, ast.ClassDef) or not pair(stmt.body.body, node.body, True):
+                    return False
+        return True
+
+    return rows if pair(module.body, tree.body, False) else {}
+
+
+def _groups(nodes: Sequence["ast.stmt"]) -> List["ast.stmt"]:
+    """The first ``ast`` statement of each libcst statement (see ``_first_rows``)."""
+    groups: List["ast.stmt"] = []
+    last_end = 0
+    for node in nodes:
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+        if first > last_end or not groups:
+            groups.append(node)
+        last_end = max(last_end, node.end_lineno or node.lineno)
+    return groups
 
 
 def _count_newlines(text: str) -> int:
@@ -448,28 +546,30 @@ class Linter:
         except (cst.ParserSyntaxError, RecursionError):
             return None
         noqa_codes = {rule.CODE for rule in self.noqa_rules}
-        diagnostics = self._lint_module(module, source, filename)
+        diagnostics = self._lint_module(module, source, filename, reduced)
         if any(d.fix is not None and d.code not in noqa_codes for d in diagnostics):
             del module
             gc.collect(1)  # the analysis's cycles would keep this tree alive beside the whole file's
             return None
         return diagnostics
 
-    def _lint_module(self, module: cst.Module, source: str, filename: str) -> List[Diagnostic]:
+    def _lint_module(self, module: cst.Module, source: str, filename: str,
+                     module_source: Optional[str] = None) -> List[Diagnostic]:
+        """``module_source``: the text ``module`` was parsed from, when not ``source`` (regions)."""
         module_info = analyze_module(module)
         file_linter = _FileLinter(module, module_info)
         file_linter.run(self.rules)
         file_linter.reports = _collapse_cascades(file_linter.reports)
         if not file_linter.reports:
             return self._check_noqa(source, filename, set())
-        positions = Positions(module)
+        positions = Positions(module, source if module_source is None else module_source)
         text = SourceText(source)
         noqa = parse_noqa(text.lines)
         diagnostics = []
         seen = set()
         used = set()  # (row, code) of the noqa directives that suppressed something
         for report in file_linter.reports:
-            start, end = positions.span(report.node, report.statement)
+            start, end = positions.span(report.node, report.statement, report.function)
             key = (report.rule.CODE, start, end)
             if key in seen:
                 continue
@@ -494,7 +594,7 @@ class Linter:
     def _resolve_fix(self, report: _Report, positions: Positions, text: SourceText, module: cst.Module) -> Fix:
         edits = []
         for pending in report.fix.edits:
-            start, end = positions.span(pending.node, report.statement)
+            start, end = positions.span(pending.node, report.statement, report.function)
             content = pending.replacement if isinstance(pending.replacement, str) \
                 else module.code_for_node(pending.replacement)
             if pending.mode == "insert_before":
