@@ -20,7 +20,7 @@ import dataclasses
 import sys
 import typing
 import weakref
-from typing import Dict, FrozenSet, Iterator, Optional, Tuple, Type
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Type
 
 import libcst as cst
 
@@ -48,10 +48,11 @@ def _subclasses(base: type) -> FrozenSet[type]:
 EXPRESSIONS: FrozenSet[type] = _subclasses(cst.BaseExpression)
 
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
-# visitor type -> (needs libcst's own traversal, what a traversal for it may skip); weak: rules define
-# visitor classes inside functions, one per call, whose closures hold nodes of the tree being linted
-# (a plain dict kept every such class, and with it parts of every tree, for the whole run)
-_PROFILES: "weakref.WeakKeyDictionary[type, Tuple[bool, FrozenSet[type]]]" = weakref.WeakKeyDictionary()
+# visitor type -> (needs libcst's own traversal, what a traversal for it may skip, its callbacks by node
+# type when libcst's generic on_visit/on_leave would only look them up by name, else None); weak: rules
+# define visitor classes inside functions, one per call, whose closures hold nodes of the tree being
+# linted (a plain dict kept every such class, and with it parts of every tree, for the whole run)
+_PROFILES: "weakref.WeakKeyDictionary[type, _Profile]" = weakref.WeakKeyDictionary()
 _IS_NODE: Dict[type, bool] = {}
 # skip set -> node type -> the child fields that can hold a node a traversal with that skip set visits
 _PRUNED: Dict[FrozenSet[type], Dict[type, Tuple[str, ...]]] = {}
@@ -123,7 +124,11 @@ def pruned_fields(node_type: type, skip: FrozenSet[type]) -> Tuple[str, ...]:
     return fields
 
 
-def _profile(visitor_type: type) -> Tuple[bool, FrozenSet[type]]:
+_Callbacks = Tuple[Tuple[type, str], ...]
+_Profile = Tuple[bool, FrozenSet[type], Optional[Tuple[_Callbacks, _Callbacks]]]
+
+
+def _profile(visitor_type: type) -> _Profile:
     profile = _PROFILES.get(visitor_type)
     if profile is None:
         callbacks = list(_callbacks(visitor_type))
@@ -133,8 +138,23 @@ def _profile(visitor_type: type) -> Tuple[bool, FrozenSet[type]]:
                         for name in ("on_visit", "on_leave"))
         # a generic on_visit/on_leave may care about any node: skip nothing
         skip = frozenset() if overrides else skipped_types(frozenset(name.split("_", 1)[1] for name in callbacks))
-        profile = _PROFILES[visitor_type] = (needs_libcst, skip)
+        typed = None if overrides or needs_libcst else _typed_callbacks(callbacks)
+        profile = _PROFILES[visitor_type] = (needs_libcst, skip, typed)
     return profile
+
+
+def _typed_callbacks(callbacks: Sequence[str]) -> Optional[Tuple[_Callbacks, _Callbacks]]:
+    """((node type, visit method name), ...), ((node type, leave method name), ...): what libcst's
+    ``on_visit``/``on_leave`` would find by ``visit_<type name>``; None when a name is not a node type
+    libcst exports (then the traversal asks libcst's callbacks)."""
+    tables: Tuple[List[Tuple[type, str]], List[Tuple[type, str]]] = ([], [])
+    for name in dict.fromkeys(callbacks):
+        kind, type_name = name.split("_", 1)
+        node_type = getattr(cst, type_name, None)
+        if not (isinstance(node_type, type) and issubclass(node_type, cst.CSTNode)):
+            return None
+        tables[kind == "leave"].append((node_type, name))
+    return tuple(tables[0]), tuple(tables[1])
 
 
 def _has_attribute_suffix(name: str) -> bool:
@@ -165,12 +185,19 @@ def skipped_types(handled: FrozenSet[str]) -> FrozenSet[type]:
 
 def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, skip: FrozenSet[type] = None) -> None:
     """``node.visit(visitor)`` for a read-only visitor, without rebuilding the tree."""
-    needs_libcst, default_skip = _profile(type(visitor))
+    needs_libcst, default_skip, typed = _profile(type(visitor))
     if needs_libcst:
         node.visit(visitor)
         return
     if skip is None:
         skip = default_skip
+    if typed is not None:
+        # libcst's on_visit/on_leave would look `visit_<type>` up by name on every node: call the
+        # visitor's own callbacks directly, by node type
+        visits = {node_type: getattr(visitor, name) for node_type, name in typed[0]}
+        leaves = {node_type: getattr(visitor, name) for node_type, name in typed[1]}
+        _walk_typed(node, visits, leaves, skip, _PRUNED.setdefault(skip, {}))
+        return
     _walk(node, visitor.on_visit, visitor.on_leave, skip, _PRUNED.setdefault(skip, {}))
 
 
@@ -198,6 +225,31 @@ def _walk(node: cst.CSTNode, on_visit, on_leave, skip: FrozenSet[type], fields_o
             elif value_type not in skip and (_IS_NODE.get(value_type) or _is_node(value_type)):
                 _walk(value, on_visit, on_leave, skip, fields_of)
     on_leave(node)
+
+
+def _walk_typed(node: cst.CSTNode, visits: Dict[type, Callable], leaves: Dict[type, Callable],
+                skip: FrozenSet[type], fields_of: Dict[type, Tuple[str, ...]]) -> None:
+    """``_walk`` with libcst's ``CSTVisitor.on_visit``/``on_leave`` semantics: a visit callback returning
+    False leaves the children out; the leave callback is called either way."""
+    node_type = type(node)
+    visit = visits.get(node_type)
+    if visit is None or visit(node) is not False:
+        fields = fields_of.get(node_type)
+        if fields is None:
+            fields = pruned_fields(node_type, skip)
+        for name in fields:
+            value = getattr(node, name)
+            value_type = type(value)
+            if value_type is tuple or value_type is list:
+                for item in value:
+                    item_type = type(item)
+                    if item_type not in skip and (_IS_NODE.get(item_type) or _is_node(item_type)):
+                        _walk_typed(item, visits, leaves, skip, fields_of)
+            elif value_type not in skip and (_IS_NODE.get(value_type) or _is_node(value_type)):
+                _walk_typed(value, visits, leaves, skip, fields_of)
+    leave = leaves.get(node_type)
+    if leave is not None:
+        leave(node)
 
 
 def iter_nodes(node: cst.CSTNode, skip: FrozenSet[type] = TRIVIA) -> Iterator[cst.CSTNode]:
