@@ -90,10 +90,10 @@ class _Dispatcher(cst.CSTVisitor):
         self.visit_handlers: Dict[str, List[Tuple[LintRule, Callable]]] = defaultdict(list)
         self.leave_handlers: Dict[str, List[Tuple[LintRule, Callable]]] = defaultdict(list)
         for rule in rules:
-            for attr in dir(rule):
+            for attr in _handler_names(type(rule)):
                 if attr.startswith("visit_"):
                     self.visit_handlers[attr[6:]].append((rule, getattr(rule, attr)))
-                elif attr.startswith("leave_"):
+                else:
                     self.leave_handlers[attr[6:]].append((rule, getattr(rule, attr)))
         self.hybrid_stack: List[Optional[HybridContext]] = []
         self.function_stack: List[Optional[cst.FunctionDef]] = []
@@ -110,11 +110,13 @@ class _Dispatcher(cst.CSTVisitor):
             handler(node, ctx)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        # `type(node) is`: libcst's node classes are ABCs, whose isinstance() runs Python code
         ctx = self.ctx
-        if isinstance(node, cst.ClassDef):
+        node_type = type(node)
+        if node_type is cst.ClassDef:
             self.class_stack.append(self.linter.module_info.classes.get(node.name.value))
             ctx.cls = self.class_stack[-1]
-        elif isinstance(node, cst.FunctionDef):
+        elif node_type is cst.FunctionDef:
             hybrid = self.linter.module_info.contexts.get(node)
             if hybrid is not None and hybrid.opted_out:
                 hybrid = None
@@ -125,10 +127,10 @@ class _Dispatcher(cst.CSTVisitor):
             ctx.hybrid = hybrid
             ctx.function = node
             ctx.outer_function = self.function_stack[0]
-        if ctx.hybrid is not None and node in ctx.hybrid.eager_only:
+        if ctx.hybrid is not None and ctx.hybrid.eager_only and node in ctx.hybrid.eager_only:
             self.eager_depth += 1
         ctx.eager_only = self.eager_depth > 0
-        handlers = self.visit_handlers.get(type(node).__name__)
+        handlers = self.visit_handlers.get(node_type.__name__)
         if handlers:
             self._call(handlers, node)
         return True
@@ -138,16 +140,17 @@ class _Dispatcher(cst.CSTVisitor):
         handlers = self.leave_handlers.get(type(original_node).__name__)
         if handlers:
             self._call(handlers, original_node)
-        if ctx.hybrid is not None and original_node in ctx.hybrid.eager_only:
+        if ctx.hybrid is not None and ctx.hybrid.eager_only and original_node in ctx.hybrid.eager_only:
             self.eager_depth -= 1
         ctx.eager_only = self.eager_depth > 0
-        if isinstance(original_node, cst.FunctionDef):
+        node_type = type(original_node)
+        if node_type is cst.FunctionDef:
             self.hybrid_stack.pop()
             self.function_stack.pop()
             ctx.hybrid = self.hybrid_stack[-1] if self.hybrid_stack else None
             ctx.function = self.function_stack[-1] if self.function_stack else None
             ctx.outer_function = self.function_stack[0] if self.function_stack else None
-        elif isinstance(original_node, cst.ClassDef):
+        elif node_type is cst.ClassDef:
             self.class_stack.pop()
             ctx.cls = self.class_stack[-1] if self.class_stack else None
 
@@ -320,30 +323,76 @@ class _FileLinter:
         self.statement_index = 0
 
     def run(self, rules: Sequence[LintRule]) -> None:
-        dispatcher = _Dispatcher(self, rules)
-        handled = frozenset(dispatcher.visit_handlers) | frozenset(dispatcher.leave_handlers)
-        skip = skipped_types(handled)
-        if all(rule.HYBRID_ONLY for handlers in (dispatcher.visit_handlers, dispatcher.leave_handlers)
-               for entries in handlers.values() for rule, _ in entries):
-            # only hybrid contexts can report anything: visit just their functions, with the class
-            # the full traversal would have on its stack
-            for index, fn in _context_functions(self.module, self.module_info):
+        """Visit, for each rule, only where it can report: hybrid rules in the hybrid contexts, structure
+        rules that name their ``METHODS`` in those methods of the module's classes, any other rule
+        everywhere (then every rule is called in one pass over the whole module)."""
+        active = [rule for rule in rules if _has_handlers(rule)]
+        hybrid = [rule for rule in active if rule.HYBRID_ONLY]
+        structure = [rule for rule in active if not rule.HYBRID_ONLY]
+        wanted: Dict[cst.FunctionDef, Optional[ClassInfo]] = {}
+        if any(rule.METHODS is None for rule in structure):
+            wanted = {}
+        else:
+            names = {name for rule in structure for name in rule.METHODS}
+            for cls in self.module_info.classes.values():
+                for name in names:
+                    method = cls.methods.get(name)
+                    if method is not None:
+                        wanted[method] = cls
+        methods = _functions_in(self.module, wanted) if wanted else []
+        if structure and (not wanted or len(methods) != len(wanted)):
+            # a rule looks everywhere (or a method was not found where the analysis found it): one pass
+            dispatcher = _Dispatcher(self, active)
+            skip = skipped_types(frozenset(dispatcher.visit_handlers) | frozenset(dispatcher.leave_handlers))
+            for index, stmt in enumerate(self.module.body):
                 self.statement_index = index
-                info = self.module_info.class_of.get(fn)
-                cls = self.module_info.classes.get(info.name) if info is not None else None
-                dispatcher.class_stack = [cls]
-                dispatcher.ctx.cls = cls
-                walk(fn, dispatcher, skip)
-            dispatcher.ctx.cls = None
+                walk(stmt, dispatcher, skip)
             return
-        for index, stmt in enumerate(self.module.body):
+        if hybrid:
+            # only hybrid contexts can report anything: visit just their functions, with the class the
+            # full traversal would have on its stack
+            contexts = {fn: None for fn, context in self.module_info.contexts.items() if not context.opted_out}
+            self._visit(hybrid, [(index, fn, self._class_of(fn)) for index, fn in _functions_in(self.module, contexts)])
+        if structure:
+            self._visit(structure, [(index, fn, wanted[fn]) for index, fn in methods])
+
+    def _class_of(self, fn: cst.FunctionDef) -> Optional[ClassInfo]:
+        info = self.module_info.class_of.get(fn)
+        return self.module_info.classes.get(info.name) if info is not None else None
+
+    def _visit(self, rules: Sequence[LintRule], functions: Sequence[Tuple[int, cst.FunctionDef, Optional[ClassInfo]]]) -> None:
+        """Walk each function with ``rules``, with the class the whole module's traversal would have on its
+        stack there (``ModuleInfo.classes`` by the name of the class defining it)."""
+        dispatcher = _Dispatcher(self, rules)
+        skip = skipped_types(frozenset(dispatcher.visit_handlers) | frozenset(dispatcher.leave_handlers))
+        for index, fn, cls in functions:
             self.statement_index = index
-            walk(stmt, dispatcher, skip)
+            dispatcher.class_stack = [cls]
+            dispatcher.ctx.cls = cls
+            walk(fn, dispatcher, skip)
+        dispatcher.ctx.cls = None
 
 
-def _context_functions(module: cst.Module, module_info: ModuleInfo) -> List[Tuple[int, cst.FunctionDef]]:
-    """(top-level statement index, function) of every hybrid context that is not opted out, in source order."""
-    wanted = {fn for fn, hybrid in module_info.contexts.items() if not hybrid.opted_out}
+_HANDLER_NAMES: Dict[type, Tuple[str, ...]] = {}
+
+
+def _handler_names(rule_type: type) -> Tuple[str, ...]:
+    """The rule's visit_*/leave_* methods, in dir() order (computed once per rule class)."""
+    names = _HANDLER_NAMES.get(rule_type)
+    if names is None:
+        names = _HANDLER_NAMES[rule_type] = tuple(
+            attr for attr in dir(rule_type) if attr.startswith(("visit_", "leave_")))
+    return names
+
+
+def _has_handlers(rule: LintRule) -> bool:
+    return bool(_handler_names(type(rule)))
+
+
+def _functions_in(module: cst.Module, wanted: Dict[cst.FunctionDef, object]) -> List[Tuple[int, cst.FunctionDef]]:
+    """(top-level statement index, function) of each wanted function, in source order, where the analysis
+    finds functions (module-level blocks, class bodies, function bodies; a wanted function's own body is
+    not searched)."""
     found: List[Tuple[int, cst.FunctionDef]] = []
 
     def scan(body: Sequence[cst.CSTNode], index: int) -> None:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, List, Optional, Sequence, Union
+from typing import ClassVar, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -65,6 +65,10 @@ class LintRule:
     DEFAULT_ENABLED: ClassVar[bool] = True
     # Only called for nodes inside hybrid contexts (and outside eager-only mode guards).
     HYBRID_ONLY: ClassVar[bool] = True
+    # A structure rule (HYBRID_ONLY = False) that reports only inside these methods of a class the
+    # analysis collected (``ctx.cls.methods[name]``, with ``ctx.cls`` that class) names them: the engine
+    # then visits just those methods for it, not the whole module. None: the whole module.
+    METHODS: ClassVar[Optional[Tuple[str, ...]]] = None
     DOC: ClassVar[str] = ""
     VALID: ClassVar[Sequence[Valid]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()

@@ -130,6 +130,21 @@ def test_context_pass_equals_whole_module_pass(source):
     assert a == b
 
 
+@pytest.mark.parametrize("source", list(_sources()))
+def test_method_pass_equals_whole_module_pass(source):
+    """Structure rules that name their METHODS are visited in those methods only; with a rule that looks
+    everywhere the engine makes one pass over the whole module: the same diagnostics either way."""
+    rules = select_rules(select=["ALL"])
+    assert sum(1 for r in rules if not r.HYBRID_ONLY and r.METHODS) >= 4
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return
+    scoped = Linter(rules)._lint_module(module, source, "m.py")
+    whole = Linter(rules + [_Everywhere])._lint_module(module, source, "m.py")
+    assert scoped == whole
+
+
 def test_a_visitor_class_made_per_call_is_not_kept_alive():
     """Rules define visitor classes inside functions; walk() must not keep them (their closures hold
     nodes of the tree being linted: every tree of a run stayed alive, 1M objects on the corpus)."""

@@ -43,6 +43,7 @@ class HybridBlockOverridesForward(LintRule):
     MESSAGE = "A HybridBlock that overrides forward() is never hybridized"
     FIX_TITLE = "Rename `forward(self, x)` to `hybrid_forward(self, F, x)`"
     HYBRID_ONLY = False
+    METHODS = ("forward",)  # ctx.cls.methods["forward"] is the node, or nothing is reported
     DOC = """
 ## What it does
 Flags `def forward(...)` in a HybridBlock subclass whose `forward` does not call the base class's

@@ -31,6 +31,7 @@ class HybridForwardInPlainBlock(LintRule):
     MESSAGE = "`hybrid_forward` in a class that is not a HybridBlock is never called"
     FIX_TITLE = "Derive from HybridBlock"
     HYBRID_ONLY = False
+    METHODS = ("hybrid_forward",)  # ctx.cls.methods["hybrid_forward"] is the node, or nothing is reported
     DOC = """
 ## What it does
 Flags `def hybrid_forward(self, F, ...)` in a class whose bases are all known and none is a

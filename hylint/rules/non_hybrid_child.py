@@ -35,6 +35,7 @@ class NonHybridChild(LintRule):
     MESSAGE = "A HybridBlock's child must be a HybridBlock"
     FIX_TITLE = "Use the hybrid container (`nn.HybridSequential`, `nn.HybridLambda`)"
     HYBRID_ONLY = False
+    METHODS = ("__init__",)  # ctx.cls.methods["__init__"] is ctx.function, or nothing is reported
     DOC = """
 ## What it does
 Flags, in `__init__` of a HybridBlock, a child attribute built from a block that is not hybrid:

@@ -55,6 +55,7 @@ class UnregisteredChildContainer(LintRule):
     NAME = "unregistered-child-container"
     MESSAGE = "Child blocks kept in a Python list or dict are never registered"
     HYBRID_ONLY = False
+    METHODS = ("__init__",)  # ctx.cls.methods["__init__"] is ctx.function, or nothing is reported
     DOC = """
 ## What it does
 Flags, in `__init__` of a Block, an attribute that holds blocks in a Python container:
