@@ -399,22 +399,26 @@ No fix.
         if cls is None or node is not hybrid.fn:
             return
         flow = _flow(node, hybrid.eager_only)
+        if not flow.first_write and not flow.first_read:
+            return
         info = ctx.module_info
         contexts = info.contexts
-        building = info.memo("construction-methods", cls.node, lambda _: _construction_methods(cls.methods))
-        others = {name: method for name, method in cls.methods.items()
-                  if name not in building and method not in contexts}
         ignored = set(cls.children) | set(cls.params)
         reset = cls.methods.get("reset")
         if reset is not None and _is_recurrent_cell(cls, ctx.module_info.classes):
             ignored |= info.memo("written-attrs", reset, _written_attrs)  # per-sequence state of the unroll (see RECURRENT_CELL_BASES)
+        writes = [(attr, write) for attr, write in flow.first_write.items() if attr not in ignored and attr in flow.varying]
+        reads = [(attr, read) for attr, read in flow.first_read.items() if attr not in ignored and attr not in flow.written]
+        if not writes and not reads:
+            return  # the class's other methods are read only for these
+        building = info.memo("construction-methods", cls.node, lambda _: _construction_methods(cls.methods))
+        others = {name: method for name, method in cls.methods.items()
+                  if name not in building and method not in contexts}
         # written by another hybrid context of the class (a helper): reported there, once
         traced_writes = {attr for method in cls.methods.values() if method in contexts and method is not node
-                         for attr in info.memo("written-attrs", method, _written_attrs)}
+                         for attr in info.memo("written-attrs", method, _written_attrs)} if reads else set()
         outside_reads: Optional[Dict[str, Set[str]]] = None
-        for attr, write in flow.first_write.items():
-            if attr in ignored or attr not in flow.varying:
-                continue
+        for attr, write in writes:
             if attr in flow.first_read:
                 ctx.report(write, f"`self.{attr}` carries a value from one call to the next (read before this "
                                   f"call sets it): after hybridize() the body runs once, when the graph is traced, "
@@ -426,8 +430,8 @@ No fix.
             if readers:
                 ctx.report(write, f"`self.{attr}` is read by `{readers[0]}()`: after hybridize() it holds the Symbol "
                                   f"of the trace (written once), not this call's value")
-        for attr, read in flow.first_read.items():
-            if attr in ignored or attr in flow.written or attr in traced_writes:
+        for attr, read in reads:
+            if attr in traced_writes:
                 continue
             setters = sorted(name for name, method in others.items() if name not in PER_CALL_METHODS
                              and attr in info.memo("written-attrs", method, _written_attrs)

@@ -86,24 +86,24 @@ No fix: the callers unpack the outputs.
             return _bound_only_to_literals(node.value, ctx)
         return False
 
-    def _walk(self, node: cst.BaseExpression, ctx) -> None:
+    def _python_values(self, node: cst.BaseExpression, ctx) -> List[cst.BaseExpression]:
         if isinstance(node, (cst.Tuple, cst.List)):
-            for element in node.elements:
-                self._walk(element.value, ctx)
-        elif self._bad(node, ctx):
-            ctx.report(node, f"hybrid_forward returns `{ctx.code(node).strip()}`, a Python value: after hybridize() "
-                             f"outputs must be Symbols and the call raises ValueError/TypeError")
+            return [found for element in node.elements for found in self._python_values(element.value, ctx)]
+        return [node] if self._bad(node, ctx) else []
 
     def visit_Return(self, node: cst.Return, ctx) -> None:
         if ctx.hybrid.is_helper or ctx.function is not ctx.hybrid.fn:
             return
-        if ctx.cls is not None and ctx.cls.name in child_only(ctx):
+        found = [node] if node.value is None else self._python_values(node.value, ctx)
+        if not found or ctx.cls is not None and ctx.cls.name in child_only(ctx):
             return  # a child's outputs reach its parent's Python code, never the graph's outputs
         if node.value is None:
             ctx.report(node, "bare `return` in hybrid_forward returns None: after hybridize() the call raises TypeError "
                              "(Expected a list of symbols)")
             return
-        self._walk(node.value, ctx)
+        for value in found:
+            ctx.report(value, f"hybrid_forward returns `{ctx.code(value).strip()}`, a Python value: after hybridize() "
+                              f"outputs must be Symbols and the call raises ValueError/TypeError")
 
 
 def _reads_ndarray_only(node: cst.CSTNode, ctx) -> bool:
