@@ -184,6 +184,7 @@ def test_bad_module_targets_exit_2(package, target, message):
 
 
 def test_module_target_does_not_keep_the_runtime_package_imported(package, monkeypatch):
+    pytest.importorskip("mxnet")  # the module is imported first on the real mxnet, then verified
     monkeypatch.syspath_prepend(str(package))
     import importlib
 
