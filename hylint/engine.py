@@ -6,8 +6,10 @@ lines before that statement.
 """
 from __future__ import annotations
 
+import ast
 import gc
 import re
+import warnings
 from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -262,9 +264,6 @@ def _first_rows(module: cst.Module, source: str) -> Dict[cst.CSTNode, int]:
     ``ast`` of the same source. A libcst line of simple statements (``a = 1; b = 2``) is one statement
     there, several in ``ast``: a statement starting on a row the one before it ends on belongs to it.
     {} when CPython does not parse the source or the two do not pair up one for one."""
-    import ast
-    import warnings
-
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -287,13 +286,13 @@ def _first_rows(module: cst.Module, source: str) -> Dict[cst.CSTNode, int]:
     return rows if pair(module.body, tree.body, False) else {}
 
 
-def _groups(nodes: Sequence["ast.stmt"]) -> List["ast.stmt"]:
+def _groups(nodes: Sequence[ast.stmt]) -> List[ast.stmt]:
     """The first ``ast`` statement of each libcst statement (see ``_first_rows``)."""
-    groups: List["ast.stmt"] = []
+    groups: List[ast.stmt] = []
     last_end = 0
     for node in nodes:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
-        if first > last_end or not groups:
+        if first > last_end:  # rows start at 1: the first statement always starts a group
             groups.append(node)
         last_end = max(last_end, node.end_lineno or node.lineno)
     return groups
@@ -330,9 +329,7 @@ class _FileLinter:
         hybrid = [rule for rule in active if rule.HYBRID_ONLY]
         structure = [rule for rule in active if not rule.HYBRID_ONLY]
         wanted: Dict[cst.FunctionDef, Optional[ClassInfo]] = {}
-        if any(rule.METHODS is None for rule in structure):
-            wanted = {}
-        else:
+        if all(rule.METHODS is not None for rule in structure):
             names = {name for rule in structure for name in rule.METHODS}
             for cls in self.module_info.classes.values():
                 for name in names:
@@ -502,8 +499,6 @@ def syntax_error_diagnostic(error: Exception, filename: str, source: Optional[st
 
 def _python_syntax_error(source: str) -> Optional[Tuple[int, int, str]]:
     """(row, column 1-based, message) of the error CPython reports for ``source``, if it reports one."""
-    import warnings
-
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences and the like

@@ -261,7 +261,7 @@ def iter_nodes(node: cst.CSTNode, skip: FrozenSet[type] = TRIVIA) -> Iterator[cs
         current = stack.pop()
         yield current
         children = []
-        for name in _FIELDS.get(type(current)) or child_fields(type(current)):
+        for name in pruned_fields(type(current), skip):
             value = getattr(current, name)
             value_type = type(value)
             if value_type is tuple or value_type is list:

@@ -126,13 +126,12 @@ class ModuleInfo:
     functions: Dict[str, cst.FunctionDef]
     contexts: Dict[cst.FunctionDef, "HybridContext"]
     in_progress: Set[cst.FunctionDef] = field(default_factory=set)  # helpers being analysed (recursion)
-    child_only: Optional[Set[str]] = None  # classes built only as children (rules/_hazards.py), once
-    # facts a rule derives from a node, computed once per module: (what, node) -> fact (see ``memo``)
+    # facts rules derive from a node, computed once per module: (what, node) -> fact (see ``memo``)
     memos: Dict[Tuple[str, cst.CSTNode], Any] = field(default_factory=dict)
 
     def memo(self, what: str, node: cst.CSTNode, compute: Callable[[cst.CSTNode], Any]) -> Any:
         """``compute(node)``, once per module: rules called for each hybrid context of a class read the
-        same facts of its other methods."""
+        same facts of its other methods, and of the module (the classes built only as children)."""
         key = (what, node)
         if key not in self.memos:
             self.memos[key] = compute(node)

@@ -190,6 +190,4 @@ def child_only_classes(module: cst.Module, info: ModuleInfo) -> Set[str]:
 def child_only(ctx) -> Set[str]:
     """``child_only_classes`` of the module being linted, computed once and shared by the rules."""
     info = ctx.module_info
-    if info.child_only is None:
-        info.child_only = child_only_classes(ctx.module, info)
-    return info.child_only
+    return info.memo("child-only-classes", ctx.module, lambda module: child_only_classes(module, info))

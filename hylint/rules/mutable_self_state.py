@@ -405,7 +405,7 @@ No fix.
         contexts = info.contexts
         ignored = set(cls.children) | set(cls.params)
         reset = cls.methods.get("reset")
-        if reset is not None and _is_recurrent_cell(cls, ctx.module_info.classes):
+        if reset is not None and _is_recurrent_cell(cls, info.classes):
             ignored |= info.memo("written-attrs", reset, _written_attrs)  # per-sequence state of the unroll (see RECURRENT_CELL_BASES)
         writes = [(attr, write) for attr, write in flow.first_write.items() if attr not in ignored and attr in flow.varying]
         reads = [(attr, read) for attr, read in flow.first_read.items() if attr not in ignored and attr not in flow.written]
