@@ -27,9 +27,9 @@ MEASURE = r"""
 import sys, time
 sys.path.insert(0, sys.argv[1])
 from pathlib import Path
-from hylint.engine import Linter
-from hylint.prefilter import might_hold_hybrid_code
-from hylint.registry import select_rules
+from hylint.lint.engine import Linter
+from hylint.lint.prefilter import might_hold_hybrid_code
+from hylint.selection import select_rules
 linter = Linter(list(select_rules(select=sys.argv[3].split(",")) if sys.argv[3] else select_rules()))
 sources = []
 for path in Path(sys.argv[2]).rglob("*.py"):

@@ -1,4 +1,4 @@
-"""Write hylint/mxnet_names.json: the attribute names of MXNet 1.9.1's modules that hylint's runtime stands in
+"""Write hylint/facts/mxnet_names.json: the attribute names of MXNet 1.9.1's modules that hylint's runtime stands in
 for (measured with `dir()` on real MXNet). `hylint verify` reads it to tell a name the runtime lacks (exit 2,
 "run with --backend mxnet") from a name MXNet lacks as well (the user's error, a verdict).
 
@@ -37,7 +37,7 @@ def main() -> int:
     names = {name: sorted(attr for attr in dir(module) if not attr.startswith("__"))
              for name, module in sorted(modules.items())}
     out = {"mxnet": mxnet.__version__, "modules": names}
-    (ROOT / "hylint" / "mxnet_names.json").write_text(json.dumps(out, indent=0, sort_keys=True) + "\n")
+    (ROOT / "hylint" / "facts" / "mxnet_names.json").write_text(json.dumps(out, indent=0, sort_keys=True) + "\n")
     print(f"{len(names)} modules, {sum(len(v) for v in names.values())} names")
     return 0
 

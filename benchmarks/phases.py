@@ -5,7 +5,7 @@
 
 Times, over the whole corpus (benchmarks/corpus.py), each phase of what ``hylint check --no-cache``
 does for every file: start-up (importing the CLI, then the engine and the rules), discovery, read
-and decode, text prefilter, locating the regions to parse (CPython ``ast``, hylint/regions.py), the
+and decode, text prefilter, locating the regions to parse (CPython ``ast``, hylint/lint/regions.py), the
 libcst parse, the analysis (``analyze_module``), the rules (traversal, positions, fixes, noqa), and
 the report (the ``concise`` format into a string); and the start-up of a pool of forked workers.
 The sum of the per-file phases is what ``--jobs 1`` costs beyond start-up; ``--whole-file`` parses
@@ -50,18 +50,18 @@ def main() -> None:
     root = corpus.ensure_corpus()
     timings = {}
     timings["start-up: import hylint.cli (wall)"] = _import_time("hylint.cli")
-    timings["start-up: import engine + rules (wall)"] = _import_time("hylint.engine, hylint.registry; "
-                                                      "hylint.registry.all_rules()")
+    timings["start-up: import engine + rules (wall)"] = _import_time("hylint.lint.engine, hylint.selection; "
+                                                      "hylint.selection.all_rules()")
 
     from hylint import regions
     from hylint.analysis import analyze_module
-    from hylint.discovery import DEFAULT_EXCLUDE, discover
-    from hylint.engine import Linter, _gc_relaxed, parse_module
-    from hylint.files import read_source
-    from hylint.prefilter import might_hold_hybrid_code
-    from hylint.registry import all_rules, select_rules
+    from hylint.batch.discovery import DEFAULT_EXCLUDE, discover
+    from hylint.lint.engine import Linter, _gc_relaxed, parse_module
+    from hylint.batch.files import read_source
+    from hylint.lint.prefilter import might_hold_hybrid_code
+    from hylint.selection import all_rules, select_rules
     from hylint.report import Report, render
-    from hylint.runner import FileOutcome
+    from hylint.batch.runner import FileOutcome
 
     rules = all_rules()
     if args.select == "ALL":
@@ -122,7 +122,7 @@ def main() -> None:
         parsed_lines += sum(1 for line in text.splitlines() if line.strip())
         diagnostics = lint(text, source.text, str(path), t3)
         if text is not source.text and any(d.fix is not None for d in diagnostics):
-            # a fix in sight: the engine lints the whole file again (hylint/regions.py)
+            # a fix in sight: the engine lints the whole file again (hylint/lint/regions.py)
             whole_again += 1
             diagnostics = lint(source.text, source.text, str(path), clock())
         outcomes.append(FileOutcome(str(path), diagnostics, source.text))

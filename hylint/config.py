@@ -129,7 +129,7 @@ def check_config_codes(config: Config) -> None:
 
 def _check_codes(values: Dict[str, Any], where: str) -> None:
     """Unknown rule codes in select / extend-select / ignore / per-file-ignores: an error naming the key."""
-    from hylint.registry import UnknownRuleError, expand
+    from hylint.selection import UnknownRuleError, expand
 
     lists = [(key, values.get(key.replace("-", "_"), ())) for key in ("select", "extend-select", "ignore")]
     lists += [(f"per-file-ignores.\"{pattern}\"", codes) for pattern, codes in values.get("per_file_ignores", ())]

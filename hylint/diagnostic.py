@@ -52,7 +52,7 @@ class Diagnostic:
     fix: Optional[Fix] = None
     noqa_row: Optional[int] = None
     # a notebook's diagnostic: its cell (1-based over all cells, as Jupyter shows them; rows are the
-    # cell's) and the row of that line in the notebook file (hylint/notebook.py)
+    # cell's) and the row of that line in the notebook file (hylint/batch/notebook.py)
     cell: Optional[int] = None
     file_row: Optional[int] = None
 

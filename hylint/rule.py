@@ -55,7 +55,7 @@ class LintRule:
     """One pattern, one file.
 
     Subclasses define ``visit_<NodeType>(self, node, ctx)`` methods; the engine calls all selected
-    rules in a single traversal. ``ctx`` is a :class:`hylint.engine.RuleContext`.
+    rules in a single traversal. ``ctx`` is a :class:`hylint.lint.engine.RuleContext`.
     """
 
     CODE: ClassVar[str] = ""

@@ -1,4 +1,4 @@
-"""Regenerate hylint/mxnet_api.py from mxnet-truth's measured API lists.
+"""Regenerate hylint/facts/mxnet_api.py from mxnet-truth's measured API lists.
 
 Usage: python scripts/gen_mxnet_api.py [path/to/shared/mxnet-truth/api]
 """

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hylint.diagnostic import rule_url  # noqa: E402
-from hylint.registry import all_rules  # noqa: E402
+from hylint.selection import all_rules  # noqa: E402
 
 RULES_MD = ROOT / "docs" / "rules.md"
 README = ROOT / "README.md"

@@ -3,8 +3,8 @@ import libcst as cst
 
 from hylint.analysis import analyze_module
 from hylint.analysis.values import Kind
-from hylint.engine import Linter
-from hylint.registry import select_rules
+from hylint.lint.engine import Linter
+from hylint.selection import select_rules
 
 
 def _context(source, name="hybrid_forward"):

@@ -2,8 +2,8 @@
 import libcst as cst
 
 from hylint.analysis import analyze_module
-from hylint.engine import Linter
-from hylint.registry import select_rules
+from hylint.lint.engine import Linter
+from hylint.selection import select_rules
 
 CONV = '''
 class Masked(nn.Conv2D):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from hylint.cache import CACHE_DIR, RACY_NS, CachedResult, ResultCache, cache_key, content_digest
+from hylint.batch.cache import CACHE_DIR, RACY_NS, CachedResult, ResultCache, cache_key, content_digest
 from hylint.cli import main
 from hylint.diagnostic import Applicability, Diagnostic, Edit, Fix
 
@@ -97,11 +97,11 @@ def test_unchanged_files_are_not_read_on_a_warm_run(project, monkeypatch):
     for name in ("bad.py", "clean.py", "plain.py"):
         age(project / "pkg" / name)
     run(["pkg"])
-    import hylint.parallel
+    import hylint.batch.parallel
 
     reads = []
-    original = hylint.parallel.read_source
-    monkeypatch.setattr(hylint.parallel, "read_source", lambda p: reads.append(p.name) or original(p))
+    original = hylint.batch.parallel.read_source
+    monkeypatch.setattr(hylint.batch.parallel, "read_source", lambda p: reads.append(p.name) or original(p))
     result = run(["--output-format", "concise", "pkg"])
     assert result.exit_code == 1
     assert reads == ["bad.py"]  # only a file with diagnostics is read (its text is shown in code frames)

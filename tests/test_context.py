@@ -3,8 +3,8 @@ import libcst as cst
 
 from hylint.analysis import analyze_module
 from hylint.analysis.values import Kind, shape_difference
-from hylint.engine import Linter
-from hylint.registry import select_rules
+from hylint.lint.engine import Linter
+from hylint.selection import select_rules
 
 SOURCE = '''
 def _attention(G, q, k, scale=1.0):

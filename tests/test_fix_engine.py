@@ -6,11 +6,11 @@ import libcst as cst
 import pytest
 
 from hylint.diagnostic import Applicability
-from hylint.engine import MAX_FIX_PASSES, FixLoopError, Linter
-from hylint.files import read_source
-from hylint.registry import select_rules
+from hylint.lint.engine import MAX_FIX_PASSES, FixLoopError, Linter
+from hylint.batch.files import read_source
+from hylint.selection import select_rules
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
-from hylint.runner import FIX, process_path
+from hylint.batch.runner import FIX, process_path
 
 # `x = F.relu(x)` proves `x` a tensor: HY301's fix is safe only then
 HEAD = "from mxnet.gluon import nn\n\n\nclass N(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n        x = F.relu(x)\n"
@@ -35,7 +35,7 @@ def test_in_place_then_broadcast_in_one_run():
 
 
 def test_non_overlapping_fixes_apply_in_one_pass():
-    from hylint.engine import apply_fixes
+    from hylint.lint.engine import apply_fixes
 
     source = HEAD + "        a = x[0]\n        b = x[:, 1]\n        return a + F.ones((1, 3)) + b\n"
     linter = default()
@@ -46,7 +46,7 @@ def test_non_overlapping_fixes_apply_in_one_pass():
 
 
 def test_overlapping_fixes_wait_for_the_next_pass():
-    from hylint.engine import apply_fixes
+    from hylint.lint.engine import apply_fixes
 
     source = HEAD + "        return x * F.ones((1, 3)) + F.zeros((1, 1))\n"
     diagnostics = [d for d in default().lint_source(source).diagnostics if d.fix is not None]
@@ -145,7 +145,7 @@ def test_a_file_with_only_unfixable_diagnostics_is_not_rewritten(tmp_path):
 
 
 def test_a_file_that_changed_on_disk_is_not_overwritten(tmp_path, monkeypatch):
-    import hylint.runner as runner
+    import hylint.batch.runner as runner
 
     path = tmp_path / "race.py"
     path.write_text(HEAD + BODY)

@@ -14,9 +14,9 @@ import pytest
 
 from clirun import ROOT, check, codes_at
 
-from hylint.engine import Linter
-from hylint.registry import all_rules, select_rules
-from hylint.runner import FIX, process_path
+from hylint.lint.engine import Linter
+from hylint.selection import all_rules, select_rules
+from hylint.batch.runner import FIX, process_path
 
 BLOCK = (
     "from mxnet.gluon import nn\n"
@@ -132,7 +132,7 @@ def test_read_only_folder_is_reported_not_crashed_on(tmp_path):
 _CONCURRENT_EDIT = """
 import sys
 from pathlib import Path
-import hylint.engine as engine
+import hylint.lint.engine as engine
 original = engine.Linter.fix_source
 def fix_source(self, source, filename="<stdin>", unsafe=False):
     result = original(self, source, filename, unsafe)

@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT))
 
 from hylint.analysis import analyze_module  # noqa: E402
 from hylint.diagnostic import Applicability  # noqa: E402
-from hylint.engine import Linter  # noqa: E402
-from hylint.registry import all_rules, select_rules  # noqa: E402
+from hylint.lint.engine import Linter  # noqa: E402
+from hylint.selection import all_rules, select_rules  # noqa: E402
 from hylint.verify import (DIFFERENT, ERROR, OK, Outcome, build, difference, first_line, flatten_outputs,  # noqa: E402
                            make_inputs, set_parameters)
 

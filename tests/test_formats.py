@@ -213,7 +213,7 @@ def test_sarif_validates_against_the_schema(project):
 
 def test_sarif_shape(project):
     from hylint import __version__
-    from hylint.registry import all_rules
+    from hylint.selection import all_rules
 
     log = sarif(project)
     assert log["version"] == "2.1.0"
@@ -288,7 +288,7 @@ def test_text_formats_link_codes_on_a_terminal(fmt):
 
 
 def test_url_points_at_a_heading_of_docs_rules_md():
-    from hylint.registry import all_rules
+    from hylint.selection import all_rules
 
     docs = (Path(__file__).resolve().parents[1] / "docs" / "rules.md").read_text()
     anchors = {re.sub(r"[^a-z0-9 _-]", "", line.lstrip("#").strip().lower()).replace(" ", "-")

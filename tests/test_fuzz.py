@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from hylint.engine import Linter
-from hylint.registry import select_rules
+from hylint.lint.engine import Linter
+from hylint.selection import select_rules
 
 ALL = Linter(select_rules(["ALL"]))
 DEFAULT = Linter(select_rules())

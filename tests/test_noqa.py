@@ -7,11 +7,11 @@ import libcst as cst
 import pytest
 from click.testing import CliRunner
 
-from hylint.add_noqa import add_noqa_source
+from hylint.batch.add_noqa import add_noqa_source
 from hylint.cli import main
-from hylint.engine import Linter
-from hylint.noqa import comment_directives, parse_noqa
-from hylint.registry import select_rules
+from hylint.lint.engine import Linter
+from hylint.syntax.noqa import comment_directives, parse_noqa
+from hylint.selection import select_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAD = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n"

@@ -1,4 +1,4 @@
-"""Jupyter notebooks: checked, fixed, verified (hylint/notebook.py).
+"""Jupyter notebooks: checked, fixed, verified (hylint/batch/notebook.py).
 
 The notebooks in tests/data/notebooks/ are written by build.py from the two seed pages (MXNet's
 hybridize tutorial, d2l's hybrid programming chapter), with the tutorial's six documented patterns.
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from clirun import check, hylint, invoke
-from hylint import notebook
-from hylint.files import SourceError, decode, encode, read_source
+from hylint.batch import notebook
+from hylint.batch.files import SourceError, decode, encode, read_source
 
 DATA = Path(__file__).resolve().parent / "data" / "notebooks"
 TUTORIAL, D2L = "hybridize_tutorial.ipynb", "d2l_hybridize.ipynb"

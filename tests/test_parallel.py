@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import hylint.parallel as parallel
+import hylint.batch.parallel as parallel
 from hylint.cli import main
-from hylint.engine import Linter
-from hylint.parallel import WorkerError, check_files
-from hylint.registry import select_rules
-from hylint.runner import DIFF, FIX, LINT, process_path
+from hylint.lint.engine import Linter
+from hylint.batch.parallel import WorkerError, check_files
+from hylint.selection import select_rules
+from hylint.batch.runner import DIFF, FIX, LINT, process_path
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAD = "from mxnet.gluon import nn\n\n\nclass N{i}(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n"

@@ -7,9 +7,9 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from hylint.engine import Positions, _first_rows
-from hylint.registry import all_rules
-from hylint.walk import iter_nodes
+from hylint.lint.engine import Positions, _first_rows
+from hylint.selection import all_rules
+from hylint.syntax.walk import iter_nodes
 
 ROOT = Path(__file__).resolve().parents[1]
 

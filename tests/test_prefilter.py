@@ -3,17 +3,17 @@
 Every check lints the same source twice with every rule selected: with the prefilter and without
 it (``linter.prefilter = False``: parse and analyse every file). A skipped file must have no
 diagnostic in the full run (HY000 excepted: syntax errors are reported for parsed files only, as
-hylint/prefilter.py documents), and a kept file must give the same diagnostics both ways.
+hylint/lint/prefilter.py documents), and a kept file must give the same diagnostics both ways.
 """
 import re
 from pathlib import Path
 
 import pytest
 
-from hylint.engine import Linter
-from hylint.prefilter import (CLASS_KEYS, CLASS_NAMES, CONTEXT_KEYS, class_headers, keys_for, might_hold_hybrid_code,
+from hylint.lint.engine import Linter
+from hylint.lint.prefilter import (CLASS_KEYS, CLASS_NAMES, CONTEXT_KEYS, class_headers, keys_for, might_hold_hybrid_code,
                               rule_keys)
-from hylint.registry import all_rules, select_rules
+from hylint.selection import all_rules, select_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = all_rules()
@@ -102,7 +102,7 @@ def test_examples_and_fixtures_without_the_keys_report_nothing(source):
 # A project HybridBlock in one file, subclassed in another that overrides only a helper called
 # with F: the analysis is per file, so the subclass's file has no hybrid context and no diagnostic
 # with or without the prefilter. If this test fails, the analysis follows classes across files:
-# the prefilter must then key on the project's class names (see hylint/prefilter.py).
+# the prefilter must then key on the project's class names (see hylint/lint/prefilter.py).
 BASE = '''
 from mxnet.gluon import nn
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hylint.engine import Linter
-from hylint.registry import select_rules
+from hylint.lint.engine import Linter
+from hylint.selection import select_rules
 
 
 def codes(source: str):

@@ -1,4 +1,4 @@
-"""Parsing only the regions that can hold a diagnostic (hylint/regions.py) changes nothing.
+"""Parsing only the regions that can hold a diagnostic (hylint/lint/regions.py) changes nothing.
 
 Every check runs the same source two ways: the default (a reduced source handed to libcst) and the
 whole file (``linter.regions = False``, what ``HYLINT_WHOLE_FILE=1`` does), and compares the
@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from hylint.engine import Linter
-from hylint.files import SourceFile
-from hylint.prefilter import might_hold_hybrid_code
-from hylint.regions import WHOLE_FILE_ENV, applies, reduce_source
-from hylint.registry import all_rules, select_rules
-from hylint.runner import DIFF, process_source
+from hylint.lint.engine import Linter
+from hylint.batch.files import SourceFile
+from hylint.lint.prefilter import might_hold_hybrid_code
+from hylint.lint.regions import WHOLE_FILE_ENV, applies, reduce_source
+from hylint.selection import all_rules, select_rules
+from hylint.batch.runner import DIFF, process_source
 
 ROOT = Path(__file__).resolve().parent.parent
 SELECTIONS = {"default": select_rules(), "ALL": select_rules(select=["ALL"])}

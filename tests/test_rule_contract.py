@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from hylint.registry import all_rules
+from hylint.selection import all_rules
 from hylint.rule import DOC_SECTIONS
 
 RULES = all_rules()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hylint.registry import all_rules
+from hylint.selection import all_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 

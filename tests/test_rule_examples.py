@@ -2,8 +2,8 @@
 import libcst as cst
 import pytest
 
-from hylint.engine import Linter
-from hylint.registry import all_rules, select_rules
+from hylint.lint.engine import Linter
+from hylint.selection import all_rules, select_rules
 
 RULES = all_rules()
 

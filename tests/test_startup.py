@@ -7,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAD = "from mxnet.gluon import nn\n\n\nclass N(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n"
-HEAVY = ("libcst", "numpy", "rich", "hylint.runtime", "hylint.engine", "hylint.analysis", "hylint.rules")
+HEAVY = ("libcst", "numpy", "rich", "hylint.runtime", "hylint.lint.engine", "hylint.analysis", "hylint.rules")
 
 
 def imported(project: Path, *args: str):

@@ -166,8 +166,8 @@ def test_same_parameters_and_inputs_for_the_same_seed(project):
                            "        with self.name_scope():\n            self.fc = nn.Dense(3)\n\n"
                            "    def hybrid_forward(self, F, x):\n        return self.fc(x)\n")
     from hylint import verify as v
-    from hylint.engine import Linter
-    from hylint.registry import select_rules
+    from hylint.lint.engine import Linter
+    from hylint.selection import select_rules
 
     def eager(seed):
         report = v.verify_target(v.Target(Path("m.py"), "N", [(2, 4)], seed=seed), Linter(select_rules()))

@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hylint import verify as v  # noqa: E402
-from hylint.engine import Linter  # noqa: E402
-from hylint.registry import select_rules  # noqa: E402
+from hylint.lint.engine import Linter  # noqa: E402
+from hylint.selection import select_rules  # noqa: E402
 
 BEFORE = sorted((ROOT / "fixtures").glob("*/before.py"))
 

@@ -1,14 +1,14 @@
-"""hylint/walk.py visits the same nodes in the same order as libcst's own traversal, and the engine's
+"""hylint/syntax/walk.py visits the same nodes in the same order as libcst's own traversal, and the engine's
 pass over hybrid contexts only reports what a pass over the whole module reports."""
 from pathlib import Path
 
 import libcst as cst
 import pytest
 
-from hylint.engine import Linter, _FileLinter
-from hylint.registry import all_rules, select_rules
+from hylint.lint.engine import Linter, _FileLinter
+from hylint.selection import all_rules, select_rules
 from hylint.rule import LintRule
-from hylint.walk import TRIVIA, iter_nodes, walk
+from hylint.syntax.walk import TRIVIA, iter_nodes, walk
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = '''# a comment
@@ -170,7 +170,7 @@ def test_a_visitor_class_made_per_call_is_not_kept_alive():
 
 
 def test_statement_visitors_may_skip_expressions():
-    from hylint.walk import EXPRESSIONS
+    from hylint.syntax.walk import EXPRESSIONS
 
     module = cst.parse_module("import a\nx = [lambda: b for _ in c]\nif y:\n    from d import e\n")
     seen = []
@@ -186,7 +186,7 @@ def test_statement_visitors_may_skip_expressions():
 
 
 def test_parse_without_validation_gives_the_same_tree_and_restores_validation():
-    from hylint.engine import parse_module
+    from hylint.lint.engine import parse_module
 
     source = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * 2  # c\n"
     assert parse_module(source).code == source

@@ -19,7 +19,7 @@ import libcst as cst
 
 from hylint.analysis.interpreter import HybridContext
 from hylint.analysis.module import ClassInfo, ModuleInfo, collect_defs
-from hylint.analysis.syntax import param_names
+from hylint.syntax.nodes import param_names
 from hylint.analysis.values import Value
 
 __all__ = ["analyze_module", "HybridContext", "ModuleInfo", "ClassInfo"]

@@ -10,9 +10,9 @@ import libcst as cst
 
 from hylint.analysis import ops
 from hylint.analysis.module import ClassInfo
-from hylint.analysis.syntax import dotted_name, literal_int, param_names
+from hylint.syntax.nodes import dotted_name, literal_int, param_names
 from hylint.analysis.values import Kind, Shape, Value, tensor
-from hylint.walk import walk
+from hylint.syntax.walk import walk
 
 SEQ_NAME = re.compile(r"^(states?|feats?|features|.*_(list|lst|states|seq|features|feats)|.*s_list)$")
 SEQ_ANNOTATION = re.compile(r"\b(List|Tuple|Sequence|list|tuple|Iterable)\b")

@@ -7,7 +7,7 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.analysis.syntax import dotted_name
+from hylint.syntax.nodes import dotted_name
 
 ND_NAMES = {"nd", "ndarray", "mx.nd", "mx.ndarray", "mxnet.nd", "mxnet.ndarray"}
 SYM_NAMES = {"sym", "symbol", "mx.sym", "mx.symbol", "mxnet.sym", "mxnet.symbol"}

@@ -15,7 +15,7 @@ from hylint.analysis.evidence import classify_params
 from hylint.analysis.layers import child_output
 from hylint.analysis.guards import ND_NAMES, GuardRegion, ends_control_flow, guard_mode, python_container_test
 from hylint.analysis.module import ClassInfo, ModuleInfo
-from hylint.analysis.syntax import dotted_name, literal_int, nested_literal_shape, param_names, parent_map, returns_tuple
+from hylint.syntax.nodes import dotted_name, literal_int, nested_literal_shape, param_names, parent_map, returns_tuple
 from hylint.analysis.values import NUMPY, PY, UNKNOWN, Kind, Shape, Value, join, merge_shapes, tensor
 
 NO_F = "__hylint_no_F__"  # the F name of a helper that does not take F (a name no code uses)

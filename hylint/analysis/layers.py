@@ -7,7 +7,7 @@ from typing import Dict, Optional, Sequence, Tuple
 import libcst as cst
 
 from hylint.analysis.symbolic import Sym, atom, normalised_tuple, sym_floordiv
-from hylint.analysis.syntax import call_arg, is_true, keyword_value, literal_int
+from hylint.syntax.nodes import call_arg, is_true, keyword_value, literal_int
 from hylint.analysis.values import Kind, Shape, Value, tensor
 
 # gluon layers whose call returns one tensor

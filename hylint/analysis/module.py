@@ -10,9 +10,9 @@ import libcst as cst
 from hylint.analysis.guards import ND_NAMES
 from hylint.analysis.layers import BUILTIN_PARAMETERS, inherited_parameter_shapes
 from hylint.analysis.symbolic import InitShapes, SymShape
-from hylint.analysis.syntax import (blocks_of, call_arg, dotted_name, is_parameter_factory, keyword_value, literal_shape,
+from hylint.syntax.nodes import (blocks_of, call_arg, dotted_name, is_parameter_factory, keyword_value, literal_shape,
                                     nested_literal_shape)
-from hylint.walk import walk
+from hylint.syntax.walk import walk
 
 if TYPE_CHECKING:  # pragma: no cover
     from hylint.analysis.interpreter import HybridContext

@@ -16,8 +16,8 @@ from typing import Callable, Dict, Optional, Tuple
 
 import libcst as cst
 
-from hylint import mxnet_api
-from hylint.analysis.syntax import call_arg, is_true, keyword_value, literal_int, literal_shape
+from hylint.facts import mxnet_api
+from hylint.syntax.nodes import call_arg, is_true, keyword_value, literal_int, literal_shape
 from hylint.analysis.values import (
     NUMPY, PY, UNKNOWN, UNKNOWN_SHAPE, Kind, Shape, Value, format_dims, merge_shapes, multi, tensor,
 )

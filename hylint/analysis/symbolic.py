@@ -18,8 +18,8 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from hylint.analysis.syntax import dotted_name, is_parameter_factory, keyword_value, literal_int, param_names
-from hylint.walk import walk
+from hylint.syntax.nodes import dotted_name, is_parameter_factory, keyword_value, literal_int, param_names
+from hylint.syntax.walk import walk
 
 Sym = Union[str, Tuple["Sym", ...], None]
 SymShape = Tuple[Optional[str], ...]

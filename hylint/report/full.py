@@ -5,7 +5,7 @@ from typing import TextIO
 from hylint.report import Report, fixable, summary_lines
 from hylint.report._common import source_of, where
 
-NEWLINE = re.compile(r"\r\n|\r|\n")  # as hylint.engine splits lines (not imported: it needs libcst)
+NEWLINE = re.compile(r"\r\n|\r|\n")  # as hylint.lint.engine splits lines (not imported: it needs libcst)
 
 
 def render(report: Report, out: TextIO) -> None:

@@ -37,7 +37,7 @@ def _region(start: Location, end: Location) -> Dict[str, int]:
 
 
 def _rules() -> List[Dict[str, Any]]:
-    from hylint.registry import all_rules
+    from hylint.selection import all_rules
 
     out = []
     for code, rule in all_rules().items():

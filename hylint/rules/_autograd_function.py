@@ -7,9 +7,9 @@ from typing import Dict, Optional, Tuple
 
 import libcst as cst
 
-from hylint.analysis.syntax import dotted_name
+from hylint.syntax.nodes import dotted_name
 from hylint.rules._hazards import self_attr
-from hylint.walk import walk
+from hylint.syntax.walk import walk
 
 # the templates of the examples: an mx.autograd.Function whose forward works on a Symbol (SIGN) or
 # reads `x.shape` (SCALED_SIGN), then a block using it

@@ -7,7 +7,7 @@ import libcst as cst
 
 from hylint.analysis.values import Kind, Value
 from hylint.diagnostic import Applicability
-from hylint.fixes import f_call, keep_parens
+from hylint.syntax.rewrite import f_call, keep_parens
 from hylint.rule import PendingFix, replace
 
 OPERATOR_SYMBOLS = {

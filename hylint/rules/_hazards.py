@@ -7,10 +7,10 @@ import libcst as cst
 
 from hylint.analysis.module import ModuleInfo
 from hylint.analysis.module import BLOCK_BASE_NAMES, ClassInfo, HYBRID_BASE_NAMES, derives_from, is_hybrid_class
-from hylint.analysis.syntax import dotted_name
+from hylint.syntax.nodes import dotted_name
 from hylint.analysis.values import Kind
 from hylint.analysis.layers import SINGLE_OUTPUT_LAYERS
-from hylint.walk import walk
+from hylint.syntax.walk import walk
 
 # a hybrid_forward body for examples: CLS.format("        return x\n")
 CLS = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n{}"

@@ -5,10 +5,10 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.analysis.syntax import literal_int
+from hylint.syntax.nodes import literal_int
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
-from hylint.fixes import subscript_rewrite
+from hylint.syntax.rewrite import subscript_rewrite
 from hylint.rule import PendingFix, replace
 
 

@@ -1,6 +1,6 @@
 import libcst as cst
 
-from hylint.analysis.syntax import call_arg, is_true
+from hylint.syntax.nodes import call_arg, is_true
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace

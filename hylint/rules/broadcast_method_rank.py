@@ -2,10 +2,10 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.analysis.syntax import call_arg, literal_shape
+from hylint.syntax.nodes import call_arg, literal_shape
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
-from hylint.fixes import f_call
+from hylint.syntax.rewrite import f_call
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._hazards import CLS
 

@@ -2,10 +2,10 @@ from typing import List
 
 import libcst as cst
 
-from hylint.analysis.syntax import call_arg, dotted_name
+from hylint.syntax.nodes import call_arg, dotted_name
 from hylint.analysis.values import Kind, shape_difference, shapes_proven_equal
 from hylint.diagnostic import Applicability
-from hylint.fixes import f_call
+from hylint.syntax.rewrite import f_call
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._binary import extra_input
 from hylint.rules._hazards import CLS

@@ -3,10 +3,10 @@ from typing import Optional
 import libcst as cst
 
 from hylint.analysis.module import is_hybrid_class
-from hylint.analysis.syntax import dotted_name, param_names
+from hylint.syntax.nodes import dotted_name, param_names
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
-from hylint.walk import walk
+from hylint.syntax.walk import walk
 
 
 def _calls_super_forward(fn: cst.FunctionDef) -> bool:

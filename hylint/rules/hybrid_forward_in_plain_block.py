@@ -3,7 +3,7 @@ from typing import Optional
 import libcst as cst
 
 from hylint.analysis.module import BLOCK_BASE_NAMES, is_hybrid_class
-from hylint.analysis.syntax import dotted_name
+from hylint.syntax.nodes import dotted_name
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 

@@ -2,13 +2,13 @@ from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
-from hylint.analysis.syntax import dotted_name
+from hylint.syntax.nodes import dotted_name
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.analysis.layers import FRESH_OUTPUT_LAYERS
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._hazards import BLOCK_NAMESPACES, self_attr
-from hylint.walk import TRIVIA, walk
+from hylint.syntax.walk import TRIVIA, walk
 
 IN_PLACE = {cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
             cst.DivideAssign: cst.Divide}

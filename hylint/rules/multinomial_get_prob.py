@@ -1,6 +1,6 @@
 import libcst as cst
 
-from hylint.analysis.syntax import call_arg, dotted_name
+from hylint.syntax.nodes import call_arg, dotted_name
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._hazards import CLS

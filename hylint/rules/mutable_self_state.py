@@ -3,10 +3,10 @@ from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
-from hylint.analysis.syntax import dotted_name
+from hylint.syntax.nodes import dotted_name
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._hazards import self_attr
-from hylint.walk import TRIVIA, walk
+from hylint.syntax.walk import TRIVIA, walk
 
 CLS = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.scale = 2.0\n"
        "        self.calls = 0\n\n{}")

@@ -3,11 +3,11 @@ from typing import List, Optional
 import libcst as cst
 
 from hylint.analysis.guards import ND_NAMES
-from hylint.analysis.syntax import dotted_name, keyword_value, literal_number, nested_literal_shape
+from hylint.syntax.nodes import dotted_name, keyword_value, literal_number, nested_literal_shape
 from hylint.diagnostic import Applicability
-from hylint.fixes import f_call, int_node, tuple_node
+from hylint.syntax.rewrite import f_call, int_node, tuple_node
 from hylint.rule import Invalid, LintRule, PendingEdit, PendingFix, Valid, replace
-from hylint.walk import walk
+from hylint.syntax.walk import walk
 
 CLS = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return {}\n"
 

@@ -2,9 +2,9 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint import mxnet_api
+from hylint.facts import mxnet_api
 from hylint.analysis.guards import ND_NAMES
-from hylint.analysis.syntax import dotted_name, keyword_value
+from hylint.syntax.nodes import dotted_name, keyword_value
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 

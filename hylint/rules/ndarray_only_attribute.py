@@ -2,13 +2,13 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.analysis.syntax import dotted_name, keyword_value, literal_int
+from hylint.syntax.nodes import dotted_name, keyword_value, literal_int
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
-from hylint.fixes import f_call, int_node, tuple_node
+from hylint.syntax.rewrite import f_call, int_node, tuple_node
 from hylint.analysis.ops import NDARRAY_ONLY_ATTRS
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
-from hylint.walk import walk
+from hylint.syntax.walk import walk
 
 WHAT_HAPPENS = {
     "T": "raises AttributeError ('Symbol' object has no attribute 'T')",

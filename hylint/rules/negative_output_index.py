@@ -1,6 +1,6 @@
 import libcst as cst
 
-from hylint.analysis.syntax import literal_int
+from hylint.syntax.nodes import literal_int
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace

@@ -3,11 +3,11 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
-from hylint.analysis.syntax import dotted_name
+from hylint.syntax.nodes import dotted_name
 from hylint.analysis.values import Kind
 from hylint.analysis.ops import NDARRAY_ONLY_ATTRS, NDARRAY_ONLY_METHODS
 from hylint.rule import Invalid, LintRule, Valid
-from hylint.walk import walk
+from hylint.syntax.walk import walk
 from hylint.rules._hazards import CLS, child_only
 
 

@@ -2,7 +2,7 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.analysis.syntax import dotted_name, param_names
+from hylint.syntax.nodes import dotted_name, param_names
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules.returns_input_unchanged import bound_names

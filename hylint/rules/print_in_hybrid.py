@@ -1,6 +1,6 @@
 import libcst as cst
 
-from hylint.analysis.syntax import dotted_name
+from hylint.syntax.nodes import dotted_name
 from hylint.analysis.values import Kind
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._hazards import CLS

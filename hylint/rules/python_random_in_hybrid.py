@@ -2,10 +2,10 @@ from typing import Dict, Optional, Set, Tuple
 
 import libcst as cst
 
-from hylint.analysis.syntax import dotted_name
+from hylint.syntax.nodes import dotted_name
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._hazards import CLS, self_attr
-from hylint.walk import EXPRESSIONS, TRIVIA, walk
+from hylint.syntax.walk import EXPRESSIONS, TRIVIA, walk
 
 # what the names of a module stand for, as far as random numbers go
 NUMPY, NUMPY_RANDOM, STDLIB_RANDOM, OTHER = "numpy", "numpy.random", "random", "other"

@@ -2,7 +2,7 @@ import libcst as cst
 
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
-from hylint.fixes import tuple_node
+from hylint.syntax.rewrite import tuple_node
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._hazards import CLS
 

@@ -4,10 +4,10 @@ import libcst as cst
 
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
-from hylint.fixes import f_call
+from hylint.syntax.rewrite import f_call
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._hazards import CLS, child_only
-from hylint.walk import walk
+from hylint.syntax.walk import walk
 
 
 def bound_names(fn: cst.FunctionDef) -> Set[str]:

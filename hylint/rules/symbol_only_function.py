@@ -2,10 +2,10 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.analysis.syntax import dotted_name
+from hylint.syntax.nodes import dotted_name
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
-from hylint.fixes import f_call
+from hylint.syntax.rewrite import f_call
 from hylint.analysis.ops import SYM_ONLY
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._hazards import CLS, in_mode_branch, paren

@@ -1,9 +1,9 @@
 import libcst as cst
 
-from hylint.analysis.syntax import dotted_name
+from hylint.syntax.nodes import dotted_name
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._hazards import block_constructor, is_block_class, self_attr
-from hylint.walk import walk
+from hylint.syntax.walk import walk
 
 INIT = "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n{}\n    def hybrid_forward(self, F, x):\n        return x * 2\n"
 

@@ -9,7 +9,7 @@ import re
 from typing import Iterable, List, Set, Tuple
 
 from hylint.diagnostic import Applicability, Diagnostic, Edit, Fix
-from hylint.noqa import CommentDirective, comment_directives, parse_noqa
+from hylint.syntax.noqa import CommentDirective, comment_directives, parse_noqa
 from hylint.rule import Invalid, LintRule, Valid
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -94,7 +94,7 @@ text on the line stays); otherwise it removes only the unused codes and keeps th
 
     def check_noqa(self, source: str, filename: str, used: Set[Tuple[int, str]],
                    selected: Iterable[str]) -> List[Diagnostic]:
-        from hylint.registry import all_rules
+        from hylint.selection import all_rules
 
         directives = comment_directives(source)
         if not directives:

@@ -5,7 +5,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from hylint.walk import TRIVIA, walk
+from hylint.syntax.walk import TRIVIA, walk
 
 
 def dotted_name(node: cst.CSTNode) -> Optional[str]:

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from hylint.diagnostic import Diagnostic
-from hylint.files import SourceError, SourceFile, WriteError, decode, encode, read_source, write_atomic
+from hylint.batch.files import SourceError, SourceFile, WriteError, decode, encode, read_source, write_atomic
 
 if TYPE_CHECKING:  # the engine (and libcst) is imported only when a file is analysed
-    from hylint.engine import Linter
+    from hylint.lint.engine import Linter
 
 LINT, FIX, DIFF = "lint", "fix", "diff"
 
@@ -34,7 +34,7 @@ def unreadable(filename: str, reason: str) -> Diagnostic:
 
 def process_source(source: SourceFile, filename: str, linter: Linter, mode: str, unsafe: bool,
                    write: bool) -> FileOutcome:
-    from hylint.engine import FixLoopError
+    from hylint.lint.engine import FixLoopError
 
     outcome = FileOutcome(filename)
     if mode == LINT:
@@ -51,7 +51,7 @@ def process_source(source: SourceFile, filename: str, linter: Linter, mode: str,
         return outcome
     outcome.messages.extend(result.messages)
     if source.notebook and result.messages:  # name the cell, not the row of the cells joined
-        from hylint.notebook import cell_message
+        from hylint.batch.notebook import cell_message
 
         outcome.messages = [cell_message(source.text, filename, message) for message in outcome.messages]
     outcome.diagnostics, outcome.text = result.diagnostics, result.source
@@ -60,7 +60,7 @@ def process_source(source: SourceFile, filename: str, linter: Linter, mode: str,
         outcome.fixed_by_code = result.fixed_by_code
         if mode == DIFF:
             if source.notebook:  # cell by cell
-                from hylint.notebook import cell_diff
+                from hylint.batch.notebook import cell_diff
 
                 outcome.diff = cell_diff(source.text, result.source, filename)
             else:

@@ -51,7 +51,7 @@ def content_digest(raw: bytes) -> str:
 
 def code_fingerprint() -> str:
     """hylint's version and the size/mtime of its own modules (cheap: one stat per module)."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent  # the hylint package
     parts: List[str] = [__version__]
     stack = [package]
     while stack:
@@ -154,7 +154,7 @@ class ResultCache:
         self.entries: Dict[str, list] = {}
         self.updated: Dict[str, list] = {}
         self.fresh = True  # no readable cache existed for this configuration
-        # the prefilter's keys for this configuration (hylint/prefilter.py), so that a run whose
+        # the prefilter's keys for this configuration (hylint/lint/prefilter.py), so that a run whose
         # changed files are all ruled out by the prefilter does not import the rules to learn them
         self.prefilter_keys: object = UNKNOWN_KEYS
         self._loaded_stat: Optional[Stat] = None

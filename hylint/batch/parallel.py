@@ -4,8 +4,8 @@
 ``runner.process_path`` gives for each of them one after another; only how they are computed
 differs:
 
-1. a file whose cache entry is valid (hylint/cache.py) is not read (or is read and hashed only);
-2. a file the prefilter rules out (hylint/prefilter.py) is not parsed;
+1. a file whose cache entry is valid (hylint/batch/cache.py) is not read (or is read and hashed only);
+2. a file the prefilter rules out (hylint/lint/prefilter.py) is not parsed;
 3. the remaining files are analysed: in this process when they are few or small (starting workers
    costs more than it saves), else in ``jobs`` worker processes, largest files first.
 
@@ -23,15 +23,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
 
-from hylint.files import SourceError, SourceFile, read_source
-from hylint.prefilter import might_hold_hybrid_code
-from hylint.runner import DIFF, FIX, FileOutcome, _internal_error, process_path, process_source
+from hylint.batch.files import SourceError, SourceFile, read_source
+from hylint.lint.prefilter import might_hold_hybrid_code
+from hylint.batch.runner import DIFF, FIX, FileOutcome, _internal_error, process_path, process_source
 
-from hylint.cache import UNKNOWN_KEYS as _UNKNOWN_KEYS
+from hylint.batch.cache import UNKNOWN_KEYS as _UNKNOWN_KEYS
 
 if TYPE_CHECKING:
-    from hylint.cache import CachedResult, ResultCache
-    from hylint.engine import Linter
+    from hylint.batch.cache import CachedResult, ResultCache
+    from hylint.lint.engine import Linter
 
 _UNKNOWN = object()
 # below these, the files are analysed in this process
@@ -140,7 +140,7 @@ def _store(cache: Optional["ResultCache"], path: Path, filename: str, source: So
         return  # the file was rewritten (its next run checks the new content), or writing it failed
     if any(d.code == "HY001" for d in outcome.diagnostics):
         return
-    from hylint.cache import CachedResult
+    from hylint.batch.cache import CachedResult
 
     cache.store(path, filename, source.raw, st, CachedResult(
         outcome.diagnostics, outcome.messages, outcome.fixed_by_code, outcome.diff,
@@ -176,8 +176,8 @@ _WORKER_LINTERS: List["Linter"] = []
 def _worker_init(rule_codes: Optional[List[Tuple[str, ...]]], prefilter: bool) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     if rule_codes is not None:  # spawned, not forked: build the linters
-        from hylint.engine import Linter
-        from hylint.registry import all_rules
+        from hylint.lint.engine import Linter
+        from hylint.selection import all_rules
 
         rules = all_rules()
         _WORKER_LINTERS[:] = [Linter([rules[code] for code in codes]) for codes in rule_codes]

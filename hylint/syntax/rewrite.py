@@ -5,7 +5,7 @@ from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from hylint.analysis.syntax import literal_int
+from hylint.syntax.nodes import literal_int
 
 Whitespace = Union[cst.BaseParenthesizableWhitespace, None]
 

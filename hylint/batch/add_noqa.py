@@ -18,9 +18,9 @@ from typing import Dict, List, Set, Tuple
 
 import libcst as cst
 
-from hylint.engine import Linter
-from hylint.files import SourceError, WriteError, read_source, write_atomic
-from hylint.noqa import comment_directives, line_end_columns
+from hylint.lint.engine import Linter
+from hylint.batch.files import SourceError, WriteError, read_source, write_atomic
+from hylint.syntax.noqa import comment_directives, line_end_columns
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 # diagnostics a noqa comment cannot or should not answer
@@ -96,7 +96,7 @@ def add_noqa_path(path: Path, linter: Linter) -> AddNoqaOutcome:
         return AddNoqaOutcome(0, [f"{path}: cannot read: {error}"])
     new, outcome = add_noqa_source(source.text, str(path), linter)
     if source.notebook and outcome.messages:  # name the cell, not the row of the cells joined
-        from hylint.notebook import cell_message
+        from hylint.batch.notebook import cell_message
 
         outcome.messages = [cell_message(source.text, str(path), message) for message in outcome.messages]
     if new != source.text:

@@ -95,7 +95,7 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
            output_format, statistics, exit_zero, stdin_filename, config_path, force_exclude, add_noqa=False, jobs=0,
            no_cache=False) -> int:
     from hylint.config import ConfigError, load_config
-    from hylint.discovery import DEFAULT_EXCLUDE, PathError, discover, matches_any
+    from hylint.batch.discovery import DEFAULT_EXCLUDE, PathError, discover, matches_any
     from hylint.report import FORMATS, HYPERLINK_FORMATS, Report, render
 
     try:
@@ -111,7 +111,7 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
                            config.ignore + _split_codes(ignore), config.per_file_ignores, config.root,
                            (("--select", select), ("--extend-select", extend_select), ("--ignore", ignore)),
                            config)
-    from hylint.runner import DIFF, FIX, LINT, process_stdin
+    from hylint.batch.runner import DIFF, FIX, LINT, process_stdin
 
     mode = DIFF if diff else FIX if fix_mode else LINT
     if add_noqa and (diff or fix_mode):
@@ -127,11 +127,11 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
         stdin_raw = sys.stdin.buffer.read()
         outcomes.append(process_stdin(stdin_raw, filename, selection.linter_for(filename), mode, unsafe))
     else:
-        from hylint.parallel import check_files, default_jobs
+        from hylint.batch.parallel import check_files, default_jobs
 
         cache = None
         if not no_cache and config.cache:
-            from hylint.cache import ResultCache, cache_key
+            from hylint.batch.cache import ResultCache, cache_key
 
             cache = ResultCache.open(config.root, cache_key(
                 mode=mode, unsafe=bool(unsafe), select=selection.select, extend_select=selection.extend_select,
@@ -144,7 +144,7 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
         except PathError as error:
             raise UsageError(str(error)) from None
         if add_noqa:
-            from hylint.add_noqa import add_noqa_path
+            from hylint.batch.add_noqa import add_noqa_path
 
             added = 0
             for path in files:
@@ -154,7 +154,7 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
                     click.echo(message, err=True)
             click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
             return EXIT_OK
-        from hylint.progress import progress
+        from hylint.batch.progress import progress
 
         with progress(len(files)) as advance:
             outcomes = check_files(files, mode, bool(unsafe), selection.linter, jobs or default_jobs(), cache,
@@ -179,7 +179,7 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
                 if matches_any(path, [pattern], config.root):
                     kept = [d for d in kept if d.code not in codes]
         if outcome.text is not None and outcome.filename.endswith(".ipynb"):
-            from hylint.notebook import cell_texts, map_diagnostics
+            from hylint.batch.notebook import cell_texts, map_diagnostics
 
             kept = map_diagnostics(outcome.text, kept)  # rows of the notebook's cells
             cell_sources.update(((outcome.filename, n), t) for n, t in cell_texts(outcome.text).items())
@@ -204,7 +204,7 @@ def _check(paths, fix, unsafe_fixes, diff, show_fixes, exit_non_zero_on_fix, sel
     if stdin_fix:
         outcome = outcomes[0]
         if outcome.filename.endswith(".ipynb"):  # the whole notebook, its cells fixed
-            from hylint.files import decode, encode
+            from hylint.batch.files import decode, encode
 
             fixed = stdin_raw if outcome.fixed_text is None else encode(decode(stdin_raw, outcome.filename),
                                                                         outcome.fixed_text)
@@ -256,7 +256,7 @@ class _Selection:
     def rules(self):
         if self._rules is None:
             from hylint.config import ConfigError, check_config_codes
-            from hylint.registry import UnknownRuleError, expand, select_rules
+            from hylint.selection import UnknownRuleError, expand, select_rules
 
             if self.config is not None:
                 try:
@@ -283,7 +283,7 @@ class _Selection:
 
     def linter(self):
         if self._linter is None:
-            from hylint.engine import Linter
+            from hylint.lint.engine import Linter
 
             self._linter = Linter(self.rules())
             self._linters = {frozenset(): self._linter}
@@ -295,8 +295,8 @@ class _Selection:
         base = self.linter()
         if not self._per_file_ignores:
             return base
-        from hylint.discovery import matches_any
-        from hylint.engine import Linter
+        from hylint.batch.discovery import matches_any
+        from hylint.lint.engine import Linter
 
         ignored = frozenset(code for pattern, codes in self._per_file_ignores
                             if matches_any(Path(filename), [pattern], self.root) for code in codes)
@@ -310,7 +310,7 @@ class _Selection:
 @click.option("--all", "show_all", is_flag=True, help="List every rule.")
 def rule(code: Optional[str], show_all: bool) -> None:
     """Show a rule's documentation, or list every rule with --all."""
-    from hylint.registry import all_rules
+    from hylint.selection import all_rules
 
     rules = all_rules()
     if show_all or code is None:
@@ -368,7 +368,7 @@ def _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsa
 
     from hylint import verify as verifier
     from hylint.config import ConfigError, load_config
-    from hylint.registry import UnknownRuleError, expand, select_rules
+    from hylint.selection import UnknownRuleError, expand, select_rules
 
     try:
         config = load_config(Path(config_path) if config_path else None)
@@ -412,9 +412,9 @@ def _verify(target, inputs, kwargs_json, backend, seed, output_format, fix, unsa
     except UnknownRuleError as error:
         raise UsageError(str(error)) from None
 
-    from hylint.discovery import matches_any
-    from hylint.engine import Linter
-    from hylint.files import SourceError, WriteError, read_source, write_atomic
+    from hylint.batch.discovery import matches_any
+    from hylint.lint.engine import Linter
+    from hylint.batch.files import SourceError, WriteError, read_source, write_atomic
 
     reports, failed = [], False
     for item in targets:

@@ -24,12 +24,12 @@ class SourceFile:
     text: str
     encoding: str  # as tokenize names it: 'utf-8', 'utf-8-sig' (BOM), 'iso-8859-1', ...
     raw: bytes
-    # a Jupyter notebook: ``text`` is its code cells as one module (hylint/notebook.py), ``raw`` the JSON
+    # a Jupyter notebook: ``text`` is its code cells as one module (hylint/batch/notebook.py), ``raw`` the JSON
     notebook: bool = False
 
 
 def decode_notebook(raw: bytes, name: str) -> SourceFile:
-    from hylint.notebook import NotebookError, parse, virtual_text
+    from hylint.batch.notebook import NotebookError, parse, virtual_text
 
     try:
         return SourceFile(Path(name), virtual_text(parse(raw)), "utf-8", raw, notebook=True)
@@ -76,7 +76,7 @@ def read_source(path: Path) -> SourceFile:
 
 def encode(source: SourceFile, text: str) -> bytes:
     if source.notebook:  # the edited cells spliced into the notebook's JSON
-        from hylint.notebook import NotebookWriteError, render
+        from hylint.batch.notebook import NotebookWriteError, render
 
         try:
             return render(source.raw, text)

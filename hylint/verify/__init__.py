@@ -107,7 +107,7 @@ class BlockResult:
 # ---------------------------------------------------------------------------------------------
 # user frames: where an error comes from
 
-_HYLINT_DIR = str(Path(__file__).resolve().parent)
+_HYLINT_DIR = str(Path(__file__).resolve().parent.parent)  # the hylint package
 
 
 def _library_dirs() -> Tuple[str, ...]:
@@ -478,7 +478,7 @@ def load_source(text: str, filename: str, path: Path) -> ModuleType:
     Raises :class:`ImportFailure` when it does not compile or its execution raises."""
     path = Path(path)
     name = f"_hylint_verify_{next(_counter)}_{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}"
-    notebook = path.suffix == ".ipynb"  # `text` is its code cells (hylint/notebook.py), not the file
+    notebook = path.suffix == ".ipynb"  # `text` is its code cells (hylint/batch/notebook.py), not the file
     if filename != str(path) or not path.is_file() or notebook:
         linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
     module = ModuleType(name)
@@ -491,7 +491,7 @@ def load_source(text: str, filename: str, path: Path) -> ModuleType:
             if code is not None:
                 exec(code, module.__dict__)
             else:  # cell by cell, as Jupyter runs them; the cells that raised are noted
-                from hylint.notebook import run_cells
+                from hylint.batch.notebook import run_cells
 
                 module.__dict__["__hylint_notes__"] = run_cells(text, filename, module.__dict__)
     except Exception as error:
@@ -747,7 +747,7 @@ def mxnet_names() -> Dict[str, frozenset]:
     benchmarks/mxnet_names.py); empty when the table is missing."""
     if not _MXNET_NAMES:
         try:
-            data = json.loads((Path(__file__).resolve().parent / "mxnet_names.json").read_text())
+            data = json.loads((Path(__file__).resolve().parent.parent / "facts" / "mxnet_names.json").read_text())
         except (OSError, ValueError):
             return {}
         _MXNET_NAMES.update({module: frozenset(names) for module, names in data["modules"].items()})
@@ -1298,8 +1298,8 @@ def _evidence_fix(outcome: Outcome, text: str, filename: str) -> Optional[Any]:
                 break
     if op is None:
         return None
-    from hylint.engine import Linter
-    from hylint.registry import select_rules
+    from hylint.lint.engine import Linter
+    from hylint.selection import select_rules
 
     diagnostics = Linter(select_rules(select=["HY102"])).lint_source(text, filename).diagnostics
     here = [d for d in diagnostics if d.start[0] == outcome.location.line and d.fix is not None
@@ -1321,7 +1321,7 @@ def _signature_check(factory: Any, target: Target) -> None:
 
 
 def _read(path: Path) -> str:
-    from hylint.files import SourceError, read_source
+    from hylint.batch.files import SourceError, read_source
 
     if not path.is_file():
         raise VerifyError(f"{path}: no such file")
@@ -1397,7 +1397,7 @@ def _cell_positions(report: TargetReport, source: str, fixed_source: Optional[st
     """A notebook's rows are its cells' rows: the lines named in the report become `cell N` and a row in it."""
     if report.target.path is None or Path(report.target.path).suffix != ".ipynb":
         return report
-    from hylint.notebook import cell_of_row, map_diagnostics
+    from hylint.batch.notebook import cell_of_row, map_diagnostics
 
     path = Path(report.target.path)
     texts = {str(path): source, _fixed_filename(path, 0): fixed_source or source}
@@ -1420,7 +1420,7 @@ def _fix_and_prove(mx: Any, report: TargetReport, linter: Any, source: str, path
     """hylint's safe fixes (exactly `hylint check --fix`'s), run; when they are not enough, the unsafe fixes
     on lines this run executes, each proven by running: the fixed block's eager and hybridized outputs must
     equal the original's eager output."""
-    from hylint.engine import FixLoopError
+    from hylint.lint.engine import FixLoopError
 
     filename = str(path)
     try:
@@ -1460,7 +1460,7 @@ def _fix_and_prove(mx: Any, report: TargetReport, linter: Any, source: str, path
 def _evidence_rounds(mx: Any, report: TargetReport, text: str, source: str, current: Outcome, path: Path,
                      reference: Sequence[np.ndarray], unsafe_step: bool = False) -> Tuple[str, Outcome, int]:
     """The opt-in HY102 fixes at the operators the hybridized run fails at, one per round."""
-    from hylint.engine import apply_fixes
+    from hylint.lint.engine import apply_fixes
 
     rounds = 0
     while rounds < MAX_EVIDENCE_ROUNDS:
@@ -1486,7 +1486,7 @@ def _try_unsafe(mx: Any, report: TargetReport, linter: Any, text: str, source: s
                 reference: Sequence[np.ndarray], unsafe: bool) -> None:
     """Apply the unsafe fixes whose lines the block executes (on ``text``, the safe-fixed source) and run:
     proven when the fixed block computes the original's eager output, eagerly and hybridized."""
-    from hylint.engine import FixLoopError, apply_fixes
+    from hylint.lint.engine import FixLoopError, apply_fixes
 
     filename = _fixed_filename(path, 0) if text != source else str(path)
     candidates = [d for d in linter.lint_source(text, filename).diagnostics
@@ -1537,7 +1537,7 @@ def _try_unsafe(mx: Any, report: TargetReport, linter: Any, text: str, source: s
 
 def unsafe_reason(code: str) -> str:
     """Why a rule's fix is unsafe in general: the sentences of its doc's "Fix safety" section that say so."""
-    from hylint.registry import all_rules
+    from hylint.selection import all_rules
 
     rule = all_rules().get(code)
     doc = getattr(rule, "DOC", "") or ""

@@ -67,7 +67,7 @@ from collections import defaultdict
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from hylint.rules._hazards import ADDING_METHODS
-from hylint.prefilter import CLASS_KEYS, CLASS_NAMES, CONTEXT_KEYS, rule_keys
+from hylint.lint.prefilter import CLASS_KEYS, CLASS_NAMES, CONTEXT_KEYS, rule_keys
 
 WHOLE_FILE_ENV = "HYLINT_WHOLE_FILE"
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")

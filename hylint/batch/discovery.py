@@ -13,7 +13,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".tox", ".nox", "__pycache__", "build", "dist",
                    "node_modules", ".eggs", "*.egg-info", ".hylint_cache", ".mypy_cache", ".pytest_cache",
                    ".ruff_cache", "site-packages", "__pypackages__", ".ipynb_checkpoints")
-SUFFIXES = (".py", ".pyi", ".ipynb")  # Jupyter notebooks too, as ruff (hylint/notebook.py)
+SUFFIXES = (".py", ".pyi", ".ipynb")  # Jupyter notebooks too, as ruff (hylint/batch/notebook.py)
 
 
 class PathError(Exception):

@@ -21,14 +21,14 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from hylint.analysis import analyze_module
 from hylint.analysis.interpreter import HybridContext
 from hylint.analysis.module import ClassInfo, ModuleInfo
-from hylint.analysis.syntax import blocks_of
+from hylint.syntax.nodes import blocks_of
 from hylint.analysis.values import UNKNOWN, Value
 from hylint.diagnostic import Applicability, Diagnostic, Edit, Fix
-from hylint.noqa import Noqa, parse_noqa
-from hylint.prefilter import keys_for, might_hold_hybrid_code
-from hylint.regions import applies as regions_apply, reduce_source
+from hylint.syntax.noqa import Noqa, parse_noqa
+from hylint.lint.prefilter import keys_for, might_hold_hybrid_code
+from hylint.lint.regions import applies as regions_apply, reduce_source
 from hylint.rule import LintRule, PendingEdit, PendingFix
-from hylint.walk import skipped_types, walk
+from hylint.syntax.walk import skipped_types, walk
 
 MAX_FIX_PASSES = 10
 NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -549,11 +549,11 @@ class Linter:
         self.rule_types = list(rules)
         self.rules = [rule() for rule in rules]
         self.codes = {rule.CODE for rule in rules}
-        self.prefilter = True  # skip files in which no selected rule can report (hylint/prefilter.py)
+        self.prefilter = True  # skip files in which no selected rule can report (hylint/lint/prefilter.py)
         self.prefilter_keys = keys_for(self.rule_types)
         # rules that judge the noqa directives once suppression is done (unused-noqa)
         self.noqa_rules = [rule for rule in self.rules if hasattr(rule, "check_noqa")]
-        # parse only the statements that can hold a diagnostic (hylint/regions.py); HYLINT_WHOLE_FILE=1: never
+        # parse only the statements that can hold a diagnostic (hylint/lint/regions.py); HYLINT_WHOLE_FILE=1: never
         self.regions = regions_apply(self.rule_types)
 
     # -- linting ---------------------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""Many files: discovery, reading and writing, notebooks, the cache, workers, progress."""

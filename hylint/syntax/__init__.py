@@ -1,0 +1,1 @@
+"""The syntax layer: libcst traversal without rebuilding (walk), node helpers, rewrite builders, noqa comments."""
