@@ -3,6 +3,7 @@ touch only hybrid contexts, and a fixed tensor expression computes what the orig
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import importlib
 
@@ -16,7 +17,15 @@ from hylint.selection import select_rules
 
 ALL = Linter(select_rules(["ALL"]))
 DEFAULT = Linter(select_rules())
-FUZZ = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+LONG = os.environ.get("HYLINT_FUZZ") == "long"  # tests/conftest.py: seeded by default, random and longer when set
+
+
+def fuzz(examples: int) -> settings:
+    return settings(max_examples=examples * 40 if LONG else examples, deadline=None,
+                    suppress_health_check=list(HealthCheck))
+
+
+FUZZ = fuzz(25)
 
 
 # -- arbitrary Python (hypothesmith) -------------------------------------------------------------
@@ -155,7 +164,7 @@ def _evaluate(source: str, x, y, hybridize: bool):
 
 
 @pytest.mark.mxnet
-@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@fuzz(30)
 @given(tensor_expressions())
 def test_fixed_expression_hybridized_equals_original_eager(expression):
     import numpy as np
