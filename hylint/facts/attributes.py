@@ -1,0 +1,19 @@
+"""What an NDArray has and a Symbol lacks: attributes and methods that work eagerly and fail once a block is
+hybridized (MXNet 1.9.1: the generated lists in ``mxnet_api``, measured again by tests/test_facts.py)."""
+from hylint.facts import mxnet_api
+
+# values of an NDArray (x.shape, x.dtype, ...) that a Symbol does not have
+NDARRAY_ONLY_ATTRS = frozenset({"shape", "size", "ndim", "dtype", "context", "ctx", "T", "grad", "stype"})
+
+# methods a Symbol has only as stubs raising NotImplementedForSymbol (x.asnumpy(), x.copy(), ...)
+SYMBOL_STUB_METHODS = frozenset(mxnet_api.SYMBOL_STUB_METHODS)
+
+# methods of NDArray that a Symbol does not have at all
+NDARRAY_ONLY_CALLS = frozenset({"attach_grad", "copyto", "tostype"})
+
+# methods of mx.np.ndarray that neither mx.nd.NDArray 1.9.1 nor Symbol has: code written against NumPy calls
+# them, and they fail hybridized as surely as the NDArray-only ones
+NUMPY_ARRAY_METHODS = frozenset({"item", "tolist"})
+
+# every method that fails on a Symbol
+NDARRAY_ONLY_METHODS = SYMBOL_STUB_METHODS | NDARRAY_ONLY_CALLS | NUMPY_ARRAY_METHODS
