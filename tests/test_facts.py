@@ -2,6 +2,7 @@
 fact holds on MXNet 1.9.1 (the ``mxnet`` tests, skipped without it)."""
 import ast
 import importlib
+import inspect
 import sys
 from pathlib import Path
 
@@ -70,7 +71,7 @@ def test_runtime_operators_run_the_broadcast_operator_of_facts(runtime):
 
 
 def test_fluent_methods_agree(runtime):
-    assert ops.TENSOR_METHODS <= tensor_methods.FLUENT_METHODS
+    assert ops.TENSOR_METHODS == tensor_methods.FLUENT_METHODS
     NDArray, Symbol = runtime["mxnet.ndarray"].NDArray, runtime["mxnet.symbol"].Symbol
     for name in tensor_methods.FLUENT_METHODS:
         assert callable(getattr(NDArray, name, None)) and callable(getattr(Symbol, name, None)), name
@@ -81,8 +82,10 @@ def test_ndarray_only_facts_agree(runtime):
     assert ops.NDARRAY_ONLY_METHODS == attributes.NDARRAY_ONLY_METHODS
     assert not ops.NDARRAY_ONLY_METHODS & ops.TENSOR_METHODS
     NDArray, Symbol = runtime["mxnet.ndarray"].NDArray, runtime["mxnet.symbol"].Symbol
-    for name in attributes.NDARRAY_ONLY_ATTRS | attributes.NDARRAY_ONLY_CALLS:
+    for name in attributes.NDARRAY_ONLY_ATTRS:
         assert hasattr(NDArray, name) and not hasattr(Symbol, name), name
+    for name in attributes.NDARRAY_ONLY_CALLS:
+        assert not hasattr(Symbol, name), name
     for name in attributes.SYMBOL_STUB_METHODS:
         assert hasattr(NDArray, name) and hasattr(Symbol, name), name
 
@@ -154,9 +157,10 @@ def test_fluent_methods_on_mxnet(mx):
 
 @pytest.mark.mxnet
 def test_ndarray_only_attributes_on_mxnet(mx):
+    x = mx.nd.ones((2, 3))
     for name in attributes.NDARRAY_ONLY_ATTRS:
-        assert isinstance(getattr(mx.nd.NDArray, name), property), name
-        assert not hasattr(mx.sym.Symbol, name), name
+        assert not inspect.ismethod(getattr(x, name)), name  # a value, read without a call
+        assert not hasattr(mx.sym.Symbol, name) and not hasattr(mx.sym.var("x"), name), name
     for name in attributes.NDARRAY_ONLY_CALLS:
         assert callable(getattr(mx.nd.NDArray, name)) and not hasattr(mx.sym.Symbol, name), name
     for name in attributes.NUMPY_ARRAY_METHODS:
@@ -171,6 +175,21 @@ def test_symbol_stub_methods_raise_on_mxnet(mx):
         assert hasattr(mx.nd.NDArray, name), name
         with pytest.raises(mx.base.NotImplementedForSymbol):
             getattr(x, name)()
+
+
+@pytest.mark.mxnet
+def test_layer_names_on_mxnet(mx):
+    gluon = mx.gluon
+    for name in layers.HYBRID_LAYERS | layers.HYBRID_BASE_NAMES:
+        cls = _gluon_class(importlib.import_module, name)
+        assert cls is not None, f"{name}: no such class in MXNet 1.9.1's gluon"
+        assert issubclass(cls, gluon.HybridBlock), name
+    for name in layers.PLAIN_LAYERS | layers.BLOCK_BASE_NAMES:
+        cls = _gluon_class(importlib.import_module, name)
+        assert cls is not None, f"{name}: no such class in MXNet 1.9.1's gluon"
+        assert issubclass(cls, gluon.Block) and not issubclass(cls, gluon.HybridBlock), name
+    for plain, hybrid in layers.HYBRID_NAME.items():
+        assert plain in layers.PLAIN_LAYERS | layers.BLOCK_BASE_NAMES and hybrid in layers.HYBRID_LAYERS
 
 
 @pytest.mark.mxnet

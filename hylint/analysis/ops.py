@@ -16,7 +16,7 @@ from typing import Callable, Dict, Optional, Tuple
 
 import libcst as cst
 
-from hylint.facts import attributes, mxnet_api
+from hylint.facts import attributes, mxnet_api, tensor_methods
 from hylint.syntax.nodes import call_arg, is_true, keyword_value, literal_int, literal_shape
 from hylint.analysis.values import (
     NUMPY, PY, UNKNOWN, UNKNOWN_SHAPE, Kind, Shape, Value, format_dims, merge_shapes, multi, tensor,
@@ -272,10 +272,7 @@ _declare("foreach while_loop", result=Value(Kind.PY, elements=(Value(Kind.SEQ), 
 _declare("cond", result=UNKNOWN)
 
 # fluent methods shared by NDArray and Symbol (calling one is evidence the receiver is a tensor)
-_declare("reshape reshape_like sum mean max min prod norm argmax argmin transpose swapaxes expand_dims squeeze "
-         "flatten astype softmax log_softmax relu sigmoid tanh exp log sqrt square abs clip slice slice_axis "
-         "slice_like take pick tile repeat broadcast_to broadcast_like split one_hot topk sort argsort zeros_like "
-         "ones_like flip round floor ceil sign nansum diag", fluent=True)
+_declare(" ".join(sorted(tensor_methods.FLUENT_METHODS)), fluent=True)
 _declare("astype", shape=same_as_data, shape_preserving=True)
 
 # methods that exist (or work) only on NDArray; on a Symbol they raise (mxnet-truth §3)

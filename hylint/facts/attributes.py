@@ -2,14 +2,16 @@
 hybridized (MXNet 1.9.1: the generated lists in ``mxnet_api``, measured again by tests/test_facts.py)."""
 from hylint.facts import mxnet_api
 
-# values of an NDArray (x.shape, x.dtype, ...) that a Symbol does not have
-NDARRAY_ONLY_ATTRS = frozenset({"shape", "size", "ndim", "dtype", "context", "ctx", "T", "grad", "stype"})
+_MISSING_ON_SYMBOL = mxnet_api.NDARRAY_ATTRS_MISSING_ON_SYMBOL
+
+# values of an NDArray (x.shape, x.dtype, x.writable, ...) that a Symbol does not have
+NDARRAY_ONLY_ATTRS = frozenset(name for name, kind in _MISSING_ON_SYMBOL.items() if kind != "method")
 
 # methods a Symbol has only as stubs raising NotImplementedForSymbol (x.asnumpy(), x.copy(), ...)
 SYMBOL_STUB_METHODS = frozenset(mxnet_api.SYMBOL_STUB_METHODS)
 
-# methods of NDArray that a Symbol does not have at all
-NDARRAY_ONLY_CALLS = frozenset({"attach_grad", "copyto", "tostype"})
+# methods of NDArray that a Symbol does not have at all (x.attach_grad(), x.copyto(ctx), ...)
+NDARRAY_ONLY_CALLS = frozenset(name for name, kind in _MISSING_ON_SYMBOL.items() if kind == "method")
 
 # methods of mx.np.ndarray that neither mx.nd.NDArray 1.9.1 nor Symbol has: code written against NumPy calls
 # them, and they fail hybridized as surely as the NDArray-only ones

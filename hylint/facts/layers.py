@@ -28,10 +28,10 @@ RNN_LAYERS = frozenset({"RNN", "LSTM", "GRU"})
 # hybrid blocks besides the single-output layers and the hybrid bases
 OTHER_HYBRID_LAYERS = frozenset({
     "HybridConcurrent", "LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell", "HybridBlock", "Identity",
-    "PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D", "SyncBatchNorm", "Concatenate"})
+    "PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D", "SyncBatchNorm"})
 HYBRID_LAYERS = SINGLE_OUTPUT_LAYERS | HYBRID_BASE_NAMES | OTHER_HYBRID_LAYERS
 # built-in blocks that are not hybrid
-PLAIN_LAYERS = frozenset({"Sequential", "Lambda", "Concurrent", "Block", "HybridConcurrent_"})
+PLAIN_LAYERS = frozenset({"Sequential", "Lambda", "Concurrent", "Block"})
 
 # What a built-in gluon layer's call returns relative to its input, measured on MXNet 1.9.1.
 #

@@ -131,25 +131,25 @@ SHARED_WRAPPERS = {
     "sparse": []
 }
 
-NDARRAY_ATTRS_MISSING_ON_SYMBOL = [
-    "T",
-    "attach_grad",
-    "context",
-    "copyto",
-    "ctx",
-    "dtype",
-    "grad",
-    "ndim",
-    "shape",
-    "size",
-    "slice_assign",
-    "slice_assign_scalar",
-    "stype",
-    "to_dlpack_for_read",
-    "to_dlpack_for_write",
-    "tostype",
-    "writable"
-]
+NDARRAY_ATTRS_MISSING_ON_SYMBOL = {
+    "T": "property",
+    "attach_grad": "method",
+    "context": "property",
+    "copyto": "method",
+    "ctx": "property",
+    "dtype": "property",
+    "grad": "property",
+    "ndim": "property",
+    "shape": "property",
+    "size": "property",
+    "slice_assign": "method",
+    "slice_assign_scalar": "method",
+    "stype": "property",
+    "to_dlpack_for_read": "method",
+    "to_dlpack_for_write": "method",
+    "tostype": "method",
+    "writable": "attribute"
+}
 
 SYMBOL_STUB_METHODS = [
     "as_in_context",
