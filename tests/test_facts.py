@@ -78,6 +78,7 @@ def test_fluent_methods_agree(runtime):
 
 
 def test_ndarray_only_facts_agree(runtime):
+    assert attributes.NDARRAY_PYTHON_VALUES <= attributes.NDARRAY_ONLY_ATTRS
     assert ops.NDARRAY_ONLY_ATTRS == attributes.NDARRAY_ONLY_ATTRS
     assert ops.NDARRAY_ONLY_METHODS == attributes.NDARRAY_ONLY_METHODS
     assert not ops.NDARRAY_ONLY_METHODS & ops.TENSOR_METHODS
@@ -143,7 +144,8 @@ def test_nd_binary_functions_on_mxnet(mx):
         assert (function(a, b).asnumpy() == getattr(mx.nd, "broadcast_" + key)(a, b).asnumpy()).all(), name
         assert (function(a, 2.0).asnumpy() == getattr(mx.nd._internal, scalar)(a, scalar=2.0).asnumpy()).all(), name
         if reverse is not None:
-            assert (function(2.0, a).asnumpy() == getattr(mx.nd._internal, reverse)(a, scalar=2.0).asnumpy()).all(), name
+            reversed_scalar = getattr(mx.nd._internal, reverse)(a, scalar=2.0)
+            assert (function(2.0, a).asnumpy() == reversed_scalar.asnumpy()).all(), name
         else:
             assert (function(2.0, a).asnumpy() == function(a, 2.0).asnumpy()).all(), name
 
@@ -158,6 +160,8 @@ def test_fluent_methods_on_mxnet(mx):
 @pytest.mark.mxnet
 def test_ndarray_only_attributes_on_mxnet(mx):
     x = mx.nd.ones((2, 3))
+    for name in attributes.NDARRAY_PYTHON_VALUES:
+        assert not isinstance(getattr(x, name), mx.nd.NDArray), name
     for name in attributes.NDARRAY_ONLY_ATTRS:
         assert not inspect.ismethod(getattr(x, name)), name  # a value, read without a call
         assert not hasattr(mx.sym.Symbol, name) and not hasattr(mx.sym.var("x"), name), name

@@ -7,6 +7,10 @@ _MISSING_ON_SYMBOL = mxnet_api.NDARRAY_ATTRS_MISSING_ON_SYMBOL
 # values of an NDArray (x.shape, x.dtype, x.writable, ...) that a Symbol does not have
 NDARRAY_ONLY_ATTRS = frozenset(name for name, kind in _MISSING_ON_SYMBOL.items() if kind != "method")
 
+# of those, the ones whose value is Python's (a tuple, an int, a dtype, a Context), not an array: reading them
+# off an NDArray made in __init__ is fine in both modes (stype and writable are too, but no rule asks yet)
+NDARRAY_PYTHON_VALUES = frozenset({"shape", "size", "ndim", "dtype", "context", "ctx"})
+
 # methods a Symbol has only as stubs raising NotImplementedForSymbol (x.asnumpy(), x.copy(), ...)
 SYMBOL_STUB_METHODS = frozenset(mxnet_api.SYMBOL_STUB_METHODS)
 
