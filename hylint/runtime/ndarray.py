@@ -10,7 +10,7 @@ import types
 
 import numpy as np
 
-from hylint.facts import tensor_methods
+from ..facts import tensor_methods  # facts are shared with the linter, not part of it
 
 from . import ops as _ops
 from . import rng as _rng

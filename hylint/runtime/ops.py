@@ -20,7 +20,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from hylint.facts.operators import ND_BINARY_FUNCTIONS
+from ..facts.operators import ND_BINARY_FUNCTIONS  # facts are shared with the linter, not part of it
 
 from .base import MXNetError, shape_str
 from . import kernels, rng
