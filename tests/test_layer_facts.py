@@ -1,4 +1,4 @@
-"""hylint.analysis.layers measured again on real MXNet 1.9.1: which gluon layers can return their input."""
+"""hylint.facts.layers measured again on real MXNet 1.9.1: which gluon layers can return their input."""
 import sys
 import warnings
 from pathlib import Path
@@ -7,8 +7,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hylint.analysis.layers import FRESH_OUTPUT_LAYERS, LAYER_RETURNS_INPUT  # noqa: E402
-from hylint.analysis.layers import SINGLE_OUTPUT_LAYERS  # noqa: E402
+from hylint.facts.layers import FRESH_OUTPUT_LAYERS, LAYER_RETURNS_INPUT  # noqa: E402
+from hylint.facts.layers import SINGLE_OUTPUT_LAYERS  # noqa: E402
 
 
 def _recipes(mx):

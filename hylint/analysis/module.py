@@ -9,6 +9,7 @@ import libcst as cst
 
 from hylint.analysis.guards import ND_NAMES
 from hylint.analysis.layers import BUILTIN_PARAMETERS, inherited_parameter_shapes
+from hylint.facts.layers import BLOCK_BASE_NAMES, HYBRID_BASE_NAMES  # noqa: F401  (read through this module)
 from hylint.analysis.symbolic import InitShapes, SymShape
 from hylint.syntax.nodes import (blocks_of, call_arg, dotted_name, is_parameter_factory, keyword_value, literal_shape,
                                     nested_literal_shape)
@@ -16,16 +17,6 @@ from hylint.syntax.walk import walk
 
 if TYPE_CHECKING:  # pragma: no cover
     from hylint.analysis.interpreter import HybridContext
-
-HYBRID_BASE_NAMES = {
-    "HybridBlock",
-    "HybridSequential",
-    "HybridConcurrent",
-    "HybridLambda",
-    "SymbolBlock",
-    "HybridRecurrentCell",
-}
-BLOCK_BASE_NAMES = {"Block", "Sequential", "Lambda", "Concurrent", "RecurrentCell"}
 
 
 @dataclass

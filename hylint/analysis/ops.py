@@ -7,7 +7,7 @@ exists (``F.op``, a fluent method of NDArray *and* Symbol, a method of NDArray o
 
 A call in either form is seen through :class:`OpCall`, which puts the receiver of ``x.op(a)`` at
 argument position 0, so ``x.sum(1)`` and ``F.sum(x, 1)`` are read by the same rule. The names in
-``mxnet_api`` are measured on MXNet 1.9.1 (see scripts/gen_mxnet_api.py).
+``mxnet_api`` are measured on MXNet 1.9.1 (see scripts/gen_facts.py).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Callable, Dict, Optional, Tuple
 
 import libcst as cst
 
-from hylint.facts import mxnet_api
+from hylint.facts import attributes, mxnet_api, tensor_methods
 from hylint.syntax.nodes import call_arg, is_true, keyword_value, literal_int, literal_shape
 from hylint.analysis.values import (
     NUMPY, PY, UNKNOWN, UNKNOWN_SHAPE, Kind, Shape, Value, format_dims, merge_shapes, multi, tensor,
@@ -272,15 +272,11 @@ _declare("foreach while_loop", result=Value(Kind.PY, elements=(Value(Kind.SEQ), 
 _declare("cond", result=UNKNOWN)
 
 # fluent methods shared by NDArray and Symbol (calling one is evidence the receiver is a tensor)
-_declare("reshape reshape_like sum mean max min prod norm argmax argmin transpose swapaxes expand_dims squeeze "
-         "flatten astype softmax log_softmax relu sigmoid tanh exp log sqrt square abs clip slice slice_axis "
-         "slice_like take pick tile repeat broadcast_to broadcast_like split one_hot topk sort argsort zeros_like "
-         "ones_like flip round floor ceil sign nansum diag", fluent=True)
+_declare(" ".join(sorted(tensor_methods.FLUENT_METHODS)), fluent=True)
 _declare("astype", shape=same_as_data, shape_preserving=True)
 
 # methods that exist (or work) only on NDArray; on a Symbol they raise (mxnet-truth §3)
-_declare("asnumpy asscalar item wait_to_read attach_grad copyto as_in_context copy detach tostype backward tolist",
-         ndarray_only=True, function=False)
+_declare(" ".join(sorted(attributes.NDARRAY_ONLY_METHODS)), ndarray_only=True, function=False)
 _declare("copy copyto as_in_context detach tostype", shape=same_as_data)
 _declare("asnumpy", result=NUMPY)
 _declare("asscalar item tolist wait_to_read attach_grad backward", result=PY)
@@ -336,17 +332,10 @@ DATA_KEYWORDS = {"data", "lhs", "rhs", "weight", "bias", "gamma", "beta", "movin
                  "state_cell", "parameters", "rois", "query", "key", "value", "valid_length"}
 
 # attributes of NDArray that Symbol lacks
-NDARRAY_ONLY_ATTRS = {"shape", "size", "ndim", "dtype", "context", "ctx", "T", "grad", "stype"}
+NDARRAY_ONLY_ATTRS = set(attributes.NDARRAY_ONLY_ATTRS)
 
 NUMPY_SCALAR_TYPES = {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_",
                       "float_", "int_", "double", "single", "pi", "e", "inf", "nan"}
-
-# tensor-tensor operators and their broadcast_* equivalents
-BROADCAST_OPS = {
-    "+": "broadcast_add", "-": "broadcast_sub", "*": "broadcast_mul", "/": "broadcast_div", "%": "broadcast_mod",
-    "==": "broadcast_equal", "!=": "broadcast_not_equal", ">": "broadcast_greater",
-    ">=": "broadcast_greater_equal", "<": "broadcast_lesser", "<=": "broadcast_lesser_equal",
-}
 
 ND_ONLY = {ns: set(names) for ns, names in mxnet_api.ND_ONLY.items()}
 SYM_ONLY = {ns: set(names) for ns, names in mxnet_api.SYM_ONLY.items()}

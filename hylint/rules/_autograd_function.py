@@ -7,6 +7,7 @@ from typing import Dict, Optional, Tuple
 
 import libcst as cst
 
+from hylint.facts.attributes import NDARRAY_PYTHON_VALUES
 from hylint.syntax.nodes import dotted_name
 from hylint.rules._hazards import self_attr
 from hylint.syntax.walk import walk
@@ -20,7 +21,7 @@ FORWARD = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n{}"
 IN_INIT = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.sign = Sign()\n\n"
            "    def hybrid_forward(self, F, x):\n{}")
 # attributes that a Symbol lacks, and NDArray namespaces: a forward using them fails on a Symbol
-NDARRAY_ONLY = {"shape", "context", "ctx", "asnumpy", "asscalar", "size", "ndim", "dtype"}
+NDARRAY_ONLY = NDARRAY_PYTHON_VALUES | {"asnumpy", "asscalar"}
 ND_PREFIXES = ("mx.nd.", "mxnet.nd.", "nd.", "mx.ndarray.", "mxnet.ndarray.", "ndarray.")
 
 

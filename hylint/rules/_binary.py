@@ -7,6 +7,7 @@ import libcst as cst
 
 from hylint.analysis.values import Kind, Value
 from hylint.diagnostic import Applicability
+from hylint.facts.operators import BROADCAST
 from hylint.syntax.rewrite import f_call, keep_parens
 from hylint.rule import PendingFix, replace
 
@@ -14,11 +15,6 @@ OPERATOR_SYMBOLS = {
     cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.Modulo: "%", cst.Power: "**",
     cst.Equal: "==", cst.NotEqual: "!=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">=",
     cst.LessThan: "<", cst.LessThanEqual: "<=",
-}
-BROADCAST = {
-    "+": "broadcast_add", "-": "broadcast_sub", "*": "broadcast_mul", "/": "broadcast_div", "%": "broadcast_mod",
-    "**": "broadcast_power", "==": "broadcast_equal", "!=": "broadcast_not_equal", ">": "broadcast_greater",
-    ">=": "broadcast_greater_equal", "<": "broadcast_lesser", "<=": "broadcast_lesser_equal",
 }
 
 

@@ -9,7 +9,7 @@ from hylint.analysis.module import ModuleInfo
 from hylint.analysis.module import BLOCK_BASE_NAMES, ClassInfo, HYBRID_BASE_NAMES, derives_from, is_hybrid_class
 from hylint.syntax.nodes import dotted_name
 from hylint.analysis.values import Kind
-from hylint.analysis.layers import SINGLE_OUTPUT_LAYERS
+from hylint.facts.layers import HYBRID_LAYERS, PLAIN_LAYERS
 from hylint.syntax.walk import walk
 
 # a hybrid_forward body for examples: CLS.format("        return x\n")
@@ -23,10 +23,6 @@ RANDOM_OPS = {"Dropout", "dropout"}
 # constructors known to build gluon blocks (namespaces and layer names)
 BLOCK_NAMESPACES = ("nn.", "gluon.nn.", "mx.gluon.nn.", "mxnet.gluon.nn.", "rnn.", "gluon.rnn.", "mx.gluon.rnn.",
                     "contrib.nn.", "gluon.contrib.nn.", "mx.gluon.contrib.nn.")
-HYBRID_LAYERS = set(SINGLE_OUTPUT_LAYERS) | HYBRID_BASE_NAMES | {
-    "HybridConcurrent", "LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell", "HybridBlock", "Identity",
-    "PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D", "SyncBatchNorm", "Concatenate"}
-PLAIN_LAYERS = {"Sequential", "Lambda", "Concurrent", "Block", "HybridConcurrent_"}
 
 
 def is_tensor(value) -> bool:

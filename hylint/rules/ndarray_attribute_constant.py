@@ -1,5 +1,6 @@
 import libcst as cst
 
+from hylint.facts.attributes import NDARRAY_PYTHON_VALUES
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._hazards import self_attr
 
@@ -63,8 +64,7 @@ part of the checkpoint and need `initialize()`).
         if attr is None or ctx.cls is None or attr not in ctx.cls.ndarrays:
             return
         parent = ctx.hybrid.parents.get(node) if ctx.hybrid is not None else None
-        if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in (
-                "shape", "size", "ndim", "dtype", "context", "ctx"):
+        if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value in NDARRAY_PYTHON_VALUES:
             return  # a Python value read off the NDArray: fine in both modes
         ctx.report(node, f"`self.{attr}` is an NDArray made in __init__ ({ctx.cls.ndarrays[attr]}): after hybridize() "
                          f"it cannot enter the graph (TypeError/AssertionError); make it a constant parameter "

@@ -3,6 +3,7 @@ from typing import Optional
 import libcst as cst
 
 from hylint.analysis.module import is_hybrid_class
+from hylint.facts.layers import HYBRID_NAME
 from hylint.syntax.nodes import dotted_name
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
@@ -10,7 +11,6 @@ from hylint.rules._hazards import block_constructor, self_attr
 from hylint.syntax.walk import walk
 
 INIT = "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n{}\n    def hybrid_forward(self, F, x):\n        return x * 2\n"
-HYBRID_NAME = {"Sequential": "HybridSequential", "Lambda": "HybridLambda", "Concurrent": "HybridConcurrent"}
 
 
 class _Adds(cst.CSTVisitor):

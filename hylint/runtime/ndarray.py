@@ -10,6 +10,8 @@ import types
 
 import numpy as np
 
+from ..facts import tensor_methods  # facts are shared with the linter, not part of it
+
 from . import ops as _ops
 from . import rng as _rng
 from .base import MXNetError, numeric_types, mx_real_t
@@ -588,16 +590,8 @@ def __getattr__(name):
 
 
 # --- fluent methods: x.sum(...), x.relu(), ... forward to the namespace functions -------------
-FLUENT_METHODS = (
-    "sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "argmax", "argmin", "argsort", "sort", "topk",
-    "clip", "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt", "square", "abs", "sign",
-    "round", "rint", "floor", "ceil", "trunc", "fix", "relu", "sigmoid", "softmax", "log_softmax", "softmin",
-    "tanh", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
-    "degrees", "radians", "reciprocal", "flatten", "expand_dims", "squeeze", "transpose", "swapaxes", "flip",
-    "tile", "repeat", "split", "slice", "slice_axis", "slice_like", "take", "pick", "one_hot", "zeros_like",
-    "ones_like", "reshape_like", "diag", "shape_array", "size_array", "broadcast_axes", "depth_to_space",
-    "space_to_depth", "pad",
-)
+# the ones whose NDArray and Symbol behaviour differs have methods of their own (above; symbol.py)
+FLUENT_METHODS = tuple(sorted(tensor_methods.FLUENT_METHODS - {"reshape", "astype", "broadcast_to", "broadcast_like"}))
 #: the Python-level keyword MXNet's fluent wrappers accept and drop
 _FLUENT_DROPPED = ("inplace",)
 

@@ -739,19 +739,11 @@ def runtime_gap(error: BaseException) -> Optional[str]:
     return f"{module}.{match.group(2)}" if match.group(2) in mxnet_names().get(module, ()) else None
 
 
-_MXNET_NAMES: Dict[str, frozenset] = {}
-
-
 def mxnet_names() -> Dict[str, frozenset]:
-    """MXNet 1.9.1's attribute names per module the runtime stands in for (measured by
-    benchmarks/mxnet_names.py); empty when the table is missing."""
-    if not _MXNET_NAMES:
-        try:
-            data = json.loads((Path(__file__).resolve().parent.parent / "facts" / "mxnet_names.json").read_text())
-        except (OSError, ValueError):
-            return {}
-        _MXNET_NAMES.update({module: frozenset(names) for module, names in data["modules"].items()})
-    return _MXNET_NAMES
+    """MXNet 1.9.1's attribute names per module the runtime stands in for (hylint/facts/mxnet_names.json);
+    empty when the table is missing."""
+    from hylint.facts.names import mxnet_names as measured
+    return measured()
 
 
 def check_runtime_gap(mx: Any, error: BaseException) -> None:

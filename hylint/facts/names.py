@@ -1,0 +1,18 @@
+"""MXNet 1.9.1's attribute names per module the runtime stands in for (``mxnet_names.json``, measured with
+``dir()`` by scripts/gen_facts.py)."""
+import json
+from pathlib import Path
+from typing import Dict
+
+_NAMES: Dict[str, frozenset] = {}
+
+
+def mxnet_names() -> Dict[str, frozenset]:
+    """module -> its names; empty when the table is missing or unreadable."""
+    if not _NAMES:
+        try:
+            data = json.loads((Path(__file__).resolve().parent / "mxnet_names.json").read_text())
+        except (OSError, ValueError):
+            return {}
+        _NAMES.update({module: frozenset(names) for module, names in data["modules"].items()})
+    return _NAMES
