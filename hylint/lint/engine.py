@@ -26,7 +26,7 @@ from hylint.analysis.values import UNKNOWN, Value
 from hylint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from hylint.syntax.noqa import Noqa, parse_noqa
 from hylint.lint.prefilter import keys_for, might_hold_hybrid_code
-from hylint.lint.regions import applies as regions_apply, reduce_source
+from hylint.lint.regions import applies as regions_apply, reads_of, reduce_source
 from hylint.rule import LintRule, PendingEdit, PendingFix
 from hylint.syntax.walk import skipped_types, walk
 
@@ -555,6 +555,7 @@ class Linter:
         self.noqa_rules = [rule for rule in self.rules if hasattr(rule, "check_noqa")]
         # parse only the statements that can hold a diagnostic (hylint/lint/regions.py); HYLINT_WHOLE_FILE=1: never
         self.regions = regions_apply(self.rule_types)
+        self.reads = reads_of(self.rule_types)  # what the rules read beyond their hybrid functions
 
     # -- linting ---------------------------------------------------------------------------
     def lint_source(self, source: str, filename: str = "<stdin>") -> LintResult:
@@ -582,7 +583,7 @@ class Linter:
         """The diagnostics of a run on the reduced source, or None where the whole file must be linted:
         no reduction, libcst rejects the reduced source, or a diagnostic carries a fix (a fix may read
         the whole module)."""
-        reduced = reduce_source(source)
+        reduced = reduce_source(source, self.reads)
         if reduced is None:
             return None
         try:
