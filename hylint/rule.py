@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import ClassVar, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -78,6 +78,15 @@ def replace(node: cst.CSTNode, replacement: Replacement) -> PendingEdit:
     return PendingEdit(node, replacement)
 
 
+_RULES_PACKAGE = "hylint.rules."
+_KNOWN_CODES: Set[str] = set()  # the codes of the rule classes of hylint.rules imported so far
+
+
+def known_rule_codes() -> FrozenSet[str]:
+    """The codes of hylint's rules imported so far (all of them once ``selection.all_rules()`` ran)."""
+    return frozenset(_KNOWN_CODES)
+
+
 class LintRule:
     """One pattern, one file.
 
@@ -102,6 +111,11 @@ class LintRule:
     DOC: ClassVar[str] = ""
     VALID: ClassVar[Sequence[Valid]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.CODE and cls.__module__.startswith(_RULES_PACKAGE):
+            _KNOWN_CODES.add(cls.CODE)
 
     @classmethod
     def fixable(cls) -> bool:

@@ -11,7 +11,7 @@ import inspect
 import pkgutil
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Type
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Type
 
 if TYPE_CHECKING:
     from hylint.config import Config
@@ -71,6 +71,20 @@ def select_rules(select: Iterable[str] = (), extend_select: Iterable[str] = (), 
     return [rules[code] for code in sorted(chosen)]
 
 
+def unknown_code_in(values: Dict[str, Any], where: str) -> Optional[str]:
+    """The error for the first unknown rule code of a [tool.hylint] table's select / extend-select /
+    ignore / per-file-ignores (``values`` by attribute name), naming the key; None when all are known."""
+    lists = [(key, values.get(key.replace("-", "_"), ())) for key in ("select", "extend-select", "ignore")]
+    lists += [(f"per-file-ignores.\"{pattern}\"", codes) for pattern, codes in values.get("per_file_ignores", ())]
+    for key, codes in lists:
+        for code in codes:
+            try:
+                expand(code)
+            except UnknownRuleError as error:
+                return f"{where}: `{key}`: {error}"
+    return None
+
+
 def split_codes(values: Sequence[str]) -> Tuple[str, ...]:
     """Command-line selector values, each possibly comma-separated, as one tuple of selectors."""
     out: List[str] = []
@@ -103,13 +117,13 @@ class RuleSelection:
     def rules(self) -> List[Type[LintRule]]:
         """The selected rules; a bad selector (configuration first, then the options) raises SelectionError."""
         if self._rules is None:
-            from hylint.config import ConfigError, check_config_codes
-
-            if self.config is not None:
-                try:
-                    check_config_codes(self.config)
-                except ConfigError as error:
-                    raise SelectionError(str(error)) from None
+            config = self.config
+            if config is not None and config.path is not None:  # loaded without its codes checked
+                message = unknown_code_in({"select": config.select, "extend_select": config.extend_select,
+                                           "ignore": config.ignore, "per_file_ignores": config.per_file_ignores},
+                                          f"{config.path}: [tool.hylint]")
+                if message is not None:
+                    raise SelectionError(message)
             for option, values in self.options:
                 for value in split_codes(values):
                     try:
@@ -139,7 +153,7 @@ class RuleSelection:
         if self._linter is None:
             from hylint.lint.engine import Linter
 
-            self._linter = Linter(self.rules())
+            self._linter = Linter(self.rules(), all_rules())
             self._linters = {frozenset(): self._linter}
         return self._linter
 
@@ -153,5 +167,5 @@ class RuleSelection:
 
         ignored = self.ignored_for(filename)
         if ignored not in self._linters:
-            self._linters[ignored] = Linter([rule for rule in self._rules if rule.CODE not in ignored])
+            self._linters[ignored] = Linter([rule for rule in self._rules if rule.CODE not in ignored], all_rules())
         return self._linters[ignored]

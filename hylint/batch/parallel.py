@@ -180,7 +180,7 @@ def _worker_init(rule_codes: Optional[List[Tuple[str, ...]]], prefilter: bool) -
         from hylint.selection import all_rules
 
         rules = all_rules()
-        _WORKER_LINTERS[:] = [Linter([rules[code] for code in codes]) for codes in rule_codes]
+        _WORKER_LINTERS[:] = [Linter([rules[code] for code in codes], rules) for codes in rule_codes]
         for linter in _WORKER_LINTERS:
             linter.prefilter = prefilter
 
