@@ -11,7 +11,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 import click
 
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from hylint.lint.engine import LintResult
 
 EXIT_OK, EXIT_DIAGNOSTICS, EXIT_ERROR = 0, 1, 2
+HUMAN_FORMATS = ("full", "concise", "grouped")  # the others are read by programs: nothing extra in them
 
 
 class UsageError(Exception):
@@ -52,6 +53,9 @@ class CheckOptions:
     add_noqa: bool = False
     jobs: int = 0  # 0: one worker per CPU core
     no_cache: bool = False
+    cache_dir: Optional[str] = None  # None: $HYLINT_CACHE_DIR, else .hylint_cache/ beside the configuration
+    show_files: bool = False  # list the files that would be checked, check nothing
+    show_settings: Optional[str] = None  # print the settings that apply to this file, check nothing
 
 
 def load(options: CheckOptions) -> Config:
@@ -85,7 +89,8 @@ def _resolved(selection: RuleSelection) -> RuleSelection:
 def check_source(text: str, path: str, options: CheckOptions = CheckOptions()) -> List[Diagnostic]:
     """The diagnostics of ``text`` as if it were the file ``path``: the rules of the configuration and
     options, less the per-file-ignores that match ``path``. Rows are those of ``text``."""
-    selection = _resolved(select(options, load(options)))
+    config = configs_for(options, (path,))[0][0]  # the nearest [tool.hylint] above path, or --config
+    selection = _resolved(select(options, config))
     return selection.linter_for(path).lint_source(text, path).diagnostics
 
 
@@ -93,67 +98,101 @@ def fix_source(text: str, path: str, options: CheckOptions = CheckOptions()) -> 
     """``text`` fixed as ``hylint check --fix`` would fix the file ``path`` (unsafe fixes too when the
     options or configuration ask): ``.source`` is the fixed text, ``.diagnostics`` what remains.
     Raises ``hylint.lint.engine.FixLoopError`` when the fixes do not converge."""
-    config = load(options)
+    config = configs_for(options, (path,))[0][0]
     unsafe = options.unsafe_fixes if options.unsafe_fixes is not None else config.unsafe_fixes
     selection = _resolved(select(options, config))
     return selection.linter_for(path).fix_source(text, path, unsafe=bool(unsafe))
 
 
 # -- a run -----------------------------------------------------------------------------------------
+def configs_for(options: CheckOptions, paths: Tuple[str, ...]) -> List[Tuple[Config, Tuple[str, ...]]]:
+    """Each checked path with its configuration: ``--config`` for all, else the nearest ``[tool.hylint]``
+    above the path (for stdin, above ``--stdin-filename``; without it, above the current folder), so a
+    run from another folder reads the project's settings. Paths sharing a configuration are one group,
+    in the order of their first path."""
+    if options.config_path:
+        return [(load(options), paths)]
+    from hylint.config import Config, ConfigError, find_pyproject, load_config
+
+    groups: Dict[Optional[Path], List[str]] = {}
+    for raw in paths:
+        if raw == "-":
+            start = Path(options.stdin_filename).parent if options.stdin_filename else Path.cwd()
+        else:
+            start = Path(raw) if Path(raw).is_dir() else Path(raw).parent
+        try:
+            found = find_pyproject(start)
+        except ConfigError as error:
+            raise UsageError(str(error)) from None
+        groups.setdefault(found, []).append(raw)
+    configs = []
+    for found, members in groups.items():
+        try:  # no [tool.hylint] above: the defaults, relative to the current folder
+            config = load_config(found, check_codes=False) if found is not None else Config()
+        except ConfigError as error:
+            raise UsageError(str(error)) from None
+        configs.append((config, tuple(members)))
+    return configs
+
+
 def run_check(options: CheckOptions) -> int:
     """Check (or fix) the options' paths, print the report; the exit code."""
-    from hylint.batch.discovery import DEFAULT_EXCLUDE, PathError, discover
     from hylint.report import FORMATS, HYPERLINK_FORMATS, Report, render
 
-    config = load(options)
+    paths = options.paths or (".",)
+    if "-" in paths and len(paths) > 1:
+        raise UsageError("`-` (stdin) cannot be combined with other paths")
+    if options.show_settings is not None:
+        return show_settings(options, options.show_settings)
+    groups = configs_for(options, paths)
+    if options.show_files:
+        for group_config, group_paths in groups:
+            if "-" not in group_paths:
+                for path in _discover(options, group_config, group_paths, "lint", False)[0]:
+                    click.echo(str(path))
+        return EXIT_OK
+    config = groups[0][0]  # the run's own settings (output, fixing) come from the first path's configuration
     fix_mode = options.fix if options.fix is not None else config.fix
     unsafe = options.unsafe_fixes if options.unsafe_fixes is not None else config.unsafe_fixes
     fmt = options.output_format or config.output_format or "full"
     if fmt not in FORMATS:
         raise UsageError(f"unknown output format {fmt!r} (choose from: {', '.join(FORMATS)})")
-    selection = select(options, config)
     from hylint.batch.runner import DIFF, FIX, LINT
 
     mode = DIFF if options.diff else FIX if fix_mode else LINT
     if options.add_noqa and (options.diff or fix_mode):
         raise UsageError("--add-noqa cannot be combined with --fix or --diff")
-    paths = options.paths or (".",)
     stdin_raw = b""
     if "-" in paths:
-        if len(paths) > 1:
-            raise UsageError("`-` (stdin) cannot be combined with other paths")
         if options.add_noqa:
             raise UsageError("--add-noqa writes files; it cannot read stdin")
         stdin_raw = sys.stdin.buffer.read()
-        outcomes = [_check_stdin(stdin_raw, options.stdin_filename or "-", selection, mode, bool(unsafe))]
+        outcomes = [_check_stdin(stdin_raw, options.stdin_filename or "-", select(options, config), mode,
+                                 bool(unsafe))]
     else:
-        from hylint.batch.parallel import check_files
+        outcomes = []
+        added: Optional[int] = 0 if options.add_noqa else None
+        found_any = False
+        for group_config, group_paths in groups:
+            files, selection, cache = _discover(options, group_config, group_paths, mode, bool(unsafe))
+            found_any = found_any or bool(files)
+            if added is not None:
+                added += _add_noqa(files, selection)
+                continue
+            from hylint.batch.parallel import check_files
+            from hylint.batch.progress import progress
 
-        cache = None
-        if not options.no_cache and config.cache:
-            from hylint.batch.cache import ResultCache, cache_key
-
-            cache = ResultCache.open(config.root, cache_key(
-                mode=mode, unsafe=bool(unsafe), select=selection.select, extend_select=selection.extend_select,
-                ignore=selection.ignore, per_file_ignores=selection.per_file_ignore_codes))
-        if cache is None or cache.fresh:
-            _resolved(selection)  # an unknown rule code is an error before any file is read
-        excludes = tuple(config.exclude or DEFAULT_EXCLUDE) + config.extend_exclude
-        try:
-            files = discover(paths, excludes, config.root,
-                             force_exclude=bool(options.force_exclude or config.force_exclude))
-        except PathError as error:
-            raise UsageError(str(error)) from None
-        if options.add_noqa:
-            return _add_noqa(files, selection)
-        from hylint.batch.progress import progress
-
-        linter_for = _guarded_linter_for(selection)
-        with progress(len(files)) as advance:
-            outcomes = check_files(files, mode, bool(unsafe), lambda: linter_for(None), jobs_or_default(options.jobs),
-                                   cache, linter_for=linter_for, advance=advance)
-        if cache is not None:
-            cache.save()
+            linter_for = _guarded_linter_for(selection)
+            with progress(len(files)) as advance:
+                outcomes += check_files(files, mode, bool(unsafe), lambda: linter_for(None),
+                                        jobs_or_default(options.jobs), cache, linter_for=linter_for, advance=advance)
+            if cache is not None:
+                cache.save()
+        if not found_any:
+            click.echo("hylint: warning: no Python files found under the given paths", err=True)
+        if added is not None:
+            click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
+            return EXIT_OK
 
     diagnostics, fixed_by_code, sources, cell_sources, changed = _collect(outcomes)
 
@@ -183,6 +222,8 @@ def run_check(options: CheckOptions) -> int:
             out.write(f"{count:>5}\t{code}\t{names[code]}\n")
     else:
         render(fmt, report, out)
+        if fmt in HUMAN_FORMATS and not diagnostics and not fixed_by_code and not any(o.failed for o in outcomes):
+            out.write("All checks passed!\n")  # as ruff: silence would not tell a clean run from none
     out.flush()
     if any(outcome.failed for outcome in outcomes):
         return EXIT_ERROR  # a file could not be checked or written (its message is on stderr)
@@ -191,6 +232,48 @@ def run_check(options: CheckOptions) -> int:
     if options.exit_non_zero_on_fix and fixed_by_code:
         return EXIT_DIAGNOSTICS
     return EXIT_DIAGNOSTICS if diagnostics else EXIT_OK
+
+
+def show_settings(options: CheckOptions, filename: str) -> int:
+    """``--show-settings FILE``: the configuration that applies to ``filename`` and the rules it is checked with."""
+    from hylint.batch.cache import cache_folder
+
+    config, _ = configs_for(options, (filename,))[0]
+    selection = _resolved(select(options, config))
+    ignored = selection.ignored_for(filename)
+    rules = [rule.CODE for rule in selection.rules() if rule.CODE not in ignored]
+    lines = [
+        f"file = {filename}",
+        f"config = {config.path if config.path is not None else '(none: the defaults)'}",
+        f"root = {config.root}",
+        f"select = {list(selection.select)}",
+        f"extend-select = {list(selection.extend_select)}",
+        f"ignore = {list(selection.ignore)}",
+        f"per-file-ignores = {dict((pattern, list(codes)) for pattern, codes in selection.per_file_ignore_codes)}",
+        f"ignored-here = {sorted(ignored)}",
+        f"exclude = {list(config.exclude)}",
+        f"extend-exclude = {list(config.extend_exclude)}",
+        f"fix = {options.fix if options.fix is not None else config.fix}",
+        f"unsafe-fixes = {options.unsafe_fixes if options.unsafe_fixes is not None else config.unsafe_fixes}",
+        f"output-format = {options.output_format or config.output_format or 'full'}",
+        f"cache = {'off' if options.no_cache or not config.cache else cache_folder(config.root, options.cache_dir)}",
+        f"rules = {rules}",
+    ]
+    click.echo("\n".join(lines))
+    return EXIT_OK
+
+
+def run_clean(config_path: Optional[str] = None, cache_dir: Optional[str] = None) -> int:
+    """``hylint clean``: remove the result cache of the project (of its configuration, or the current folder)."""
+    from hylint.batch.cache import CleanError, cache_folder, clean
+
+    folder = cache_folder(load(CheckOptions(config_path=config_path)).root, cache_dir)
+    try:
+        removed = clean(folder)
+    except CleanError as error:
+        raise UsageError(str(error)) from None
+    click.echo(f"Removed {folder}" if removed else f"No cache at {folder}", err=True)
+    return EXIT_OK
 
 
 def jobs_or_default(jobs: int) -> int:
@@ -220,6 +303,7 @@ def _check_stdin(raw: bytes, filename: str, selection: RuleSelection, mode: str,
 
 
 def _add_noqa(files, selection: RuleSelection) -> int:
+    """Add the noqa directives to ``files``; how many were added."""
     from hylint.batch.add_noqa import add_noqa_path
 
     linter_for = _guarded_linter_for(selection)
@@ -229,8 +313,29 @@ def _add_noqa(files, selection: RuleSelection) -> int:
         added += result.added
         for message in result.messages:
             click.echo(message, err=True)
-    click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
-    return EXIT_OK
+    return added
+
+
+def _discover(options: CheckOptions, config: Config, paths: Tuple[str, ...], mode: str, unsafe: bool):
+    """The files of ``paths`` under ``config`` (its excludes), the rule selection and the result cache."""
+    from hylint.batch.discovery import DEFAULT_EXCLUDE, PathError, discover
+
+    selection = select(options, config)
+    cache = None
+    if not options.no_cache and config.cache:
+        from hylint.batch.cache import ResultCache, cache_key
+
+        cache = ResultCache.open(config.root, cache_key(
+            mode=mode, unsafe=unsafe, select=selection.select, extend_select=selection.extend_select,
+            ignore=selection.ignore, per_file_ignores=selection.per_file_ignore_codes), options.cache_dir)
+    if cache is None or cache.fresh:
+        _resolved(selection)  # an unknown rule code is an error before any file is read
+    excludes = tuple(config.exclude or DEFAULT_EXCLUDE) + config.extend_exclude
+    try:
+        files = discover(paths, excludes, config.root, force_exclude=bool(options.force_exclude or config.force_exclude))
+    except PathError as error:
+        raise UsageError(str(error)) from None
+    return files, selection, cache
 
 
 def _collect(outcomes: List[FileOutcome]):

@@ -10,6 +10,7 @@ import click
 from hylint import __version__
 from hylint.check import EXIT_DIAGNOSTICS, EXIT_ERROR, EXIT_OK  # noqa: F401 (the exit codes, named here too)
 from hylint.cli.check_command import check
+from hylint.cli.clean_command import clean
 from hylint.cli.rule_command import rule
 from hylint.cli.verify_command import verify
 
@@ -21,5 +22,6 @@ def main() -> None:
 
 
 main.add_command(check)
+main.add_command(clean)
 main.add_command(rule)
 main.add_command(verify)

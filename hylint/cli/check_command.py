@@ -32,15 +32,23 @@ from hylint.cli.guard import guarded
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, show_default="0: one per CPU core",
               help="Worker processes for the files that need analysis.")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache (.hylint_cache/).")
+@click.option("--show-files", is_flag=True, help="List the files that would be checked; check nothing.")
+@click.option("--show-settings", type=str, default=None, metavar="FILE",
+              help="Print the settings that apply to FILE (its nearest configuration); check nothing.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None, envvar="HYLINT_CACHE_DIR",
+              help="Keep the result cache here (default: .hylint_cache/ beside the configuration; "
+                   "or $HYLINT_CACHE_DIR).")
 def check(paths: Tuple[str, ...], fix: Optional[bool], unsafe_fixes: Optional[bool], diff: bool, show_fixes: bool,
           exit_non_zero_on_fix: bool, select: Tuple[str, ...], extend_select: Tuple[str, ...], ignore: Tuple[str, ...],
           output_format: Optional[str], statistics: bool, exit_zero: bool, stdin_filename: Optional[str],
           config_path: Optional[str], force_exclude: Optional[bool], add_noqa: bool, jobs: int = 0,
-          no_cache: bool = False) -> None:
+          no_cache: bool = False, cache_dir: Optional[str] = None, show_files: bool = False,
+          show_settings: Optional[str] = None) -> None:
     """Check PATHS (default: the current folder; `-` reads stdin)."""
     options = CheckOptions(
         paths=paths, fix=fix, unsafe_fixes=unsafe_fixes, diff=diff, show_fixes=show_fixes,
         exit_non_zero_on_fix=exit_non_zero_on_fix, select=select, extend_select=extend_select, ignore=ignore,
         output_format=output_format, statistics=statistics, exit_zero=exit_zero, stdin_filename=stdin_filename,
-        config_path=config_path, force_exclude=force_exclude, add_noqa=add_noqa, jobs=jobs, no_cache=no_cache)
+        config_path=config_path, force_exclude=force_exclude, add_noqa=add_noqa, jobs=jobs, no_cache=no_cache,
+        cache_dir=cache_dir, show_files=show_files, show_settings=show_settings)
     sys.exit(guarded(lambda: run_check(options)))

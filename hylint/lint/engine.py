@@ -21,7 +21,7 @@ from hylint.lint.positions import Positions, SourceText, _first_rows  # noqa: F4
 from hylint.lint.prefilter import keys_for, might_hold_hybrid_code
 from hylint.lint.regions import applies as regions_apply, reads_of, reduce_source
 from hylint.rule import LintRule, known_rule_codes
-from hylint.syntax.noqa import parse_noqa
+from hylint.syntax.noqa import file_noqa, parse_noqa
 
 
 @dataclass
@@ -68,8 +68,14 @@ class Linter:
 
     # -- linting ---------------------------------------------------------------------------
     def lint_source(self, source: str, filename: str = "<stdin>") -> LintResult:
+        exempt = file_noqa(source)  # `# hylint: noqa` on a line of its own
+        if exempt is not None and exempt.whole_file:
+            return LintResult([], source)
         with _gc_relaxed():
-            return self._lint_source(source, filename)
+            result = self._lint_source(source, filename)
+        if exempt is not None:
+            result.diagnostics = [d for d in result.diagnostics if d.code not in exempt.codes]
+        return result
 
     def _lint_source(self, source: str, filename: str) -> LintResult:
         if self.prefilter and not might_hold_hybrid_code(source, self.prefilter_keys):
