@@ -113,30 +113,15 @@ def parse_table(table: Dict[str, Any], path: Path, check_codes: bool = True) -> 
             if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
                 raise ConfigError(f"{where}: `verify` must be an array of tables ([[tool.hylint.verify]])")
             values[attr] = tuple(value)
-    if check_codes:  # else the caller runs check_config_codes() before it needs the rules
+    if check_codes:  # else a run's RuleSelection checks them, only when it needs the rules
         _check_codes(values, where)
     return Config(path=path, root=path.parent.resolve(), **values)
 
 
-def check_config_codes(config: Config) -> None:
-    """The rule-code check of parse_table, for a Config loaded with ``check_codes=False`` (importing
-    the rules, which a run served from the result cache does not need)."""
-    if config.path is None:
-        return
-    _check_codes({"select": config.select, "extend_select": config.extend_select, "ignore": config.ignore,
-                  "per_file_ignores": config.per_file_ignores}, f"{config.path}: [tool.hylint]")
-
-
 def _check_codes(values: Dict[str, Any], where: str) -> None:
     """Unknown rule codes in select / extend-select / ignore / per-file-ignores: an error naming the key."""
-    from hylint.selection import UnknownRuleError, expand
+    from hylint.selection import unknown_code_in
 
-    lists = [(key, values.get(key.replace("-", "_"), ())) for key in ("select", "extend-select", "ignore")]
-    lists += [(f"per-file-ignores.\"{pattern}\"", codes) for pattern, codes in values.get("per_file_ignores", ())]
-    for key, codes in lists:
-        for code in codes:
-            try:
-                expand(code)
-            except UnknownRuleError as error:
-                raise ConfigError(f"{where}: `{key}`: {error}") from None
-
+    message = unknown_code_in(values, where)
+    if message is not None:
+        raise ConfigError(message)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, List, Optional, Sequence, Tuple, Union
+from typing import ClassVar, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -30,6 +30,33 @@ class Invalid:
 Replacement = Union[cst.CSTNode, str]
 
 
+@dataclass(frozen=True)
+class Region:
+    """A part of a file a rule reads beyond what every rule gets (its hybrid functions, the block classes
+    holding them with their ``__init__``/``forward``/``hybrid_forward``, and what that code names): a rule
+    lists the regions it reads in ``READS``, and hylint/lint/regions.py keeps them when it parses only
+    part of a file."""
+
+    name: str
+    adding_methods: Tuple[str, ...] = ()  # block-constructions: the calls whose arguments are children
+
+
+# every other method of a block class that reads or writes an attribute of self the class's kept code
+# (outside __init__) names
+SELF_ATTRIBUTE_METHODS = Region("self-attribute-methods")
+# module-level assignments, and imports (at any depth) of numpy, numpy.random and random
+RANDOM_BINDINGS = Region("random-bindings")
+# every import from mxnet (at any depth)
+MXNET_IMPORTS = Region("mxnet-imports")
+
+
+def block_constructions(adding_methods: Iterable[str]) -> Region:
+    """Where the file's block classes are built (``Cls(...)``): outside class bodies, one statement
+    building each inside a call of ``adding_methods`` (as a child) and one building it otherwise; in
+    the other methods of a kept class, every method that builds one."""
+    return Region("block-constructions", tuple(sorted(adding_methods)))
+
+
 @dataclass
 class PendingEdit:
     """A replacement of a node's source span, resolved to text positions by the engine."""
@@ -51,6 +78,15 @@ def replace(node: cst.CSTNode, replacement: Replacement) -> PendingEdit:
     return PendingEdit(node, replacement)
 
 
+_RULES_PACKAGE = "hylint.rules."
+_KNOWN_CODES: Set[str] = set()  # the codes of the rule classes of hylint.rules imported so far
+
+
+def known_rule_codes() -> FrozenSet[str]:
+    """The codes of hylint's rules imported so far (all of them once ``selection.all_rules()`` ran)."""
+    return frozenset(_KNOWN_CODES)
+
+
 class LintRule:
     """One pattern, one file.
 
@@ -69,9 +105,17 @@ class LintRule:
     # analysis collected (``ctx.cls.methods[name]``, with ``ctx.cls`` that class) names them: the engine
     # then visits just those methods for it, not the whole module. None: the whole module.
     METHODS: ClassVar[Optional[Tuple[str, ...]]] = None
+    # The regions of a file the rule reads beyond its hybrid functions (see ``Region``): kept for it when
+    # only part of a file is parsed. A rule that reads anything else sets PREFILTER = None.
+    READS: ClassVar[FrozenSet[Region]] = frozenset()
     DOC: ClassVar[str] = ""
     VALID: ClassVar[Sequence[Valid]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.CODE and cls.__module__.startswith(_RULES_PACKAGE):
+            _KNOWN_CODES.add(cls.CODE)
 
     @classmethod
     def fixable(cls) -> bool:

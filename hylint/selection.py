@@ -1,22 +1,36 @@
-"""All rules, found by importing every module of ``hylint.rules`` (one rule per module)."""
+"""Which rules run on which file: all rules (found by importing every module of ``hylint.rules``, one
+rule per module), selectors (codes, prefixes, ALL), and a run's selection with its per-file-ignores.
+
+Nothing heavy is imported until a file needs analysis: the rules (and libcst, which ``hylint.rule``
+imports) load on the first call that needs them, so a run served from the result cache never does.
+"""
 from __future__ import annotations
 
 import importlib
 import inspect
 import pkgutil
 from functools import lru_cache
-from typing import Dict, Iterable, List, Set, Type
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Type
 
-from hylint.rule import LintRule
+if TYPE_CHECKING:
+    from hylint.config import Config
+    from hylint.lint.engine import Linter
+    from hylint.rule import LintRule
 
 
 class UnknownRuleError(ValueError):
     pass
 
 
+class SelectionError(ValueError):
+    """A bad rule selector in an option or the configuration: the message is the whole error."""
+
+
 @lru_cache(maxsize=None)
 def all_rules() -> Dict[str, Type[LintRule]]:
     import hylint.rules as package
+    from hylint.rule import LintRule
 
     rules: Dict[str, Type[LintRule]] = {}
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
@@ -55,3 +69,103 @@ def select_rules(select: Iterable[str] = (), extend_select: Iterable[str] = (), 
     for selector in ignore:
         chosen -= expand(selector)
     return [rules[code] for code in sorted(chosen)]
+
+
+def unknown_code_in(values: Dict[str, Any], where: str) -> Optional[str]:
+    """The error for the first unknown rule code of a [tool.hylint] table's select / extend-select /
+    ignore / per-file-ignores (``values`` by attribute name), naming the key; None when all are known."""
+    lists = [(key, values.get(key.replace("-", "_"), ())) for key in ("select", "extend-select", "ignore")]
+    lists += [(f"per-file-ignores.\"{pattern}\"", codes) for pattern, codes in values.get("per_file_ignores", ())]
+    for key, codes in lists:
+        for code in codes:
+            try:
+                expand(code)
+            except UnknownRuleError as error:
+                return f"{where}: `{key}`: {error}"
+    return None
+
+
+def split_codes(values: Sequence[str]) -> Tuple[str, ...]:
+    """Command-line selector values, each possibly comma-separated, as one tuple of selectors."""
+    out: List[str] = []
+    for value in values:
+        out.extend(part.strip() for part in value.split(",") if part.strip())
+    return tuple(out)
+
+
+class RuleSelection:
+    """A run's rule selection, resolved (importing the rules, and libcst) only when a file needs analysis,
+    and its per-file-ignores: the one place that decides which codes a file can be reported with.
+
+    A run whose files all hit the result cache never resolves it: its cache file exists only if an
+    earlier run validated this exact selection.
+    """
+
+    def __init__(self, select: Sequence[str], extend_select: Sequence[str], ignore: Sequence[str],
+                 per_file_ignores: Sequence[Tuple[str, Sequence[str]]], root: Path,
+                 options: Sequence[Tuple[str, Sequence[str]]] = (), config: Optional[Config] = None) -> None:
+        self.config = config
+        self.select, self.extend_select, self.ignore = tuple(select), tuple(extend_select), tuple(ignore)
+        self.per_file_ignore_codes = tuple(per_file_ignores)
+        self.root = root
+        self.options = tuple((option, tuple(values)) for option, values in options)  # to name a bad one
+        self._rules: Optional[List[Type[LintRule]]] = None
+        self._per_file_ignores: Optional[List[Tuple[str, Set[str]]]] = None
+        self._linter: Optional[Linter] = None
+        self._linters: Dict[FrozenSet[str], Linter] = {}
+
+    def rules(self) -> List[Type[LintRule]]:
+        """The selected rules; a bad selector (configuration first, then the options) raises SelectionError."""
+        if self._rules is None:
+            config = self.config
+            if config is not None and config.path is not None:  # loaded without its codes checked
+                message = unknown_code_in({"select": config.select, "extend_select": config.extend_select,
+                                           "ignore": config.ignore, "per_file_ignores": config.per_file_ignores},
+                                          f"{config.path}: [tool.hylint]")
+                if message is not None:
+                    raise SelectionError(message)
+            for option, values in self.options:
+                for value in split_codes(values):
+                    try:
+                        expand(value)
+                    except UnknownRuleError as error:
+                        raise SelectionError(f"{option}: {error}") from None
+            try:
+                self._rules = select_rules(self.select, self.extend_select, self.ignore)
+                self._per_file_ignores = [(pattern, set().union(*(expand(c) for c in codes)) if codes else set())
+                                          for pattern, codes in self.per_file_ignore_codes]
+            except UnknownRuleError as error:
+                raise SelectionError(str(error)) from None
+        return self._rules
+
+    def ignored_for(self, filename: str) -> FrozenSet[str]:
+        """The codes per-file-ignores take away from ``filename``."""
+        self.rules()
+        if not self._per_file_ignores:
+            return frozenset()
+        from hylint.batch.discovery import matches_any
+
+        return frozenset(code for pattern, codes in self._per_file_ignores
+                         if matches_any(Path(filename), [pattern], self.root) for code in codes)
+
+    def linter(self) -> Linter:
+        """The linter of the run (all selected rules)."""
+        if self._linter is None:
+            from hylint.lint.engine import Linter
+
+            self._linter = Linter(self.rules(), all_rules())
+            self._linters = {frozenset(): self._linter}
+        return self._linter
+
+    def linter_for(self, filename: str) -> Linter:
+        """The linter for one file: per-file-ignores deselect rules for it, so ignored diagnostics are
+        neither reported nor fixed."""
+        base = self.linter()
+        if not self._per_file_ignores:
+            return base
+        from hylint.lint.engine import Linter
+
+        ignored = self.ignored_for(filename)
+        if ignored not in self._linters:
+            self._linters[ignored] = Linter([rule for rule in self._rules if rule.CODE not in ignored], all_rules())
+        return self._linters[ignored]

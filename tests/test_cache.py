@@ -256,3 +256,29 @@ def test_concurrent_runs(project):
 
 def test_content_digest_is_of_the_bytes():
     assert content_digest(b"a") != content_digest(b"a\n") and len(content_digest(b"")) == 32
+
+
+# -- where the cache lives (issue 23, item 2) ---------------------------------------------------------
+def test_cache_dir_option_environment_and_clean(tmp_path):
+    from clirun import check, hylint
+
+    (tmp_path / "m.py").write_text(HEAD_FOR_CACHE)
+    chosen = tmp_path / "chosen"
+    assert check(["."], "--cache-dir", str(chosen), cwd=tmp_path).code == 1
+    assert list(chosen.rglob("*.json")) and not (tmp_path / CACHE_DIR).exists()
+    by_env = tmp_path / "by-env"
+    assert check(["."], cwd=tmp_path, env={"HYLINT_CACHE_DIR": str(by_env)}).code == 1
+    assert list(by_env.rglob("*.json"))
+    run = hylint("clean", "--cache-dir", str(chosen), cwd=tmp_path)
+    assert run.code == 0 and not chosen.exists()
+    (tmp_path / "not-a-cache").mkdir()
+    refused = hylint("clean", "--cache-dir", str(tmp_path / "not-a-cache"), cwd=tmp_path)
+    assert refused.code == 2 and (tmp_path / "not-a-cache").is_dir() and "not a hylint cache" in refused.err
+    check(["."], cwd=tmp_path)
+    assert (tmp_path / CACHE_DIR).is_dir()
+    assert hylint("clean", cwd=tmp_path).code == 0 and not (tmp_path / CACHE_DIR).exists()
+    assert "No cache" in hylint("clean", cwd=tmp_path).err
+
+
+HEAD_FOR_CACHE = ("from mxnet.gluon import nn\n\n\nclass N(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+                  "        return x.shape[0]\n")

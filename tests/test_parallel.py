@@ -142,3 +142,51 @@ def test_jobs_must_not_be_negative(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, ["check", "--jobs", "-1", "."])
     assert result.exit_code == 2
+
+
+def _children(pid: int) -> list:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the workers in /proc")
+def test_workers_do_not_outlive_a_killed_parent(tmp_path):
+    """SIGKILL (a CI time-out, the OOM killer) runs no clean-up in the parent: the workers end anyway."""
+    import time
+
+    make_project(tmp_path, count=400, padding=50)
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", "hylint", "check", "--no-cache", "--jobs", "2", "."],
+                               cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
+    workers = []
+    deadline = time.monotonic() + 120
+    while not workers and process.poll() is None and time.monotonic() < deadline:
+        workers = _children(process.pid)
+        time.sleep(0.005)
+    assert workers, "the run started no worker"
+    time.sleep(0.2)  # the workers are running their initializer, or checking files
+    workers = _children(process.pid) or workers
+    process.kill()
+    process.wait(timeout=60)
+    deadline = time.monotonic() + 30
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [pid for pid in workers if _alive(pid)] == []

@@ -18,13 +18,20 @@ import pytest
 from hylint.lint.engine import Linter
 from hylint.batch.files import SourceFile
 from hylint.lint.prefilter import might_hold_hybrid_code
-from hylint.lint.regions import WHOLE_FILE_ENV, applies, reduce_source
+from hylint.lint.regions import WHOLE_FILE_ENV, applies, reads_of, reduce_source as reduce_for
+from hylint.rule import SELF_ATTRIBUTE_METHODS, Invalid, LintRule
 from hylint.selection import all_rules, select_rules
 from hylint.batch.runner import DIFF, process_source
 
 ROOT = Path(__file__).resolve().parent.parent
 SELECTIONS = {"default": select_rules(), "ALL": select_rules(select=["ALL"])}
 _LINTERS = {}
+ALL_READS = reads_of(SELECTIONS["ALL"])
+
+
+def reduce_source(source: str):
+    """The reduction for every rule (what each rule reads kept)."""
+    return reduce_for(source, ALL_READS)
 
 
 def _linters(selection: str):
@@ -369,3 +376,73 @@ def test_the_diff_comparison_is_exercised():
     """Some shapes carry fixes, so their --diff output is compared (and the whole-file rerun runs)."""
     fixable = [name for name, source in SHAPES.items() if any(d.fix is not None for d in _same(source))]
     assert len(fixable) >= 3, fixable
+
+
+# -- the regions come from what the selected rules declare they read ---------------------------------
+COUNTER = """\
+from mxnet.gluon import nn
+
+
+class Counted(nn.HybridBlock):
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def reset(self):
+        self.calls = 0
+
+    def hybrid_forward(self, F, x):
+        return x * self.calls
+"""
+
+
+class _ResetAnywhere(LintRule):
+    """A rule written for this test only: it reads the other methods of a block class (a `reset` that
+    writes an attribute the hybrid code reads), so it declares that region and nothing else."""
+
+    CODE = "HY990"
+    NAME = "test-reset-elsewhere"
+    MESSAGE = "attribute reset outside the hybrid code"
+    READS = frozenset({SELF_ATTRIBUTE_METHODS})
+    INVALID = (Invalid(COUNTER),)
+
+    def visit_Attribute(self, node, ctx):
+        if ctx.hybrid is None or node.attr.value != "calls":
+            return
+        reset = ctx.cls.methods.get("reset") if ctx.cls is not None else None
+        if reset is not None:
+            ctx.report(node)
+
+
+def test_a_rule_declares_what_it_reads_and_needs_no_other_edit():
+    whole = Linter([_ResetAnywhere])
+    whole.regions = False
+    expected = whole.lint_source(COUNTER, "m.py").diagnostics
+    assert [d.code for d in expected] == ["HY990"]
+    declared = Linter([_ResetAnywhere])
+    assert declared.regions and declared.reads == {SELF_ATTRIBUTE_METHODS}
+    assert reduce_for(COUNTER, declared.reads) is not None  # a reduced source is what it lints
+    assert declared.lint_source(COUNTER, "m.py").diagnostics == expected
+
+    class Undeclared(_ResetAnywhere):
+        READS = frozenset()
+
+    # the proof that the declaration is what keeps `reset`: without it the region is dropped
+    assert "def reset" not in reduce_for(COUNTER, frozenset())
+    assert Linter([Undeclared]).lint_source(COUNTER, "m.py").diagnostics == []
+
+
+def _examples_and_fixtures():
+    sources = [example.code for rule in all_rules().values() for example in (*rule.VALID, *rule.INVALID)]
+    sources += [path.read_text(encoding="utf-8") for path in sorted((ROOT / "fixtures").glob("*/*.py"))]
+    return sources
+
+
+@pytest.mark.parametrize("code", sorted(all_rules()))
+def test_each_rule_alone_reads_what_it_declares(code):
+    """Selected alone, each rule gets only the regions it declares: its diagnostics are those of the
+    whole file on every rule example and fixture."""
+    reduced, whole = Linter([all_rules()[code]]), Linter([all_rules()[code]])
+    whole.regions = False
+    for source in _examples_and_fixtures():
+        assert reduced.lint_source(source, "m.py").diagnostics == whole.lint_source(source, "m.py").diagnostics

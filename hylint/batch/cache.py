@@ -38,6 +38,31 @@ from hylint import __version__
 from hylint.diagnostic import Applicability, Diagnostic, Edit, Fix
 
 CACHE_DIR = ".hylint_cache"
+CACHE_DIR_ENV = "HYLINT_CACHE_DIR"
+_TAG = "CACHEDIR.TAG"
+
+
+def cache_folder(root: Path, cache_dir: Optional[str] = None) -> Path:
+    """Where the cache of the project at ``root`` lives: ``--cache-dir``, else $HYLINT_CACHE_DIR, else
+    ``root/.hylint_cache`` (never the current folder: a run from elsewhere finds the same cache)."""
+    chosen = cache_dir or os.environ.get(CACHE_DIR_ENV)
+    return Path(chosen).expanduser().resolve() if chosen else Path(root) / CACHE_DIR
+
+
+class CleanError(Exception):
+    """The folder exists but is not a hylint cache: it is left alone."""
+
+
+def clean(folder: Path) -> bool:
+    """Remove a hylint cache folder (recognised by its CACHEDIR.TAG); False when there was none."""
+    if not folder.exists():
+        return False
+    if not (folder / _TAG).is_file():
+        raise CleanError(f"{folder}: not a hylint cache (no {_TAG}); left as it is")
+    import shutil
+
+    shutil.rmtree(folder)
+    return True
 FORMAT = 1
 UNKNOWN_KEYS = object()  # ResultCache.prefilter_keys before any run recorded them
 RACY_NS = 2_000_000_000  # a file modified this close to the time it was hashed is re-hashed next time
@@ -161,8 +186,8 @@ class ResultCache:
         self._load()
 
     @classmethod
-    def open(cls, root: Path, key: str) -> "ResultCache":
-        return cls(Path(root) / CACHE_DIR, key)
+    def open(cls, root: Path, key: str, cache_dir: Optional[str] = None) -> "ResultCache":
+        return cls(cache_folder(root, cache_dir), key)
 
     def _load(self) -> None:
         try:
@@ -280,7 +305,7 @@ class ResultCache:
     def _ensure_folder(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         for name, text in ((".gitignore", "# created by hylint: the result cache is not for version control\n*\n"),
-                           ("CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n"
+                           (_TAG, "Signature: 8a477f597d28d172789f06886806bc55\n"
                                             "# This file is a cache directory tag created by hylint.\n")):
             marker = self.folder / name
             if not marker.exists():

@@ -173,16 +173,48 @@ def _process(source: SourceFile, linter: "Linter", mode: str, unsafe: bool) -> F
 _WORKER_LINTERS: List["Linter"] = []
 
 
-def _worker_init(rule_codes: Optional[List[Tuple[str, ...]]], prefilter: bool) -> None:
+def _worker_init(rule_codes: Optional[List[Tuple[str, ...]]], prefilter: bool, parent: int = 0) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if parent:
+        _die_with(parent)
     if rule_codes is not None:  # spawned, not forked: build the linters
         from hylint.lint.engine import Linter
         from hylint.selection import all_rules
 
         rules = all_rules()
-        _WORKER_LINTERS[:] = [Linter([rules[code] for code in codes]) for codes in rule_codes]
+        _WORKER_LINTERS[:] = [Linter([rules[code] for code in codes], rules) for codes in rule_codes]
         for linter in _WORKER_LINTERS:
             linter.prefilter = prefilter
+
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _die_with(parent: int) -> None:
+    """End this worker when the parent process ends, however it ends: a parent killed with SIGKILL (a CI
+    time-out, the OOM killer) runs no clean-up, and its workers would wait on their pipe forever. Linux
+    sends the signal asked for with prctl(PR_SET_PDEATHSIG); elsewhere a thread watches the parent id."""
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+    if not armed:
+        import threading
+        import time
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(0.5)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="hylint-parent-watch", daemon=True).start()
 
 
 def _worker_task(task: Tuple[int, SourceFile, int, str, bool]) -> Tuple[int, FileOutcome]:
@@ -205,10 +237,11 @@ def _analyse_in_workers(work: Sequence[Tuple[int, SourceFile, object]], linters:
         # the workers inherit the linters, libcst and the rules already imported here
         context = multiprocessing.get_context("fork")
         _WORKER_LINTERS[:] = distinct
-        init_args: Tuple = (None, distinct[0].prefilter)
+        init_args: Tuple = (None, distinct[0].prefilter, os.getpid())
     else:
         context = multiprocessing.get_context("spawn")
-        init_args = ([tuple(rule.CODE for rule in linter.rule_types) for linter in distinct], distinct[0].prefilter)
+        init_args = ([tuple(rule.CODE for rule in linter.rule_types) for linter in distinct], distinct[0].prefilter,
+                     os.getpid())
     # largest files first: the long ones start early, the short ones fill the gaps
     order = sorted(range(len(work)), key=lambda i: -len(work[i][1].raw))
     results: List[Tuple[int, FileOutcome]] = []

@@ -41,6 +41,8 @@ from __future__ import annotations
 import re
 from typing import Iterable, List, Optional, Tuple
 
+from hylint.lint.hooks import hooks_of
+
 BASE = "class-base:"  # a key with this prefix must appear in the base list of a `class` statement
 CONTEXT_KEYS: Tuple[str, ...] = ("hybrid_forward",)
 CLASS_NAMES: Tuple[str, ...] = ("Block", "Sequential", "Lambda", "Concurrent", "RecurrentCell")
@@ -55,8 +57,7 @@ def rule_keys(rule: type) -> Keys:
     if "PREFILTER" in dir(rule):
         declared = getattr(rule, "PREFILTER")
         return None if declared is None else tuple(declared)
-    has_handlers = any(name.startswith(("visit_", "leave_")) for name in dir(rule))
-    if not has_handlers:
+    if not hooks_of(rule).visits_nodes:
         return ()
     if getattr(rule, "HYBRID_ONLY", True):
         return CONTEXT_KEYS

@@ -8,7 +8,10 @@ lines as it spans (each line keeps its own line ending), so rows and columns of 
 those of the file: no position mapping.
 
 What is kept (``reduce_source``), given how the analysis and the rules read a module
-(hylint/analysis ``analyze_module``, the rules, the engine's dispatcher), until nothing changes:
+(hylint/analysis ``analyze_module``, the rules, the engine's dispatcher), until nothing changes. What
+every rule gets comes first; the parts marked with a region (``hylint.rule.Region``) are kept only when
+a selected rule lists that region in its ``READS``: the rules say what they read, this module knows no
+rule.
 
 * every top-level statement that defines a *block class* (a class whose base list names a block
   base, ``HybridBlock``, ``Block``, ``HybridSequential``, ... or, transitively, another such class
@@ -17,24 +20,24 @@ What is kept (``reduce_source``), given how the analysis and the rules read a mo
   level, in module-level ``if``/``try``/``with`` blocks, nested in class bodies; a module-level
   function that defines a block class in its body is kept too (analysed as well);
 * in a kept top-level class, ``__init__``, ``forward`` and ``hybrid_forward`` always; any other
-  method (a unit of its own) when kept code outside ``__init__`` names it, when it names an
-  attribute of ``self`` that the class's kept code outside ``__init__`` names (HY807, the fresh
-  children of HY501 and HY808's generator attributes read the other methods for those; a caller
-  ``self.m()`` of a kept method ``m`` names it, which HY807's construction methods need), when it
-  reaches attributes by name (``setattr``, ``getattr``, ``vars``) or defines a class, and when it
-  builds a block class;
+  method (a unit of its own) when kept code outside ``__init__`` names it, when it reaches attributes
+  by name (``setattr``, ``getattr``, ``vars``) or defines a class; region *self-attribute-methods*:
+  when it names an attribute of ``self`` that the class's kept code outside ``__init__`` names (a
+  caller ``self.m()`` of a kept method ``m`` names it, which tells methods that build the block by
+  their callers); region *block-constructions*: when it builds a block class;
 * every top-level statement that defines a class or a module-level function whose name is a *word*
   of kept code outside ``__init__`` (helpers called with ``F``, bases, classes of the same name);
   a word of ``__init__`` alone keeps the classes it names (the types of children), not the
   functions or methods it calls, which only build children. A word is any identifier-like run of
   characters, in code, strings or comments alike: more is kept than the analysis can look up;
-* every statement that binds, by an import (at any depth: HY808 reads them all) or a module-level
-  assignment, a word of kept code, when that binding can tell a rule something (for HY808,
+* every statement that binds, by an import (at any depth) or a module-level assignment, a word of
+  kept code, when that binding is of a region a selected rule reads (*random-bindings*:
   ``numpy``/``random`` modules and their functions, any binding of ``np`` or ``numpy``, assignments;
-  for HY809/HY810, any import from ``mxnet``): any other import reads to them as an unbound name;
-* of the top-level statements that build a block class ``Cls(...)``, the first that builds it
-  inside ``.add(...)``/``.register_child(...)`` and the first that builds it elsewhere: HY907/HY908
-  tell a class built only as a child by that pair (a statement defining classes is kept whole);
+  *mxnet-imports*: any import from ``mxnet``): any other import reads to those rules as an unbound name;
+* region *block-constructions*: of the top-level statements that build a block class ``Cls(...)``,
+  the first that builds it inside a call of the region's adding methods (``.add(...)``) and the first
+  that builds it elsewhere: that pair tells a class built only as a child (a statement defining
+  classes is kept whole);
 * every statement that defines a name some kept statement defines too (the analysis keeps the
   first definition of a name: both must be there for it to choose the same one);
 * every statement sharing a line with a kept one (``a = 1; b = 2``);
@@ -64,16 +67,21 @@ import os
 import re
 import warnings
 from collections import defaultdict
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from hylint.rules._hazards import ADDING_METHODS
 from hylint.lint.prefilter import CLASS_KEYS, CLASS_NAMES, CONTEXT_KEYS, rule_keys
+from hylint.rule import MXNET_IMPORTS, RANDOM_BINDINGS, SELF_ATTRIBUTE_METHODS, Region
 
 WHOLE_FILE_ENV = "HYLINT_WHOLE_FILE"
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
 _WORD = re.compile(r"\w+")
 _KNOWN_KEYS = frozenset(CONTEXT_KEYS + CLASS_KEYS)
 _HYBRID_FORWARD = "hybrid_forward"  # among a class's base words: the class has a hybrid_forward method
+
+
+def reads_of(rule_types: Iterable[type]) -> FrozenSet[Region]:
+    """The regions the rules read beyond their hybrid functions (each rule's ``READS``)."""
+    return frozenset(region for rule in rule_types for region in rule.READS)
 
 
 def applies(rule_types: Iterable[type]) -> bool:
@@ -89,12 +97,14 @@ def applies(rule_types: Iterable[type]) -> bool:
 
 _ALWAYS_KEPT_METHODS = frozenset({"__init__", "forward", _HYBRID_FORWARD})
 # the attributes of self a method names (`self.x`): the rules that read the other methods of a class
-# (mutable-self-state HY807, in-place-assignment's fresh children, python-random-in-hybrid's generator
-# attributes) read them only for attributes the class's hybrid code names
+# (region self-attribute-methods) read them only for attributes the class's hybrid code names
 _SELF_ATTRIBUTE = re.compile(r"\bself\s*\.\s*(\w+)")
 _BY_NAME = re.compile(r"\b(?:setattr|getattr|delattr|hasattr|vars|__dict__)\b")  # any attribute, by a string
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _RANDOM_MODULES = ("numpy", "numpy.random", "random")
+_NONE: FrozenSet[Region] = frozenset()
+_RANDOM, _MXNET = frozenset({RANDOM_BINDINGS}), frozenset({MXNET_IMPORTS})
+_BINDING_REGIONS = _RANDOM | _MXNET
 
 
 class _Unit:
@@ -111,7 +121,7 @@ class _Unit:
         self.name = getattr(node, "name", "")  # a method's name
         self.members: List[int] = []  # units of the methods that may be dropped
         self.blanked: List[Tuple[int, int]] = []  # rows of the class's docstrings (dropped when kept)
-        self.bindings: Dict[str, bool] = {}  # names bound by imports (any depth), module-level assignments
+        self.bindings: Dict[str, FrozenSet[Region]] = {}  # names bound by imports (any depth), module-level assignments
         self.attributes: Optional[Set[str]] = set()  # a method's `self.<attribute>`s (None: any, by name)
         self.hidden: List[Tuple[int, int]] = []  # a class's rows left out of its hybrid words (__init__)
         self.scan = scan if scan is not None else _Scan(node)
@@ -166,17 +176,17 @@ def _span(node: ast.stmt) -> Tuple[int, int]:
 
 class _Scan:
     """What one pass over a statement's syntax tree finds: the names called as ``Name(...)`` (the
-    constructions of a class that child-only-classes, HY907/HY908, counts: it looks the callee's
-    dotted name up among the module's class names), the classes defined in it (itself included), and
-    its imports (name -> tells a rule something, see ``_bindings``: a random module for HY808, any
-    mxnet import for HY809/HY810, which find ``mx.autograd.Function`` subclasses by the imported names)."""
+    constructions of a class, region block-constructions: looked up among the module's class names),
+    the classes defined in it (itself included), and its imports (name -> the regions its bindings
+    belong to, see ``_bindings``: random-bindings for a random module, mxnet-imports for any mxnet
+    import, by which ``mx.autograd.Function`` subclasses are found)."""
 
     __slots__ = ("calls", "classes", "imports")
 
     def __init__(self, node: Optional[ast.AST] = None) -> None:
         self.calls: Set[str] = set()
         self.classes: List[ast.ClassDef] = []
-        self.imports: Dict[str, bool] = {}
+        self.imports: Dict[str, FrozenSet[Region]] = {}
         stack = [node] if node is not None else []
         while stack:
             inner = stack.pop()
@@ -189,12 +199,13 @@ class _Scan:
             elif kind is ast.Import:
                 for alias in inner.names:
                     root = alias.name.split(".", 1)[0]
-                    self.bind(alias.asname or root, root == "mxnet" or (
-                        alias.name in _RANDOM_MODULES if alias.asname else root in ("numpy", "random")))
+                    self.bind(alias.asname or root, _MXNET if root == "mxnet" else _RANDOM if (
+                        alias.name in _RANDOM_MODULES if alias.asname else root in ("numpy", "random")) else _NONE)
             elif kind is ast.ImportFrom and inner.module is not None:
                 for alias in inner.names:
-                    self.bind(alias.asname or alias.name, inner.module.split(".", 1)[0] == "mxnet" or
-                              inner.module in _RANDOM_MODULES[1:] or inner.module == "numpy" and alias.name == "random")
+                    self.bind(alias.asname or alias.name, _MXNET if inner.module.split(".", 1)[0] == "mxnet" else
+                              _RANDOM if inner.module in _RANDOM_MODULES[1:] or
+                              inner.module == "numpy" and alias.name == "random" else _NONE)
             for field in inner._fields:
                 value = getattr(inner, field, None)
                 if type(value) is list:
@@ -202,10 +213,10 @@ class _Scan:
                 elif isinstance(value, ast.AST):
                     stack.append(value)
 
-    def bind(self, name: str, tells: bool) -> None:
-        # a name some binding tells HY808 something about keeps all its bindings (which one is last
-        # in the file is HY808's business)
-        self.imports[name] = self.imports.get(name, False) or tells
+    def bind(self, name: str, regions: FrozenSet[Region]) -> None:
+        # a name some binding of a read region binds keeps all its bindings (which one is last in the
+        # file is the reading rule's business)
+        self.imports[name] = self.imports.get(name, _NONE) | regions
 
 
 def _dotted(node: ast.AST) -> str:
@@ -220,35 +231,36 @@ def _dotted(node: ast.AST) -> str:
     return ".".join(reversed(parts))
 
 
-def _constructions(node: ast.AST, adding: int = 0, found: Optional[Dict[str, Set[bool]]] = None) -> Dict[str, Set[bool]]:
-    """Name -> whether its ``Name(...)`` calls in ``node`` sit inside a ``.add(...)`` /
-    ``.register_child(...)`` call (True: a child) or not (False), as child-only-classes (HY907, HY908)
-    tells them apart outside class bodies."""
+def _constructions(node: ast.AST, adding_methods: FrozenSet[str], adding: int = 0,
+                   found: Optional[Dict[str, Set[bool]]] = None) -> Dict[str, Set[bool]]:
+    """Name -> whether its ``Name(...)`` calls in ``node`` sit inside a call of one of ``adding_methods``
+    (``.add(...)``: True, a child) or not (False), as region block-constructions tells them apart."""
     found = {} if found is None else found
     if isinstance(node, ast.Call):
-        if _dotted(node.func).rsplit(".", 1)[-1] in ADDING_METHODS:
+        if _dotted(node.func).rsplit(".", 1)[-1] in adding_methods:
             adding += 1
         if isinstance(node.func, ast.Name):
             found.setdefault(node.func.id, set()).add(adding > 0)
     for child in ast.iter_child_nodes(node):
-        _constructions(child, adding, found)
+        _constructions(child, adding_methods, adding, found)
     return found
 
 
-def _bindings(node: ast.stmt, scan: _Scan) -> Dict[str, bool]:
-    """Names a top-level statement binds that python-random-in-hybrid (HY808) resolves (its
-    ``random_bindings``): every import, at any depth (it reads them all), and the targets of
-    module-level assignments; each with whether the binding can tell it anything (a random module,
-    NumPy, a generator object) rather than "some other module", which is what an unbound name means
-    to it too (but for ``np`` and ``numpy``)."""
+def _bindings(node: ast.stmt, scan: _Scan) -> Dict[str, FrozenSet[Region]]:
+    """Names a top-level statement binds, with the regions those bindings belong to: every import, at
+    any depth, and the targets of module-level assignments. random-bindings: a binding that can tell
+    a reader of random generators anything (a random module, NumPy, a generator object) rather than
+    "some other module", which is what an unbound name means to it too (but for ``np`` and ``numpy``);
+    mxnet-imports: an import from mxnet."""
     names = dict(scan.imports)
     for inner in _reachable([node]):
         if isinstance(inner, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             for target in inner.targets if isinstance(inner, ast.Assign) else [inner.target]:
-                names.update((sub.id, True) for sub in ast.walk(target) if isinstance(sub, ast.Name))
+                names.update((sub.id, names.get(sub.id, _NONE) | _RANDOM)
+                             for sub in ast.walk(target) if isinstance(sub, ast.Name))
     for name in ("np", "numpy"):
         if name in names:
-            names[name] = True
+            names[name] = names[name] | _RANDOM
     return names
 
 
@@ -302,9 +314,14 @@ def _split_class(node: ast.ClassDef, index: int, units: List[_Unit], lines: List
             parent.hidden.append(spans[position])  # the attributes it sets are not hybrid words
 
 
-def reduce_source(source: str) -> Optional[str]:
-    """``source`` with the top-level statements that cannot matter replaced by empty lines, or None
-    when the whole file is to be parsed (see the module docstring)."""
+def reduce_source(source: str, reads: FrozenSet[Region]) -> Optional[str]:
+    """``source`` with the top-level statements that cannot matter to rules reading ``reads`` (beyond their
+    hybrid functions) replaced by empty lines, or None when the whole file is to be parsed (see the
+    module docstring)."""
+    read_attributes = SELF_ATTRIBUTE_METHODS in reads
+    read_bindings = _BINDING_REGIONS & reads
+    adding_methods = frozenset(name for region in reads for name in region.adding_methods)
+    read_constructions = any(region.name == "block-constructions" for region in reads)
     if "\r" in source and source.count("\r") != source.count("\r\n"):
         return None
     try:
@@ -374,8 +391,8 @@ def reduce_source(source: str) -> Optional[str]:
             methods.setdefault(unit.name, []).append(index)
             for name in unit.scan.imports:  # an import inside a method: its class binds it too
                 binders.setdefault(name, []).append(index)
-    # a name whose every binding is "some other module" reads as unbound (HY808): none needs keeping
-    telling = {name for unit in units[:top] for name, tells in unit.bindings.items() if tells}
+    # a name none of whose bindings belongs to a read region reads as unbound to its readers: none needs keeping
+    telling = {name for unit in units[:top] for name, regions in unit.bindings.items() if regions & read_bindings}
     binders = {name: where for name, where in binders.items() if name in telling}
 
     kept = [False] * len(units)
@@ -402,13 +419,13 @@ def reduce_source(source: str) -> Optional[str]:
         elif isinstance(node, _FUNCTIONS) and any(_is_block_class(_class_words(inner), block_classes)
                                                   for inner in units[index].scan.classes):
             keep(index)  # a block class defined inside a function is analysed too
-        elif block_names & units[index].scan.calls:
+        elif read_constructions and block_names & units[index].scan.calls:
             if units[index].scan.classes:
                 keep(index)  # calls in the methods of a class inside: child or not by that class
                 continue
-            # HY907/HY908 tell a child-only class (built as a child somewhere, never elsewhere) by where
-            # it is built: one statement building it as a child and one building it otherwise tell that
-            for name, kinds in _constructions(node).items():
+            # a child-only class (built as a child somewhere, never elsewhere) is told by where it is
+            # built: one statement building it as a child and one building it otherwise tell that
+            for name, kinds in _constructions(node, adding_methods).items():
                 if name in block_names:
                     for kind in kinds:
                         builders.setdefault((name, kind), index)
@@ -438,7 +455,7 @@ def reduce_source(source: str) -> Optional[str]:
             hybrid_words[unit.parent] |= words
         if unit.hidden:
             # a word of __init__ alone: a class there (a child's type) matters to the analysis and the
-            # structure rules, and so do imports (HY808 reads generators made there); the functions and
+            # structure rules, and so do imports (random-bindings: generators made there); the functions and
             # methods it calls build children, which only the code they build matters for
             for word in words_of(unit, own) - words - seen_in_init:
                 seen_in_init.add(word)
@@ -451,7 +468,7 @@ def reduce_source(source: str) -> Optional[str]:
             for other in definers.get(word, ()):
                 keep(other)
             for other in binders.get(word, ()):
-                keep(other)  # python-random-in-hybrid (HY808) resolves what `np`, `random`, `RNG` name
+                keep(other)  # random-bindings, mxnet-imports: what `np`, `random`, `RNG`, `mx` name
             for other in methods.get(word, ()):
                 if kept[units[other].parent]:
                     keep(other)
@@ -463,12 +480,14 @@ def reduce_source(source: str) -> Optional[str]:
                 continue
             method = units[member]
             # named, or it reads or writes an attribute the class's hybrid code names; that includes every
-            # caller (`self.m()`) of a kept method m (its `def m` is a hybrid word): mutable-self-state
-            # (HY807) tells the methods that build the block (called from __init__ only) by their callers
-            if method.name in seen or method.attributes is None or method.attributes & hybrid_words[cls]:
+            # caller (`self.m()`) of a kept method m (its `def m` is a hybrid word): a reader of
+            # self-attribute-methods tells the methods that build the block (called from __init__ only)
+            # by their callers
+            if method.name in seen or method.attributes is None or \
+                    read_attributes and method.attributes & hybrid_words[cls]:
                 keep(member)
-            elif block_names & method.scan.calls:
-                keep(member)  # it builds a block class (HY907/HY908)
+            elif read_constructions and block_names & method.scan.calls:
+                keep(member)  # it builds a block class (block-constructions)
     stubbed = {index: built for index, built in stubs.items() if not kept[index]}
     dropped: List[Tuple[int, int]] = []
     for index, unit in enumerate(units):
@@ -483,11 +502,12 @@ def reduce_source(source: str) -> Optional[str]:
             line = lines[row]
             lines[row] = line[len(line.rstrip("\r\n")):]
     for index, built in stubbed.items():
-        lines[units[index].first - 1] = _stub(built) + lines[units[index].first - 1]
+        lines[units[index].first - 1] = _stub(built, min(adding_methods)) + lines[units[index].first - 1]
     return "".join(lines)
 
 
-def _stub(built: Sequence[Tuple[str, bool]]) -> str:
-    """One statement line building each class as child-only-classes (HY907/HY908) tells constructions
-    apart outside class bodies: ``Cls()`` (built otherwise) and ``_.add(Cls())`` (built as a child)."""
-    return "; ".join(f"_.add({name}())" if as_child else f"{name}()" for name, as_child in sorted(built))
+def _stub(built: Sequence[Tuple[str, bool]], adding_method: str) -> str:
+    """One statement line building each class as region block-constructions tells constructions apart
+    outside class bodies: ``Cls()`` (built otherwise) and ``_.add(Cls())`` (built as a child, with the
+    region's first adding method)."""
+    return "; ".join(f"_.{adding_method}({name}())" if as_child else f"{name}()" for name, as_child in sorted(built))

@@ -1,9 +1,10 @@
-from hylint.rule import Invalid, LintRule, Valid
+from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, Valid
 from hylint.rules._autograd_function import FORWARD, IN_INIT, SCALED_SIGN, SIGN, FunctionCalls, instead
 
 
 class AutogradFunctionInHybrid(LintRule):
     CODE = "HY809"
+    READS = frozenset({MXNET_IMPORTS})  # the names mx.autograd.Function is imported as
     NAME = "autograd-function-in-hybrid"
     MESSAGE = "An `mx.autograd.Function` is called in a hybrid context: it cannot be part of a graph"
     DOC = """

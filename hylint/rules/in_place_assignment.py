@@ -6,7 +6,7 @@ from hylint.syntax.nodes import dotted_name
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.analysis.layers import FRESH_OUTPUT_LAYERS
-from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
+from hylint.rule import Invalid, LintRule, PendingFix, SELF_ATTRIBUTE_METHODS, Valid, replace
 from hylint.rules._hazards import BLOCK_NAMESPACES, self_attr
 from hylint.syntax.walk import TRIVIA, walk
 
@@ -20,6 +20,7 @@ CLS = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n{}"
 
 class InPlaceAssignment(LintRule):
     CODE = "HY501"
+    READS = frozenset({SELF_ATTRIBUTE_METHODS})  # the fresh children other methods assign
     NAME = "in-place-assignment"
     MESSAGE = "In-place assignment to a tensor"
     FIX_TITLE = "Rebind the name: `x = x + y`"

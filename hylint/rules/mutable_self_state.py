@@ -4,7 +4,7 @@ from typing import Dict, List, Optional, Set
 import libcst as cst
 
 from hylint.syntax.nodes import dotted_name
-from hylint.rule import Invalid, LintRule, Valid
+from hylint.rule import Invalid, LintRule, SELF_ATTRIBUTE_METHODS, Valid
 from hylint.rules._hazards import self_attr
 from hylint.syntax.walk import TRIVIA, walk
 
@@ -278,6 +278,7 @@ def _first_reads(fn: cst.FunctionDef) -> Set[str]:
 
 class MutableSelfState(LintRule):
     CODE = "HY807"
+    READS = frozenset({SELF_ATTRIBUTE_METHODS})  # what the other methods do to the attributes
     NAME = "mutable-self-state"
     MESSAGE = "Python state of `self` carried between calls is frozen at trace time"
     DOC = """

@@ -6,13 +6,14 @@ import libcst as cst
 from hylint.syntax.nodes import dotted_name
 from hylint.analysis.values import Kind
 from hylint.analysis.ops import NDARRAY_ONLY_ATTRS, NDARRAY_ONLY_METHODS
-from hylint.rule import Invalid, LintRule, Valid
+from hylint.rule import Invalid, LintRule, Valid, block_constructions
 from hylint.syntax.walk import walk
-from hylint.rules._hazards import CLS, child_only
+from hylint.rules._hazards import ADDING_METHODS, CLS, child_only
 
 
 class NonTensorReturn(LintRule):
     CODE = "HY907"
+    READS = frozenset({block_constructions(ADDING_METHODS)})  # child-only classes
     NAME = "non-tensor-return"
     MESSAGE = "hybrid_forward returns a Python value (None, a number, a dict)"
     DOC = """

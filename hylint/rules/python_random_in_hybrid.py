@@ -3,7 +3,7 @@ from typing import Dict, Optional, Set, Tuple
 import libcst as cst
 
 from hylint.syntax.nodes import dotted_name
-from hylint.rule import Invalid, LintRule, Valid
+from hylint.rule import Invalid, LintRule, RANDOM_BINDINGS, SELF_ATTRIBUTE_METHODS, Valid
 from hylint.rules._hazards import CLS, self_attr
 from hylint.syntax.walk import EXPRESSIONS, TRIVIA, walk
 
@@ -114,6 +114,7 @@ def python_random_function(callee: str, bound: Dict[str, str], generators: Set[s
 
 class PythonRandomInHybrid(LintRule):
     CODE = "HY808"
+    READS = frozenset({RANDOM_BINDINGS, SELF_ATTRIBUTE_METHODS})  # what np/random/RNG name; generator attributes
     NAME = "python-random-in-hybrid"
     MESSAGE = "Python-side random number drawn in a hybrid context is frozen at trace time"
     DOC = """

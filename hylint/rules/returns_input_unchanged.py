@@ -5,8 +5,8 @@ import libcst as cst
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.syntax.rewrite import f_call
-from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
-from hylint.rules._hazards import CLS, child_only
+from hylint.rule import Invalid, LintRule, PendingFix, Valid, block_constructions, replace
+from hylint.rules._hazards import ADDING_METHODS, CLS, child_only
 from hylint.syntax.walk import walk
 
 
@@ -49,6 +49,7 @@ def bound_names(fn: cst.FunctionDef) -> Set[str]:
 
 class ReturnsInputUnchanged(LintRule):
     CODE = "HY908"
+    READS = frozenset({block_constructions(ADDING_METHODS)})  # child-only classes
     NAME = "returns-input-unchanged"
     MESSAGE = "hybrid_forward returns an input unchanged: the hybridized block cannot be back-propagated"
     # off by default: on real code every block flagged was a building block used as a child (see DOC)

@@ -1,4 +1,4 @@
-from hylint.rule import Invalid, LintRule, Valid
+from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, Valid
 from hylint.rules._autograd_function import FORWARD, IN_INIT, SCALED_SIGN, SIGN, FunctionCalls, instead
 
 # a Function whose training path calls mx.nd, as stochastic-depth and shake-shake regularisers do
@@ -8,6 +8,7 @@ TRAINING_NOISE = SIGN.replace("        return x.sign()\n", "        if mx.autogr
 
 class TracedAutogradFunction(LintRule):
     CODE = "HY810"
+    READS = frozenset({MXNET_IMPORTS})  # the names mx.autograd.Function is imported as
     NAME = "traced-autograd-function"
     MESSAGE = "An `mx.autograd.Function` traced into a graph: hybridized training loses its backward, or fails"
     DOC = """

@@ -93,13 +93,12 @@ text on the line stays); otherwise it removes only the unused codes and keeps th
     ]
 
     def check_noqa(self, source: str, filename: str, used: Set[Tuple[int, str]],
-                   selected: Iterable[str]) -> List[Diagnostic]:
-        from hylint.selection import all_rules
-
+                   selected: Iterable[str], known: Iterable[str]) -> List[Diagnostic]:
+        """``selected``: the codes of this run; ``known``: every rule code (handed over by the engine)."""
         directives = comment_directives(source)
         if not directives:
             return []
-        known = set(all_rules())
+        known = set(known)
         selected = set(selected)
         lines = _NEWLINE.split(source)
         line_starts = [0] + [m.end() for m in _NEWLINE.finditer(source)]

@@ -18,6 +18,34 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 NOQA = re.compile(r"#\s*noqa(?::[ \t]*(?P<codes>[A-Za-z]+[0-9]+(?:[ \t]*,?[ \t]*[A-Za-z]+[0-9]+)*))?", re.I)
 CODE = re.compile(r"[A-Za-z]+[0-9]+")
+# a file-level exemption, a comment on a line of its own anywhere in the file (ruff's `# ruff: noqa`):
+# `# hylint: noqa` skips the file, `# hylint: noqa: HY301, HY201` ignores those codes in all of it
+FILE_NOQA = re.compile(r"^[ \t]*#[ \t]*hylint[ \t]*:[ \t]*noqa"
+                       r"(?:[ \t]*:[ \t]*(?P<codes>[A-Za-z]+[0-9]+(?:[ \t]*,?[ \t]*[A-Za-z]+[0-9]+)*))?[ \t\r]*$",
+                       re.I | re.M)
+
+
+@dataclass(frozen=True)
+class FileNoqa:
+    """What the file-level directives of a file exempt: the whole file, or these codes."""
+
+    whole_file: bool
+    codes: FrozenSet[str]
+
+
+def file_noqa(source: str) -> Optional[FileNoqa]:
+    """The file-level ``# hylint: noqa`` directives of ``source`` merged (a blanket one wins); None: none."""
+    if "hylint" not in source and "HYLINT" not in source.upper():
+        return None
+    codes: Set[str] = set()
+    found = False
+    for match in FILE_NOQA.finditer(source):
+        found = True
+        listed = match.group("codes")
+        if not listed:
+            return FileNoqa(True, frozenset())
+        codes.update(c.upper() for c in CODE.findall(listed))
+    return FileNoqa(False, frozenset(codes)) if found else None
 
 
 @dataclass(frozen=True)

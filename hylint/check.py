@@ -1,0 +1,380 @@
+"""The check pipeline: typed options -> configuration -> rule selection -> the run -> the report -> exit code.
+
+The command line (``hylint check``) only turns its flags into :class:`CheckOptions` and calls
+:func:`run_check`. :func:`check_source` and :func:`fix_source` lint (or fix) one in-memory source with
+the settings that apply to a given path, for an editor or language server; the stdin path uses them.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+
+import click
+
+from hylint.selection import RuleSelection, SelectionError, split_codes
+
+if TYPE_CHECKING:
+    from hylint.batch.runner import FileOutcome
+    from hylint.config import Config
+    from hylint.diagnostic import Diagnostic
+    from hylint.lint.engine import LintResult
+
+EXIT_OK, EXIT_DIAGNOSTICS, EXIT_ERROR = 0, 1, 2
+HUMAN_FORMATS = ("full", "concise", "grouped")  # the others are read by programs: nothing extra in them
+
+
+class UsageError(Exception):
+    """A problem with the command line or configuration: message, exit 2."""
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """What ``hylint check`` was asked to do; None: the configuration (or the default) decides."""
+
+    paths: Tuple[str, ...] = ()
+    fix: Optional[bool] = None
+    unsafe_fixes: Optional[bool] = None
+    diff: bool = False
+    show_fixes: bool = False
+    exit_non_zero_on_fix: bool = False
+    select: Tuple[str, ...] = ()
+    extend_select: Tuple[str, ...] = ()
+    ignore: Tuple[str, ...] = ()
+    output_format: Optional[str] = None
+    statistics: bool = False
+    exit_zero: bool = False
+    stdin_filename: Optional[str] = None
+    config_path: Optional[str] = None
+    force_exclude: Optional[bool] = None
+    add_noqa: bool = False
+    jobs: int = 0  # 0: one worker per CPU core
+    no_cache: bool = False
+    cache_dir: Optional[str] = None  # None: $HYLINT_CACHE_DIR, else .hylint_cache/ beside the configuration
+    show_files: bool = False  # list the files that would be checked, check nothing
+    show_settings: Optional[str] = None  # print the settings that apply to this file, check nothing
+
+
+def load(options: CheckOptions) -> Config:
+    """The configuration of a run (rule codes are checked later, only when the rules are needed)."""
+    from hylint.config import ConfigError, load_config
+
+    try:
+        return load_config(Path(options.config_path) if options.config_path else None, check_codes=False)
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+
+
+def select(options: CheckOptions, config: Config) -> RuleSelection:
+    """The options' selectors over the configuration's (``--select`` replaces, the others add)."""
+    return RuleSelection(split_codes(options.select) or config.select,
+                         config.extend_select + split_codes(options.extend_select),
+                         config.ignore + split_codes(options.ignore), config.per_file_ignores, config.root,
+                         (("--select", options.select), ("--extend-select", options.extend_select),
+                          ("--ignore", options.ignore)), config)
+
+
+def _resolved(selection: RuleSelection) -> RuleSelection:
+    try:
+        selection.rules()
+    except SelectionError as error:
+        raise UsageError(str(error)) from None
+    return selection
+
+
+# -- one in-memory source (an editor's buffer, stdin) ------------------------------------------
+def check_source(text: str, path: str, options: CheckOptions = CheckOptions()) -> List[Diagnostic]:
+    """The diagnostics of ``text`` as if it were the file ``path``: the rules of the configuration and
+    options, less the per-file-ignores that match ``path``. Rows are those of ``text``."""
+    config = configs_for(options, (path,))[0][0]  # the nearest [tool.hylint] above path, or --config
+    selection = _resolved(select(options, config))
+    return selection.linter_for(path).lint_source(text, path).diagnostics
+
+
+def fix_source(text: str, path: str, options: CheckOptions = CheckOptions()) -> LintResult:
+    """``text`` fixed as ``hylint check --fix`` would fix the file ``path`` (unsafe fixes too when the
+    options or configuration ask): ``.source`` is the fixed text, ``.diagnostics`` what remains.
+    Raises ``hylint.lint.engine.FixLoopError`` when the fixes do not converge."""
+    config = configs_for(options, (path,))[0][0]
+    unsafe = options.unsafe_fixes if options.unsafe_fixes is not None else config.unsafe_fixes
+    selection = _resolved(select(options, config))
+    return selection.linter_for(path).fix_source(text, path, unsafe=bool(unsafe))
+
+
+# -- a run -----------------------------------------------------------------------------------------
+def configs_for(options: CheckOptions, paths: Tuple[str, ...]) -> List[Tuple[Config, Tuple[str, ...]]]:
+    """Each checked path with its configuration: ``--config`` for all, else the nearest ``[tool.hylint]``
+    above the path (for stdin, above ``--stdin-filename``; without it, above the current folder), so a
+    run from another folder reads the project's settings. Paths sharing a configuration are one group,
+    in the order of their first path."""
+    if options.config_path:
+        return [(load(options), paths)]
+    from hylint.config import Config, ConfigError, find_pyproject, load_config
+
+    groups: Dict[Optional[Path], List[str]] = {}
+    for raw in paths:
+        if raw == "-":
+            start = Path(options.stdin_filename).parent if options.stdin_filename else Path.cwd()
+        else:
+            start = Path(raw) if Path(raw).is_dir() else Path(raw).parent
+        try:
+            found = find_pyproject(start)
+        except ConfigError as error:
+            raise UsageError(str(error)) from None
+        groups.setdefault(found, []).append(raw)
+    configs = []
+    for found, members in groups.items():
+        try:  # no [tool.hylint] above: the defaults, relative to the current folder
+            config = load_config(found, check_codes=False) if found is not None else Config()
+        except ConfigError as error:
+            raise UsageError(str(error)) from None
+        configs.append((config, tuple(members)))
+    return configs
+
+
+def run_check(options: CheckOptions) -> int:
+    """Check (or fix) the options' paths, print the report; the exit code."""
+    from hylint.report import FORMATS, HYPERLINK_FORMATS, Report, render
+
+    paths = options.paths or (".",)
+    if "-" in paths and len(paths) > 1:
+        raise UsageError("`-` (stdin) cannot be combined with other paths")
+    if options.show_settings is not None:
+        return show_settings(options, options.show_settings)
+    groups = configs_for(options, paths)
+    if options.show_files:
+        for group_config, group_paths in groups:
+            if "-" not in group_paths:
+                for path in _discover(options, group_config, group_paths, "lint", False)[0]:
+                    click.echo(str(path))
+        return EXIT_OK
+    config = groups[0][0]  # the run's own settings (output, fixing) come from the first path's configuration
+    fix_mode = options.fix if options.fix is not None else config.fix
+    unsafe = options.unsafe_fixes if options.unsafe_fixes is not None else config.unsafe_fixes
+    fmt = options.output_format or config.output_format or "full"
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown output format {fmt!r} (choose from: {', '.join(FORMATS)})")
+    from hylint.batch.runner import DIFF, FIX, LINT
+
+    mode = DIFF if options.diff else FIX if fix_mode else LINT
+    if options.add_noqa and (options.diff or fix_mode):
+        raise UsageError("--add-noqa cannot be combined with --fix or --diff")
+    stdin_raw = b""
+    if "-" in paths:
+        if options.add_noqa:
+            raise UsageError("--add-noqa writes files; it cannot read stdin")
+        stdin_raw = sys.stdin.buffer.read()
+        outcomes = [_check_stdin(stdin_raw, options.stdin_filename or "-", select(options, config), mode,
+                                 bool(unsafe))]
+    else:
+        outcomes = []
+        added: Optional[int] = 0 if options.add_noqa else None
+        found_any = False
+        for group_config, group_paths in groups:
+            files, selection, cache = _discover(options, group_config, group_paths, mode, bool(unsafe))
+            found_any = found_any or bool(files)
+            if added is not None:
+                added += _add_noqa(files, selection)
+                continue
+            from hylint.batch.parallel import check_files
+            from hylint.batch.progress import progress
+
+            linter_for = _guarded_linter_for(selection)
+            with progress(len(files)) as advance:
+                outcomes += check_files(files, mode, bool(unsafe), lambda: linter_for(None),
+                                        jobs_or_default(options.jobs), cache, linter_for=linter_for, advance=advance)
+            if cache is not None:
+                cache.save()
+        if not found_any:
+            click.echo("hylint: warning: no Python files found under the given paths", err=True)
+        if added is not None:
+            click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
+            return EXIT_OK
+
+    diagnostics, fixed_by_code, sources, cell_sources, changed = _collect(outcomes)
+
+    stdin_fix = "-" in paths and mode == FIX
+    if mode == DIFF:
+        for outcome in outcomes:
+            if outcome.diff:
+                sys.stdout.write(outcome.diff)
+        count = sum(1 for o in outcomes if o.diff)
+        click.echo(f"Would fix {count} file{'s' if count != 1 else ''}." if count else "No fixes available.", err=True)
+        if any(outcome.failed for outcome in outcomes):
+            return EXIT_ERROR
+        return EXIT_DIAGNOSTICS if changed else EXIT_OK
+    if stdin_fix:
+        _write_fixed_stdin(outcomes[0], stdin_raw)
+
+    color = fmt == "full" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    report = Report(diagnostics, sources, color, dict(fixed_by_code), options.show_fixes, unsafe, mode == FIX,
+                    len(outcomes))
+    report.hyperlinks = fmt in HYPERLINK_FORMATS and sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
+    report.cell_sources = cell_sources
+    out = sys.stderr if stdin_fix else sys.stdout
+    if options.statistics:
+        counts = Counter(d.code for d in diagnostics)
+        names = {d.code: d.name for d in diagnostics}
+        for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+            out.write(f"{count:>5}\t{code}\t{names[code]}\n")
+    else:
+        render(fmt, report, out)
+        if fmt in HUMAN_FORMATS and not diagnostics and not fixed_by_code and not any(o.failed for o in outcomes):
+            out.write("All checks passed!\n")  # as ruff: silence would not tell a clean run from none
+    out.flush()
+    if any(outcome.failed for outcome in outcomes):
+        return EXIT_ERROR  # a file could not be checked or written (its message is on stderr)
+    if options.exit_zero:
+        return EXIT_OK
+    if options.exit_non_zero_on_fix and fixed_by_code:
+        return EXIT_DIAGNOSTICS
+    return EXIT_DIAGNOSTICS if diagnostics else EXIT_OK
+
+
+def show_settings(options: CheckOptions, filename: str) -> int:
+    """``--show-settings FILE``: the configuration that applies to ``filename`` and the rules it is checked with."""
+    from hylint.batch.cache import cache_folder
+
+    config, _ = configs_for(options, (filename,))[0]
+    selection = _resolved(select(options, config))
+    ignored = selection.ignored_for(filename)
+    rules = [rule.CODE for rule in selection.rules() if rule.CODE not in ignored]
+    lines = [
+        f"file = {filename}",
+        f"config = {config.path if config.path is not None else '(none: the defaults)'}",
+        f"root = {config.root}",
+        f"select = {list(selection.select)}",
+        f"extend-select = {list(selection.extend_select)}",
+        f"ignore = {list(selection.ignore)}",
+        f"per-file-ignores = {dict((pattern, list(codes)) for pattern, codes in selection.per_file_ignore_codes)}",
+        f"ignored-here = {sorted(ignored)}",
+        f"exclude = {list(config.exclude)}",
+        f"extend-exclude = {list(config.extend_exclude)}",
+        f"fix = {options.fix if options.fix is not None else config.fix}",
+        f"unsafe-fixes = {options.unsafe_fixes if options.unsafe_fixes is not None else config.unsafe_fixes}",
+        f"output-format = {options.output_format or config.output_format or 'full'}",
+        f"cache = {'off' if options.no_cache or not config.cache else cache_folder(config.root, options.cache_dir)}",
+        f"rules = {rules}",
+    ]
+    click.echo("\n".join(lines))
+    return EXIT_OK
+
+
+def run_clean(config_path: Optional[str] = None, cache_dir: Optional[str] = None) -> int:
+    """``hylint clean``: remove the result cache of the project (of its configuration, or the current folder)."""
+    from hylint.batch.cache import CleanError, cache_folder, clean
+
+    folder = cache_folder(load(CheckOptions(config_path=config_path)).root, cache_dir)
+    try:
+        removed = clean(folder)
+    except CleanError as error:
+        raise UsageError(str(error)) from None
+    click.echo(f"Removed {folder}" if removed else f"No cache at {folder}", err=True)
+    return EXIT_OK
+
+
+def jobs_or_default(jobs: int) -> int:
+    from hylint.batch.parallel import default_jobs
+
+    return jobs or default_jobs()
+
+
+def _guarded_linter_for(selection: RuleSelection):
+    """``selection.linter_for`` (None: the run's linter), a bad selector a UsageError."""
+    def linter_for(filename: Optional[str]):
+        try:
+            return selection.linter() if filename is None else selection.linter_for(filename)
+        except SelectionError as error:
+            raise UsageError(str(error)) from None
+    return linter_for
+
+
+def _check_stdin(raw: bytes, filename: str, selection: RuleSelection, mode: str, unsafe: bool) -> FileOutcome:
+    from hylint.batch.runner import process_stdin
+
+    outcome = process_stdin(raw, filename, _guarded_linter_for(selection)(filename), mode, unsafe)
+    if outcome.diagnostics:  # an unreadable stdin (HY001) is reported without a linter: ignore it here
+        ignored = selection.ignored_for(filename)
+        outcome.diagnostics = [d for d in outcome.diagnostics if d.code not in ignored]
+    return outcome
+
+
+def _add_noqa(files, selection: RuleSelection) -> int:
+    """Add the noqa directives to ``files``; how many were added."""
+    from hylint.batch.add_noqa import add_noqa_path
+
+    linter_for = _guarded_linter_for(selection)
+    added = 0
+    for path in files:
+        result = add_noqa_path(path, linter_for(str(path)))
+        added += result.added
+        for message in result.messages:
+            click.echo(message, err=True)
+    return added
+
+
+def _discover(options: CheckOptions, config: Config, paths: Tuple[str, ...], mode: str, unsafe: bool):
+    """The files of ``paths`` under ``config`` (its excludes), the rule selection and the result cache."""
+    from hylint.batch.discovery import DEFAULT_EXCLUDE, PathError, discover
+
+    selection = select(options, config)
+    cache = None
+    if not options.no_cache and config.cache:
+        from hylint.batch.cache import ResultCache, cache_key
+
+        cache = ResultCache.open(config.root, cache_key(
+            mode=mode, unsafe=unsafe, select=selection.select, extend_select=selection.extend_select,
+            ignore=selection.ignore, per_file_ignores=selection.per_file_ignore_codes), options.cache_dir)
+    if cache is None or cache.fresh:
+        _resolved(selection)  # an unknown rule code is an error before any file is read
+    excludes = tuple(config.exclude or DEFAULT_EXCLUDE) + config.extend_exclude
+    try:
+        files = discover(paths, excludes, config.root, force_exclude=bool(options.force_exclude or config.force_exclude))
+    except PathError as error:
+        raise UsageError(str(error)) from None
+    return files, selection, cache
+
+
+def _collect(outcomes: List[FileOutcome]):
+    """The diagnostics of all outcomes in report order (notebook rows mapped to cells), fixes per code,
+    the sources and notebook cells the report quotes, and whether any file changed; each outcome's
+    messages go to stderr."""
+    diagnostics = []
+    fixed_by_code: Counter = Counter()
+    sources = {}
+    cell_sources = {}  # (notebook, cell) -> the cell's text
+    changed = False
+    for outcome in outcomes:
+        for message in outcome.messages:
+            click.echo(message, err=True)
+        kept = outcome.diagnostics
+        if outcome.text is not None and outcome.filename.endswith(".ipynb"):
+            from hylint.batch.notebook import cell_texts, map_diagnostics
+
+            kept = map_diagnostics(outcome.text, kept)  # rows of the notebook's cells
+            cell_sources.update(((outcome.filename, n), t) for n, t in cell_texts(outcome.text).items())
+        diagnostics.extend(kept)
+        fixed_by_code.update(outcome.fixed_by_code)
+        if outcome.text is not None:
+            sources[outcome.filename] = outcome.text
+        if outcome.fixed_text is not None:
+            changed = True
+    diagnostics.sort(key=lambda d: d.sort_key())
+    return diagnostics, fixed_by_code, sources, cell_sources, changed
+
+
+def _write_fixed_stdin(outcome: FileOutcome, stdin_raw: bytes) -> None:
+    """``--fix`` on stdin writes the fixed source to stdout (the report goes to stderr)."""
+    if outcome.filename.endswith(".ipynb"):  # the whole notebook, its cells fixed
+        from hylint.batch.files import decode, encode
+
+        fixed = stdin_raw if outcome.fixed_text is None else encode(decode(stdin_raw, outcome.filename),
+                                                                    outcome.fixed_text)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(fixed)
+    else:
+        sys.stdout.write(outcome.fixed_text if outcome.fixed_text is not None else
+                         (outcome.text if outcome.text is not None else ""))

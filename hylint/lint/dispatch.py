@@ -1,0 +1,218 @@
+"""Calling the rules: the context a rule sees, the dispatcher that calls each rule's hooks on the nodes it
+asks for, and the per-file run that visits, for each rule, only where it can report (hybrid contexts,
+the methods a structure rule names, or the whole module)."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from hylint.analysis.interpreter import HybridContext
+from hylint.analysis.module import ClassInfo, ModuleInfo
+from hylint.analysis.values import UNKNOWN, Value
+from hylint.lint.hooks import hooks_of
+from hylint.rule import LintRule, PendingFix
+from hylint.syntax.nodes import blocks_of
+from hylint.syntax.walk import skipped_types, walk
+
+
+@dataclass
+class _Report:
+    rule: LintRule
+    node: cst.CSTNode
+    message: str
+    fix: Optional[PendingFix]
+    statement: int  # index of the top-level statement holding node
+    hybrid: Optional[HybridContext] = None  # the hybrid context the rule was called in
+    function: Optional[cst.FunctionDef] = None  # the outermost function the rule was called in
+
+
+class RuleContext:
+    """What a rule sees when the engine calls it."""
+
+    def __init__(self, linter: "_FileLinter") -> None:
+        self._linter = linter
+        self.module: cst.Module = linter.module
+        self.module_info: ModuleInfo = linter.module_info
+        self.hybrid: Optional[HybridContext] = None
+        self.cls: Optional[ClassInfo] = None
+        self.eager_only = False  # inside an `if F is nd:` guard of the current hybrid context
+        self.function: Optional[cst.FunctionDef] = None
+        self.outer_function: Optional[cst.FunctionDef] = None  # where positions are computed (Positions)
+        self._rule: Optional[LintRule] = None
+
+    @property
+    def f_name(self) -> str:
+        return self.hybrid.f_name if self.hybrid is not None else "F"
+
+    def value(self, node: cst.CSTNode) -> Value:
+        return self.hybrid.value(node) if self.hybrid is not None else UNKNOWN
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def report(self, node: cst.CSTNode, message: Optional[str] = None, fix: Optional[PendingFix] = None) -> None:
+        rule = self._rule
+        assert rule is not None
+        if self.hybrid is not None and not self.hybrid.takes_f:
+            fix = None  # a helper without F: a rewrite to `F.<op>` would name nothing there
+            # messages name the F a fix would use; here that is the F the helper should be given
+            message = (message or rule.MESSAGE).replace(self.hybrid.f_name, "F")
+        self._linter.reports.append(_Report(rule, node, message or rule.MESSAGE, fix, self._linter.statement_index,
+                                            self.hybrid, self.outer_function))
+
+
+class _Dispatcher(cst.CSTVisitor):
+    def __init__(self, linter: "_FileLinter", rules: Sequence[LintRule]) -> None:
+        super().__init__()
+        self.linter = linter
+        self.ctx = RuleContext(linter)
+        self.visit_handlers: Dict[str, List[Tuple[LintRule, Callable]]] = defaultdict(list)
+        self.leave_handlers: Dict[str, List[Tuple[LintRule, Callable]]] = defaultdict(list)
+        for rule in rules:
+            hooks = hooks_of(type(rule))
+            for node_type, method in hooks.visit:
+                self.visit_handlers[node_type].append((rule, getattr(rule, method)))
+            for node_type, method in hooks.leave:
+                self.leave_handlers[node_type].append((rule, getattr(rule, method)))
+        self.hybrid_stack: List[Optional[HybridContext]] = []
+        self.function_stack: List[Optional[cst.FunctionDef]] = []
+        self.class_stack: List[Optional[ClassInfo]] = []
+        self.eager_depth = 0
+
+    def _call(self, handlers: List[Tuple[LintRule, Callable]], node: cst.CSTNode) -> None:
+        ctx = self.ctx
+        in_hybrid = ctx.hybrid is not None and self.eager_depth == 0
+        for rule, handler in handlers:
+            if rule.HYBRID_ONLY and not in_hybrid:
+                continue
+            ctx._rule = rule
+            handler(node, ctx)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # `type(node) is`: libcst's node classes are ABCs, whose isinstance() runs Python code
+        ctx = self.ctx
+        node_type = type(node)
+        if node_type is cst.ClassDef:
+            self.class_stack.append(self.linter.module_info.classes.get(node.name.value))
+            ctx.cls = self.class_stack[-1]
+        elif node_type is cst.FunctionDef:
+            hybrid = self.linter.module_info.contexts.get(node)
+            if hybrid is not None and hybrid.opted_out:
+                hybrid = None
+            if hybrid is None and ctx.hybrid is not None:
+                hybrid = None  # a nested def inside a hybrid context is not traced with F
+            self.hybrid_stack.append(hybrid)
+            self.function_stack.append(node)
+            ctx.hybrid = hybrid
+            ctx.function = node
+            ctx.outer_function = self.function_stack[0]
+        if ctx.hybrid is not None and ctx.hybrid.eager_only and node in ctx.hybrid.eager_only:
+            self.eager_depth += 1
+        ctx.eager_only = self.eager_depth > 0
+        handlers = self.visit_handlers.get(node_type.__name__)
+        if handlers:
+            self._call(handlers, node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        ctx = self.ctx
+        handlers = self.leave_handlers.get(type(original_node).__name__)
+        if handlers:
+            self._call(handlers, original_node)
+        if ctx.hybrid is not None and ctx.hybrid.eager_only and original_node in ctx.hybrid.eager_only:
+            self.eager_depth -= 1
+        ctx.eager_only = self.eager_depth > 0
+        node_type = type(original_node)
+        if node_type is cst.FunctionDef:
+            self.hybrid_stack.pop()
+            self.function_stack.pop()
+            ctx.hybrid = self.hybrid_stack[-1] if self.hybrid_stack else None
+            ctx.function = self.function_stack[-1] if self.function_stack else None
+            ctx.outer_function = self.function_stack[0] if self.function_stack else None
+        elif node_type is cst.ClassDef:
+            self.class_stack.pop()
+            ctx.cls = self.class_stack[-1] if self.class_stack else None
+
+
+class _FileLinter:
+    def __init__(self, module: cst.Module, module_info: ModuleInfo) -> None:
+        self.module = module
+        self.module_info = module_info
+        self.reports: List[_Report] = []
+        self.statement_index = 0
+
+    def run(self, rules: Sequence[LintRule]) -> None:
+        """Visit, for each rule, only where it can report: hybrid rules in the hybrid contexts, structure
+        rules that name their ``METHODS`` in those methods of the module's classes, any other rule
+        everywhere (then every rule is called in one pass over the whole module)."""
+        active = [rule for rule in rules if hooks_of(type(rule)).visits_nodes]
+        hybrid = [rule for rule in active if rule.HYBRID_ONLY]
+        structure = [rule for rule in active if not rule.HYBRID_ONLY]
+        wanted: Dict[cst.FunctionDef, Optional[ClassInfo]] = {}
+        if all(rule.METHODS is not None for rule in structure):
+            names = {name for rule in structure for name in rule.METHODS}
+            for cls in self.module_info.classes.values():
+                for name in names:
+                    method = cls.methods.get(name)
+                    if method is not None:
+                        wanted[method] = cls
+        methods = _functions_in(self.module, wanted) if wanted else []
+        if structure and (not wanted or len(methods) != len(wanted)):
+            # a rule looks everywhere (or a method was not found where the analysis found it): one pass
+            dispatcher = _Dispatcher(self, active)
+            skip = skipped_types(frozenset(dispatcher.visit_handlers) | frozenset(dispatcher.leave_handlers))
+            for index, stmt in enumerate(self.module.body):
+                self.statement_index = index
+                walk(stmt, dispatcher, skip)
+            return
+        if hybrid:
+            # only hybrid contexts can report anything: visit just their functions, with the class the
+            # full traversal would have on its stack
+            contexts = {fn: None for fn, context in self.module_info.contexts.items() if not context.opted_out}
+            self._visit(hybrid, [(index, fn, self._class_of(fn)) for index, fn in _functions_in(self.module, contexts)])
+        if structure:
+            self._visit(structure, [(index, fn, wanted[fn]) for index, fn in methods])
+
+    def _class_of(self, fn: cst.FunctionDef) -> Optional[ClassInfo]:
+        info = self.module_info.class_of.get(fn)
+        return self.module_info.classes.get(info.name) if info is not None else None
+
+    def _visit(self, rules: Sequence[LintRule], functions: Sequence[Tuple[int, cst.FunctionDef, Optional[ClassInfo]]]) -> None:
+        """Walk each function with ``rules``, with the class the whole module's traversal would have on its
+        stack there (``ModuleInfo.classes`` by the name of the class defining it)."""
+        dispatcher = _Dispatcher(self, rules)
+        skip = skipped_types(frozenset(dispatcher.visit_handlers) | frozenset(dispatcher.leave_handlers))
+        for index, fn, cls in functions:
+            self.statement_index = index
+            dispatcher.class_stack = [cls]
+            dispatcher.ctx.cls = cls
+            walk(fn, dispatcher, skip)
+        dispatcher.ctx.cls = None
+
+
+def _functions_in(module: cst.Module, wanted: Dict[cst.FunctionDef, object]) -> List[Tuple[int, cst.FunctionDef]]:
+    """(top-level statement index, function) of each wanted function, in source order, where the analysis
+    finds functions (module-level blocks, class bodies, function bodies; a wanted function's own body is
+    not searched)."""
+    found: List[Tuple[int, cst.FunctionDef]] = []
+
+    def scan(body: Sequence[cst.CSTNode], index: int) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.FunctionDef):
+                if stmt in wanted:
+                    found.append((index, stmt))
+                elif isinstance(stmt.body, cst.IndentedBlock):
+                    scan(stmt.body.body, index)  # a class defined inside a function
+            elif isinstance(stmt, cst.ClassDef):
+                scan(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else (), index)
+            elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
+                for block in blocks_of(stmt):
+                    scan(block, index)
+
+    if wanted:
+        for index, stmt in enumerate(module.body):
+            scan((stmt,), index)
+    return found

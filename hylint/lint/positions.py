@@ -1,0 +1,171 @@
+"""Positions of reported nodes: the expensive part of libcst metadata, computed only for the units (a
+top-level statement, or one method of a top-level class) that hold a reported node, on a module holding
+just that unit, and moved to the unit's row in the file."""
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class Positions:
+    """Lazily resolved (line, column) spans, one top-level statement, or one method of a top-level
+    class, at a time.
+
+    libcst computes positions by generating code, so a span is computed on a module holding just the
+    unit (a class keeps its header around the one method) and moved to the unit's row in the file,
+    which CPython's ``ast`` gives (the row of its keyword, as libcst's own position). Without that row
+    (a source CPython does not parse, statements it groups differently) the unit is the top-level
+    statement, moved down by the lines of the code generated for the statements before it.
+    """
+
+    def __init__(self, module: cst.Module, source: Optional[str] = None) -> None:
+        self.module = module
+        self.source = source
+        self._line_offsets: Optional[List[int]] = None
+        self._resolved: Dict[int, Dict[cst.CSTNode, object]] = {}
+        self._first_rows: Optional[Dict[cst.CSTNode, int]] = None
+        self._units: Dict[cst.CSTNode, Tuple[Dict[cst.CSTNode, object], int]] = {}
+
+    def _rows(self) -> Dict[cst.CSTNode, int]:
+        """First row of each top-level statement and of each statement of a top-level class's body,
+        from CPython's ``ast``; {} when it cannot tell."""
+        if self._first_rows is None:
+            self._first_rows = _first_rows(self.module, self.source) if self.source is not None else {}
+        return self._first_rows
+
+    def _unit(self, unit: cst.CSTNode, cls: Optional[cst.ClassDef]) -> Tuple[Dict[cst.CSTNode, object], int]:
+        """Positions in a module holding only ``unit`` (inside ``cls``'s header), and the rows to add."""
+        found = self._units.get(unit)
+        if found is None:
+            body = [unit] if cls is None else [cls.with_changes(body=cls.body.with_changes(body=[unit]))]
+            computed = _positions(self.module.with_changes(body=body, header=[], footer=[]))
+            found = self._units[unit] = (computed, self._rows()[unit] - computed[unit].start.line)
+        return found
+
+    def _in_unit(self, node: cst.CSTNode, statement: int,
+                 function: Optional[cst.FunctionDef]) -> Optional[Tuple[object, int]]:
+        rows = self._rows()
+        stmt = self.module.body[statement] if statement < len(self.module.body) else None
+        if stmt is None or stmt not in rows:
+            return None
+        if function is not None and function is not stmt and isinstance(stmt, cst.ClassDef) and function in rows:
+            positions, shift = self._unit(function, stmt)  # a method of the top-level class
+        else:
+            positions, shift = self._unit(stmt, None)
+        code_range = positions.get(node)
+        return (code_range, shift) if code_range is not None else None
+
+    def _offset(self, index: int) -> int:
+        """Lines before top-level statement ``index`` (generating the code of the statements before it
+        only, once)."""
+        if self._line_offsets is None:
+            self._line_offsets = [len(self.module.header)]
+        offsets = self._line_offsets
+        while len(offsets) <= index:
+            stmt = self.module.body[len(offsets) - 1]
+            offsets.append(offsets[-1] + _count_newlines(self.module.code_for_node(stmt)))
+        return offsets[index]
+
+    def _statement(self, index: int) -> Dict[cst.CSTNode, object]:
+        if index not in self._resolved:
+            stmt = self.module.body[index]
+            mini = self.module.with_changes(body=[stmt], header=[], footer=[])
+            self._resolved[index] = _positions(mini)
+        return self._resolved[index]
+
+    def span(self, node: cst.CSTNode, statement: int,
+             function: Optional[cst.FunctionDef] = None) -> Tuple[Tuple[int, int], Tuple[int, int]]:
+        """((row, col), (row, col)), rows 1-based, columns 0-based; ``function``: the outermost function
+        the node was reported in, if any (its unit is computed alone when it is a method)."""
+        located = self._in_unit(node, statement, function)
+        if located is not None:
+            code_range, shift = located
+            return ((code_range.start.line + shift, code_range.start.column),
+                    (code_range.end.line + shift, code_range.end.column))
+        positions = self._statement(statement)
+        code_range = positions.get(node)
+        if code_range is None:
+            for index in range(len(self.module.body)):
+                code_range = self._statement(index).get(node)
+                if code_range is not None:
+                    statement = index
+                    break
+        if code_range is None:
+            raise KeyError("node is not part of this module")
+        shift = self._offset(statement)
+        return ((code_range.start.line + shift, code_range.start.column),
+                (code_range.end.line + shift, code_range.end.column))
+
+
+def _positions(mini: cst.Module) -> Dict[cst.CSTNode, object]:
+    try:
+        # what MetadataWrapper.resolve(PositionProvider) runs, without its batched visit of the whole
+        # tree (PositionProvider needs none: it is one code generation)
+        provider = PositionProvider()
+        provider._gen_impl(mini)
+        return provider._computed
+    except AttributeError:  # pragma: no cover - a libcst without these internals
+        return MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
+
+
+def _first_rows(module: cst.Module, source: str) -> Dict[cst.CSTNode, int]:
+    """libcst statement -> the row its syntactic position starts on (its keyword, after any decorators), for the
+    top-level statements and the statements of top-level classes' indented bodies, read from CPython's
+    ``ast`` of the same source. A libcst line of simple statements (``a = 1; b = 2``) is one statement
+    there, several in ``ast``: a statement starting on a row the one before it ends on belongs to it.
+    {} when CPython does not parse the source or the two do not pair up one for one."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return {}
+    rows: Dict[cst.CSTNode, int] = {}
+
+    def pair(statements: Sequence[cst.CSTNode], nodes: Sequence[ast.stmt], nested: bool) -> bool:
+        groups = _groups(nodes)
+        if len(groups) != len(statements):
+            return False
+        for stmt, node in zip(statements, groups):
+            rows[stmt] = node.lineno  # where libcst's position of the statement starts too: its keyword
+            if not nested and isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+                if not isinstance(node, ast.ClassDef) or not pair(stmt.body.body, node.body, True):
+                    return False
+        return True
+
+    return rows if pair(module.body, tree.body, False) else {}
+
+
+def _groups(nodes: Sequence[ast.stmt]) -> List[ast.stmt]:
+    """The first ``ast`` statement of each libcst statement (see ``_first_rows``)."""
+    groups: List[ast.stmt] = []
+    last_end = 0
+    for node in nodes:
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+        if first > last_end:  # rows start at 1: the first statement always starts a group
+            groups.append(node)
+        last_end = max(last_end, node.end_lineno or node.lineno)
+    return groups
+
+
+def _count_newlines(text: str) -> int:
+    return len(NEWLINE.findall(text))
+
+
+class SourceText:
+    """Line starts of a decoded source, to turn (row, col) into offsets."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.line_starts = [0] + [m.end() for m in NEWLINE.finditer(source)]
+        self.lines = NEWLINE.split(source)
+
+    def offset(self, row: int, col: int) -> int:
+        return self.line_starts[row - 1] + col
