@@ -7,7 +7,7 @@ import linecache
 import re
 import sys
 from pathlib import Path
-from typing import Any, Iterator, Optional, Sequence, Tuple
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -36,14 +36,28 @@ ELEMENTWISE_OPS = {
 _SHAPE_MISMATCH = re.compile(r"expected \[[\d, ]*\], got \[")
 
 
-def fixed_filename(path: Path, rounds: int, unsafe: bool = False) -> str:
+def fixed_filename(path: Path, evidence: Sequence[str] = (), unsafe: bool = False) -> str:
+    """The name a fixed source runs under (in tracebacks and locations); ``evidence``: the codes of the
+    evidence fixes applied so far, one per fix."""
     kind = "fixed, unsafe" if unsafe else "fixed"
-    return f"{path} ({kind})" if not rounds else f"{path} ({kind}, +{rounds} HY102)"
+    codes = ", ".join(sorted(set(evidence)))
+    return f"{path} ({kind})" if not evidence else f"{path} ({kind}, +{len(evidence)} {codes})"
+
+
+def evidence_rules() -> List[Any]:
+    """The opt-in rules with a fix. Off by default, their diagnostics are mostly false on real code (HY102
+    flags every tensor operator whose operand shapes are not proven equal), so `hylint check --fix` does not
+    apply them; but when the hybridized run fails with a shape mismatch at an operator one of them flags
+    and its fix rewrites that operator into the broadcasting one, running has proven that diagnostic true."""
+    from hylint.selection import all_rules
+
+    return [rule for code, rule in sorted(all_rules().items()) if not rule.DEFAULT_ENABLED and rule.FIX_TITLE]
 
 
 def _evidence_fix(outcome: Outcome, text: str, filename: str) -> Optional[Any]:
-    """The HY102 diagnostic (with a fix) whose operator the hybridized run failed at, or None: a shape
-    mismatch at an elementwise graph node created on a line where HY102 flags that operator."""
+    """The diagnostic of an evidence rule (:func:`evidence_rules`) whose fix replaces the operator the
+    hybridized run failed at, or None: a shape mismatch at an elementwise graph node created on a line where
+    such a rule flags that operator."""
     if outcome.status != ERROR or outcome.phase != "graph" or outcome.location is None:
         return None
     if outcome.location.filename != filename or not _SHAPE_MISMATCH.search(outcome.message):
@@ -58,9 +72,9 @@ def _evidence_fix(outcome: Outcome, text: str, filename: str) -> Optional[Any]:
     if op is None:
         return None
     from hylint.lint.engine import Linter
-    from hylint.selection import select_rules
 
-    diagnostics = Linter(select_rules(select=["HY102"])).lint_source(text, filename).diagnostics
+    diagnostics = [d for rule in evidence_rules()  # each rule alone: what it reports does not depend on others
+                   for d in Linter([rule]).lint_source(text, filename).diagnostics]
     here = [d for d in diagnostics if d.start[0] == outcome.location.line and d.fix is not None
             and any(op + "(" in edit.content for edit in d.fix.edits)]
     # the innermost operator is created (and fails) first
@@ -69,7 +83,7 @@ def _evidence_fix(outcome: Outcome, text: str, filename: str) -> Optional[Any]:
 
 
 def fix_and_prove(mx: Any, report: TargetReport, linter: Any, source: str, path: Path,
-                   reference: Sequence[np.ndarray], unsafe: bool) -> None:
+                  reference: Sequence[np.ndarray], unsafe: bool) -> None:
     """hylint's safe fixes (exactly `hylint check --fix`'s), run; when they are not enough, the unsafe fixes
     on lines this run executes, each proven by running: the fixed block's eager and hybridized outputs must
     equal the original's eager output."""
@@ -94,7 +108,7 @@ def fix_and_prove(mx: Any, report: TargetReport, linter: Any, source: str, path:
             text = result.source
     current = report.hybridized
     if text != source:
-        current = _run_fixed(mx, text, fixed_filename(path, 0), path, report.target, reference)
+        current = _run_fixed(mx, text, fixed_filename(path), path, report.target, reference)
     text, current, _ = _evidence_rounds(mx, report, text, source, current, path, reference)
     if text != source:
         report.fixed = current
@@ -112,26 +126,29 @@ def fix_and_prove(mx: Any, report: TargetReport, linter: Any, source: str, path:
 
 def _evidence_rounds(mx: Any, report: TargetReport, text: str, source: str, current: Outcome, path: Path,
                      reference: Sequence[np.ndarray], unsafe_step: bool = False) -> Tuple[str, Outcome, int]:
-    """The opt-in HY102 fixes at the operators the hybridized run fails at, one per round."""
+    """The evidence rules' fixes at the operators the hybridized run fails at, one per round."""
     from hylint.lint.engine import apply_fixes
 
-    rounds = 0
+    rounds, codes = 0, []
     while rounds < MAX_EVIDENCE_ROUNDS:
-        fixed_name = fixed_filename(path, rounds, unsafe_step) if text != source else str(path)
+        fixed_name = fixed_filename(path, codes, unsafe_step) if text != source else str(path)
         diagnostic = _evidence_fix(current, text, fixed_name)
         if diagnostic is None:
             break
         text, applied = apply_fixes(text, [diagnostic])
         rounds += 1
+        codes.append(diagnostic.code)
         report.fixes.append(AppliedFix(diagnostic.code, diagnostic.name, diagnostic.start[0], diagnostic.message,
                                        diagnostic.fix.applicability.value, evidence=True,
                                        code_line=linecache.getline(fixed_name, diagnostic.start[0]).strip()))
-        current = _run_fixed(mx, text, fixed_filename(path, rounds, unsafe_step), path, report.target, reference)
+        current = _run_fixed(mx, text, fixed_filename(path, codes, unsafe_step), path, report.target, reference)
     if rounds:
-        report.notes.append(f"{rounds} opt-in HY102 fix{'es' if rounds > 1 else ''} applied because the "
-                            f"hybridized run failed at {'their' if rounds > 1 else 'its'} operator; "
+        names = sorted(set(codes))
+        report.notes.append(f"{rounds} opt-in {', '.join(names)} fix{'es' if rounds > 1 else ''} applied because "
+                            f"the hybridized run failed at {'their' if rounds > 1 else 'its'} operator; "
                             f"`hylint check --fix` does not make {'them' if rounds > 1 else 'it'} "
-                            f"unless HY102 is selected (`--extend-select HY102`)")
+                            f"unless {', '.join(names)} {'is' if len(names) == 1 else 'are'} selected "
+                            f"(`--extend-select {','.join(names)}`)")
     return text, current, rounds
 
 
@@ -141,7 +158,7 @@ def _try_unsafe(mx: Any, report: TargetReport, linter: Any, text: str, source: s
     proven when the fixed block computes the original's eager output, eagerly and hybridized."""
     from hylint.lint.engine import FixLoopError, apply_fixes
 
-    filename = fixed_filename(path, 0) if text != source else str(path)
+    filename = fixed_filename(path) if text != source else str(path)
     candidates = [d for d in linter.lint_source(text, filename).diagnostics
                   if d.fix is not None and d.fix.applicability.value == "unsafe"]
     if not candidates:
@@ -159,7 +176,7 @@ def _try_unsafe(mx: Any, report: TargetReport, linter: Any, text: str, source: s
         fixed_text = linter.fix_source(fixed_text, filename, unsafe=False).source
     except FixLoopError:
         pass
-    unsafe_name = fixed_filename(path, 0, True)
+    unsafe_name = fixed_filename(path, unsafe=True)
     outcome = _run_fixed(mx, fixed_text, unsafe_name, path, report.target, reference)
     proven_text, outcome, _ = _evidence_rounds(mx, report, fixed_text, source, outcome, path, reference, True)
     fixes = [AppliedFix(d.code, d.name, d.start[0], d.message, "unsafe",

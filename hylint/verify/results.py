@@ -23,7 +23,7 @@ class AppliedFix:
     line: int
     message: str
     applicability: str
-    evidence: bool = False  # an opt-in HY102 fix, applied because the hybridized run failed at its operator
+    evidence: bool = False  # an opt-in rule's fix (HY102's), applied because the hybridized run failed at its operator
     code_line: str = ""
     proven: bool = False  # an unsafe fix on a line the block executes, proven by running on the given inputs
     why_unsafe: str = ""

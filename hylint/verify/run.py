@@ -13,7 +13,8 @@ from hylint.verify.phases import Phases
 from hylint.verify.prove import fix_and_prove, fixed_filename
 from hylint.verify.results import EAGER_ERROR, FAILS, OK_AS_IS, TargetReport
 from hylint.verify.sandbox import load_source, module_import_scope, quiet, user_import_scope
-from hylint.verify.targets import check_signature, file_to_fix, module_factory, read_target_source, resolve_factory, Target
+from hylint.verify.targets import (Target, check_signature, file_to_fix, module_factory, read_target_source,
+                                  resolve_factory)
 
 
 def verify_target(target: Target, linter: Any, unsafe: bool = False, source: Optional[str] = None) -> TargetReport:
@@ -85,7 +86,7 @@ def _cell_positions(report: TargetReport, source: str, fixed_source: Optional[st
     from hylint.batch.notebook import cell_of_row, map_diagnostics
 
     path = Path(report.target.path)
-    texts = {str(path): source, fixed_filename(path, 0): fixed_source or source}
+    texts = {str(path): source, fixed_filename(path): fixed_source or source}
     for outcome in (report.eager, report.hybridized, report.fixed):
         location = outcome.location if outcome is not None else None
         if location is not None and location.filename in texts:
@@ -96,6 +97,6 @@ def _cell_positions(report: TargetReport, source: str, fixed_source: Optional[st
         found = None if fix.evidence else cell_of_row(source, fix.line)
         if found is not None:
             fix.cell, fix.line = found
-    report.remaining = map_diagnostics(texts[fixed_filename(path, 0)], report.remaining)
+    report.remaining = map_diagnostics(texts[fixed_filename(path)], report.remaining)
     return report
 
