@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import warnings
 import zlib
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -13,7 +14,7 @@ from hylint.verify.backends import check_runtime_gap
 from hylint.verify.compare import difference, flatten_outputs, judge
 from hylint.verify.inputs import call_arguments, make_inputs
 from hylint.verify.locate import failure, node_origins
-from hylint.verify.outcomes import BlockResult, DIFFERENT, ERROR, OK, Outcome, TRAIN_PHASE, VerifyError
+from hylint.verify.outcomes import BlockResult, DIFFERENT, ERROR, OK, Outcome, TRAIN_PHASE, VerifyError, first_line
 from hylint.verify.phases import Phases
 
 
@@ -50,23 +51,71 @@ def set_parameters(mx: Any, block: Any, seed: int = 0) -> None:
         param.set_data(mx.nd.array(values, dtype=param.dtype))
 
 
-def call_block(mx: Any, block: Any, specs: Sequence[Any], seed: int, phase: str = "eager",
-          origins: Optional[Dict[str, Tuple[str, int]]] = None, random_seed: Optional[int] = None) -> Outcome:
+@dataclass
+class Call:
+    """One call of a block: its outcome, the value it returned (None when it raised first), the exception it
+    raised, and for a recorded call the gradients of its inputs (an outcome whose outputs are the gradients)."""
+    outcome: Outcome
+    value: Any = None
+    error: Optional[BaseException] = None
+    gradients: Optional[Outcome] = None
+
+
+def call(mx: Any, block: Any, specs: Sequence[Any], seed: int, phase: str = "eager",
+         origins: Optional[Dict[str, Tuple[str, int]]] = None, random_seed: Optional[int] = None,
+         seed_random: bool = True, record: bool = False) -> Call:
+    """Call ``block`` once on fresh inputs made from ``specs``. ``seed_random``: seed the backend's random
+    operators first (``random_seed``, default ``seed``); ``record``: call under ``autograd.record()`` and
+    run backward from the floating-point outputs, giving the inputs' gradients."""
     inputs = make_inputs(mx, specs, seed)
     random = getattr(mx, "random", None)
-    if random is not None and hasattr(random, "seed"):
+    if seed_random and random is not None and hasattr(random, "seed"):
         # random operators draw the same numbers on every call where the backend can
         random.seed(seed if random_seed is None else random_seed)
+    value = None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            outputs = flatten_outputs(block(*call_arguments(block, inputs)))
+            arguments = call_arguments(block, inputs)
+            if record:
+                for array in arguments:
+                    array.attach_grad()
+                with mx.autograd.record():
+                    value = block(*arguments)
+            else:
+                value = block(*arguments)
+            outputs = flatten_outputs(value)
     except VerifyError:
         raise
     except Exception as error:
         check_runtime_gap(mx, error)
-        return failure(error, phase, origins)
-    return Outcome(OK, outputs=outputs, phase=phase)
+        return Call(failure(error, phase, origins), value, error)
+    result = Call(Outcome(OK, outputs=outputs, phase=phase), value)
+    if record:
+        result.gradients = input_gradients(mx, value, arguments)
+    return result
+
+
+def input_gradients(mx: Any, value: Any, inputs: Sequence[Any]) -> Outcome:
+    """Backward from the floating-point outputs in ``value`` (recorded): the gradients of ``inputs``."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            heads = [head for head in _leaves(value) if np.dtype(head.dtype).kind == "f"]
+            mx.autograd.backward(heads)
+            return Outcome(OK, outputs=[array.grad.asnumpy() for array in inputs])
+    except Exception as error:
+        return Outcome(ERROR, type(error).__name__, first_line(error))
+
+
+def _leaves(value: Any) -> List[Any]:
+    return [leaf for item in value for leaf in _leaves(item)] if isinstance(value, (list, tuple)) else [value]
+
+
+def call_block(mx: Any, block: Any, specs: Sequence[Any], seed: int, phase: str = "eager",
+               origins: Optional[Dict[str, Tuple[str, int]]] = None, random_seed: Optional[int] = None) -> Outcome:
+    """The outcome of one :func:`call` (random operators seeded)."""
+    return call(mx, block, specs, seed, phase, origins, random_seed).outcome
 
 
 def build_block(mx: Any, factory: Any, specs: Sequence[Any], seed: int = 0,
