@@ -12,7 +12,7 @@ from hylint.verify.outcomes import OK
 from hylint.verify.phases import Phases
 from hylint.verify.prove import fix_and_prove, fixed_filename
 from hylint.verify.results import EAGER_ERROR, FAILS, OK_AS_IS, TargetReport
-from hylint.verify.sandbox import load_source, module_import_scope, quiet, user_import_scope
+from hylint.verify.sandbox import in_backend_package, load_source, module_import_scope, quiet, user_import_scope
 from hylint.verify.targets import (Target, check_signature, file_to_fix, module_factory, read_target_source,
                                   resolve_factory)
 
@@ -67,9 +67,10 @@ def verify_target(target: Target, linter: Any, unsafe: bool = False, source: Opt
                                       report.notes)
         report.hybridized = summarize(report.calls)
         if target.module is not None:
-            path = file_to_fix(built_block, report.hybridized)
+            path = None if in_backend_package(target.module) else file_to_fix(built_block, report.hybridized)
             if path is None:
-                report.notes.append(f"{type(built_block).__name__} has no source file: nothing to fix")
+                report.notes.append(f"{target.module} is part of MXNet: nothing to fix" if in_backend_package(
+                    target.module) else f"{type(built_block).__name__} has no source file: nothing to fix")
                 report.verdict = OK_AS_IS if report.hybridized.status == OK else FAILS
                 return report
             target.path = path

@@ -101,8 +101,21 @@ def user_import_scope(folder: Path) -> Iterator[None]:
                 sys.modules.pop(name, None)
 
 
+# the backend's own package: a target in it (``mxnet.gluon.model_zoo.vision:resnet18_v1``) is imported from the
+# active backend as it is, never set aside or imported afresh: that would load a second MXNet whose Block is
+# not the backend's (or, on the reference runtime, look for an installed MXNet)
+BACKEND_PACKAGE = "mxnet"
+
+
+def in_backend_package(module: str) -> bool:
+    return module.split(".")[0] == BACKEND_PACKAGE
+
+
 def _package_names(module: str) -> List[str]:
+    """``module``'s top-level package and its loaded submodules; none for the backend's own package."""
     top = module.split(".")[0]
+    if top == BACKEND_PACKAGE:
+        return []
     return [name for name in sys.modules if name == top or name.startswith(top + ".")]
 
 
@@ -117,7 +130,12 @@ def forget_package(module: str) -> None:
 def module_import_scope(module: str, folder: Path) -> Iterator[None]:
     """For a ``package.module:name`` target: ``folder`` first on ``sys.path`` (as ``python -m`` puts the
     current folder); the target's package is imported afresh on the active backend (a copy imported
-    before, perhaps on real MXNet, is set aside and put back afterwards)."""
+    before, perhaps on real MXNet, is set aside and put back afterwards). A module of MXNet itself is the
+    backend's, as it is (its frames stay the library's)."""
+    if in_backend_package(module):
+        with user_import_scope(folder):
+            yield
+        return
     saved = {name: sys.modules.pop(name) for name in _package_names(module)}
     try:
         with user_import_scope(folder):
