@@ -5,8 +5,12 @@ import sys
 
 import pytest
 
-from test_verify import as_json, project  # noqa: F401 (project: a fixture)
+from test_verify import as_json, project, verify, write  # noqa: F401 (project: a fixture)
 from test_verify_targets import BACKENDS
+
+BROKEN_SHAPE_LINE = 6  # test_verify.BROKEN_SHAPE: `h = x.reshape((x.shape[0], -1))`, fixed by HY201
+BROKEN_SHAPE = ("from mxnet.gluon import nn\n\n\nclass N(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+                "        h = x.reshape((x.shape[0], -1))\n        return h * 2\n")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -26,3 +30,36 @@ def test_mxnet_model_zoo_target(project, backend):
     assert "mxnet.gluon.model_zoo.vision is part of MXNet: nothing to fix" in report["notes"]
     assert report["fixes"] == [] and report["file"] is None  # MXNet's code is never fixed
     assert sys.modules.get("mxnet") is before  # the backend's package is neither replaced nor dropped
+
+
+# ---------------------------------------------------------------------------------------------
+# a plain gluon.Block
+
+
+PLAIN = ("from mxnet.gluon import nn\n\n\nclass N(nn.Block):\n    def __init__(self, **kw):\n"
+         "        super().__init__(**kw)\n        with self.name_scope():\n            self.fc = nn.Dense(3)\n\n"
+         "    def forward(self, x):\n        return self.fc(x) * 2\n")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_plain_block_is_not_called_hybridizes(project, backend):
+    write(project, "m.py", PLAIN)
+    result, [report] = as_json(["m.py::N", "--input", "2x4", "--backend", backend])
+    assert report["verdict"] == "not-hybrid" and result.exit_code == 1
+    assert any("N is a plain gluon.Block, not a HybridBlock" in note for note in report["notes"])
+    text = verify(["m.py::N", "--input", "2x4", "--backend", backend]).stdout
+    assert "NOT-HYBRID: a plain gluon.Block, not a HybridBlock: hybridize() does not trace it" in text
+    assert "HYBRIDIZES" not in text
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_plain_block_with_a_broken_hybrid_child_is_judged_by_the_child(project, backend):
+    """hybridize() on a Block hybridizes its HybridBlock children: their failures and fixes still count."""
+    write(project, "m.py", BROKEN_SHAPE + "\n\nclass Outer(nn.Block):\n    def __init__(self, **kw):\n"
+                           "        super().__init__(**kw)\n        with self.name_scope():\n"
+                           "            self.inner = N()\n\n    def forward(self, x):\n        return self.inner(x)\n")
+    result, [report] = as_json(["m.py::Outer", "--input", "2x3x4", "--backend", backend])
+    assert report["hybridized"]["status"] == "error"
+    assert report["hybridized"]["location"]["line"] == BROKEN_SHAPE_LINE
+    assert report["verdict"] == "fixed" and result.exit_code == 0
+    assert any("Outer is a plain gluon.Block" in note for note in report["notes"])

@@ -29,15 +29,15 @@ from hylint.verify.inputs import Named, make_inputs, parse_input, parse_inputs
 from hylint.verify.outcomes import DIFFERENT, ERROR, OK, Outcome, VerifyError, first_line
 from hylint.verify.prove import can_write
 from hylint.verify.render import render_full
-from hylint.verify.results import EAGER_ERROR, FAILS, FIXED, OK_AS_IS, TargetReport, save_outputs
+from hylint.verify.results import EAGER_ERROR, FAILS, FIXED, NOT_HYBRID, OK_AS_IS, TargetReport, save_outputs
 from hylint.verify.run import verify_target
 from hylint.verify.sandbox import ImportFailure, load_module, quiet, user_import_scope
 from hylint.verify.targets import Target, parse_target, targets_from_config
 
 __all__ = [
-    "BACKENDS", "DIFFERENT", "EAGER_ERROR", "ERROR", "FAILS", "FIXED", "ImportFailure", "Named", "OK", "OK_AS_IS",
-    "Outcome", "RuntimeGap", "Target", "TargetReport", "VerifyError", "backend", "build", "can_write",
-    "compare_files", "difference", "examples", "first_line", "flatten_outputs", "load_module", "make_inputs",
-    "parse_input", "parse_inputs", "parse_target", "quiet", "render_full", "save_outputs", "set_parameters",
-    "targets_from_config", "user_import_scope", "verify_target",
+    "BACKENDS", "DIFFERENT", "EAGER_ERROR", "ERROR", "FAILS", "FIXED", "ImportFailure", "Named", "NOT_HYBRID",
+    "OK", "OK_AS_IS", "Outcome", "RuntimeGap", "Target", "TargetReport", "VerifyError", "backend", "build",
+    "can_write", "compare_files", "difference", "examples", "first_line", "flatten_outputs", "load_module",
+    "make_inputs", "parse_input", "parse_inputs", "parse_target", "quiet", "render_full", "save_outputs",
+    "set_parameters", "targets_from_config", "user_import_scope", "verify_target",
 ]

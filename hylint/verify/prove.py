@@ -15,7 +15,7 @@ from hylint.verify.compare import summarize
 from hylint.verify.harness import build_block, call_block, run_factory
 from hylint.verify.locate import NODE_IN_MESSAGE
 from hylint.verify.outcomes import describe_outcome, DIFFERENT, ERROR, OK, Outcome, VerifyError
-from hylint.verify.results import AppliedFix, FAILS, FIXED, OK_AS_IS, TargetReport
+from hylint.verify.results import AppliedFix, FAILS, FIXED, NOT_HYBRID, OK_AS_IS, TargetReport
 from hylint.verify.sandbox import forget_package, ImportFailure, load_source, source_override
 from hylint.verify.targets import module_factory, resolve_factory, Target
 
@@ -291,5 +291,5 @@ def can_write(report: TargetReport) -> bool:
         return True  # proven: it ran and hybridized with the eager output
     if report.fixed.phase in ("eager", "import"):
         return False
-    return not (report.verdict == OK_AS_IS and report.fixed.status != OK)
+    return not (report.verdict in (OK_AS_IS, NOT_HYBRID) and report.fixed.status != OK)
 

@@ -5,7 +5,7 @@ from typing import Any, List
 
 from hylint.verify.inputs import input_text
 from hylint.verify.outcomes import describe_outcome, OK
-from hylint.verify.results import EAGER_ERROR, FAILS, FIXED, OK_AS_IS, TargetReport
+from hylint.verify.results import EAGER_ERROR, FAILS, FIXED, NOT_HYBRID, OK_AS_IS, TargetReport
 
 
 def _cell(item: Any) -> str:
@@ -15,6 +15,9 @@ def _cell(item: Any) -> str:
 
 VERDICT_TEXT = {
     OK_AS_IS: "hybridizes as it is, with the eager output",
+    NOT_HYBRID: "a plain gluon.Block, not a HybridBlock: hybridize() does not trace it, so nothing of the block "
+                "itself was hybridized (its HybridBlock children, if any, give the eager output); make it a "
+                "HybridBlock to hybridize it",
     FIXED: "the fixed source hybridizes and computes the eager output",
     FAILS: "does not hybridize correctly, fixed or not",
     EAGER_ERROR: "the block cannot be built or run eagerly: nothing to compare with (check --input and --kwargs)",

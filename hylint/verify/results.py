@@ -14,6 +14,8 @@ from hylint.verify.targets import Target
 
 
 OK_AS_IS, FIXED, FAILS, EAGER_ERROR = "hybridizes", "fixed", "fails", "eager-error"
+# a plain gluon.Block whose run gave the eager output: hybridize() traced nothing of the block itself
+NOT_HYBRID = "not-hybrid"
 
 
 @dataclass

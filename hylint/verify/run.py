@@ -11,7 +11,7 @@ from hylint.verify.harness import build_block, call_block, in_train_mode, run_hy
 from hylint.verify.outcomes import OK
 from hylint.verify.phases import Phases
 from hylint.verify.prove import fix_and_prove, fixed_filename
-from hylint.verify.results import EAGER_ERROR, FAILS, OK_AS_IS, TargetReport
+from hylint.verify.results import EAGER_ERROR, FAILS, NOT_HYBRID, OK_AS_IS, TargetReport
 from hylint.verify.sandbox import in_backend_package, load_source, module_import_scope, quiet, user_import_scope
 from hylint.verify.targets import (Target, check_signature, file_to_fix, module_factory, read_target_source,
                                   resolve_factory)
@@ -72,12 +72,24 @@ def verify_target(target: Target, linter: Any, unsafe: bool = False, source: Opt
                 report.notes.append(f"{target.module} is part of MXNet: nothing to fix" if in_backend_package(
                     target.module) else f"{type(built_block).__name__} has no source file: nothing to fix")
                 report.verdict = OK_AS_IS if report.hybridized.status == OK else FAILS
-                return report
+                return _plain_block(mx, report, built_block)
             target.path = path
             source = read_target_source(path)
         with phases("fixes"):
             fix_and_prove(mx, report, linter, source, path, reference, unsafe)
-        return _cell_positions(report, source, report.check_fix_source or source)
+        return _plain_block(mx, _cell_positions(report, source, report.check_fix_source or source), built_block)
+
+
+def _plain_block(mx: Any, report: TargetReport, block: Any) -> TargetReport:
+    """A plain gluon.Block is never traced: hybridize() hybridizes only its HybridBlock children, so equal
+    outputs prove nothing about the block itself. Say so, and do not call it HYBRIDIZES."""
+    if isinstance(block, mx.gluon.HybridBlock):
+        return report
+    report.notes.append(f"{type(block).__name__} is a plain gluon.Block, not a HybridBlock: hybridize() builds no "
+                        f"graph for it, so it runs eagerly either way (only its HybridBlock children are traced)")
+    if report.verdict == OK_AS_IS:
+        report.verdict = NOT_HYBRID
+    return report
 
 
 def _cell_positions(report: TargetReport, source: str, fixed_source: Optional[str] = None) -> TargetReport:
