@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from test_verify import as_json, project, verify, write  # noqa: F401 (project: a fixture)
+from test_verify import CLEAN, as_json, project, verify, write  # noqa: F401 (project: a fixture)
 from test_verify_targets import BACKENDS
 
 BROKEN_SHAPE_LINE = 6  # test_verify.BROKEN_SHAPE: `h = x.reshape((x.shape[0], -1))`, fixed by HY201
@@ -63,3 +63,49 @@ def test_plain_block_with_a_broken_hybrid_child_is_judged_by_the_child(project, 
     assert report["hybridized"]["location"]["line"] == BROKEN_SHAPE_LINE
     assert report["verdict"] == "fixed" and result.exit_code == 0
     assert any("Outer is a plain gluon.Block" in note for note in report["notes"])
+
+
+# ---------------------------------------------------------------------------------------------
+# the [[tool.hylint.verify]] gate: a block that hybridizes only after a fix fails it
+
+
+GATE = '[tool.hylint]\n\n[[tool.hylint.verify]]\ntarget = "m.py::N"\ninputs = ["2x3x4"]\n'
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gate_fails_on_a_block_that_needs_a_fix(project, backend):
+    write(project, "m.py", BROKEN_SHAPE)
+    write(project, "pyproject.toml", GATE + f'backend = "{backend}"\n')
+    result, [report] = as_json([])
+    assert report["verdict"] == "fixed" and report["exit_code"] == 1 and result.exit_code == 1
+    assert report["gate_failure"] == (
+        f"fails: the gate needs the block to hybridize as committed, and it does only with the fixes "
+        f"HY201 line {BROKEN_SHAPE_LINE}; `hylint verify --fix` writes HY201 line {BROKEN_SHAPE_LINE}")
+    text = verify([]).stdout
+    assert f"  gate        {report['gate_failure']}\n" in text
+    # the same block as a TARGET on the command line: FIXED exits 0 (hylint can fix it), as documented
+    result, [report] = as_json(["m.py::N", "--input", "2x3x4", "--backend", backend])
+    assert report["verdict"] == "fixed" and result.exit_code == 0 and "gate_failure" not in report
+    # --fix writes the fix: the gate passes in that run and on the fixed file
+    result = verify(["--fix"])
+    assert result.exit_code == 0, result.output
+    assert "  gate  " not in result.stdout and "; written" in result.stdout
+    result, [report] = as_json([])
+    assert report["verdict"] == "hybridizes" and result.exit_code == 0 and report["gate_failure"] is None
+
+
+def test_gate_names_the_opt_in_fix_that_check_fix_does_not_make(project):
+    write(project, "m.py", "from mxnet.gluon import nn\n\n\nclass N(nn.HybridBlock):\n"
+                           "    def hybrid_forward(self, F, x, y):\n        z = F.relu(x)\n        return z + y\n")
+    write(project, "pyproject.toml", '[tool.hylint]\n\n[[tool.hylint.verify]]\ntarget = "m.py::N"\n'
+                                     'inputs = ["2x3", "1x3"]\n')
+    result, [report] = as_json(["--fix"])
+    assert report["verdict"] == "fixed" and result.exit_code == 1
+    assert report["gate_failure"].endswith("`hylint check --fix --extend-select HY102` writes HY102 line 7")
+
+
+def test_gate_passes_blocks_that_hybridize_as_committed(project):
+    write(project, "m.py", CLEAN)
+    write(project, "pyproject.toml", GATE.replace("2x3x4", "2x3"))
+    result, [report] = as_json([])
+    assert report["verdict"] == "hybridizes" and result.exit_code == 0 and report["gate_failure"] is None

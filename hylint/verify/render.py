@@ -49,6 +49,8 @@ def render_full(report: TargetReport) -> str:
         section("remaining", [f"{d.code} {_cell(d)}line {d.start[0]}: {d.message}" for d in report.remaining])
     for note in report.notes:
         section("note", [note])
+    if report.gate_failure:
+        section("gate", [report.gate_failure])
     verdict = VERDICT_TEXT[report.verdict]
     if report.verdict == FIXED:
         codes = ", ".join(sorted({f.code for f in report.fixes}))

@@ -67,7 +67,33 @@ class TargetReport:
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.verdict in (OK_AS_IS, FIXED) else 1
+        """0 when it hybridizes as it is, or (outside the gate) its fixed source does; else 1."""
+        if self.verdict == FIXED:
+            return 1 if self.gate_failure else 0
+        return 0 if self.verdict == OK_AS_IS else 1
+
+    @property
+    def gate_failure(self) -> Optional[str]:
+        """Why a ``[[tool.hylint.verify]]`` entry fails the gate although its fixed source hybridizes: the block
+        as committed needs fixes (those ``--fix`` wrote in this run no longer count). None when it passes."""
+        if not self.target.gate or self.verdict != FIXED:
+            return None
+        unsafe_written = self.written and self.write_source == self.unsafe_source
+        needed = [fix for fix in self.fixes
+                  if fix.evidence or not self.written or (fix.proven and not unsafe_written)]
+        if not needed:
+            return None
+        writable = [fix for fix in needed if not fix.evidence]
+        evidence = [fix for fix in needed if fix.evidence]
+        ways = []
+        if writable:
+            flags = " --unsafe-fixes" if any(fix.proven for fix in writable) else ""
+            ways.append(f"`hylint verify --fix{flags}` writes {_fix_list(writable)}")
+        if evidence:
+            codes = ",".join(sorted({fix.code for fix in evidence}))
+            ways.append(f"`hylint check --fix --extend-select {codes}` writes {_fix_list(evidence)}")
+        return (f"fails: the gate needs the block to hybridize as committed, and it does only with the fixes "
+                f"{_fix_list(needed)}; " + "; ".join(ways))
 
     def to_json(self) -> Dict[str, Any]:
         return {
@@ -86,7 +112,12 @@ class TargetReport:
             "train_eager": outcome_json(self.train_eager) if self.train_eager else None,
             "written": self.written, "notes": self.notes,
             "phases": self.phases.to_json() if self.phases is not None else [],
+            **({"gate_failure": self.gate_failure} if self.target.gate else {}),
         }
+
+
+def _fix_list(fixes: List[AppliedFix]) -> str:
+    return ", ".join(f"{fix.code} {'' if fix.cell is None else f'cell {fix.cell} '}line {fix.line}" for fix in fixes)
 
 
 def outcome_json(outcome: Outcome) -> Dict[str, Any]:

@@ -73,6 +73,7 @@ class Target:
     module: Optional[str] = None  # the module form: its dotted name (``path`` is then the file verify fixes)
     search: Optional[Path] = None  # module form: the folder put first on sys.path (default: the current one)
     train: bool = False  # also compare a train-mode call of the hybridized block (traced in predict mode)
+    gate: bool = False  # a [[tool.hylint.verify]] entry: the block must hybridize as committed, not after fixes
 
     @property
     def label(self) -> str:
@@ -129,7 +130,7 @@ def targets_from_config(entries: Sequence[Dict[str, Any]], root: Path, where: st
             except ValueError:
                 pass
         targets.append(Target(path, name, inputs, dict(entry.get("kwargs", {})), backend_name, module=module,
-                              search=root if module else None, train=entry.get("train_mode", False)))
+                              search=root if module else None, train=entry.get("train_mode", False), gate=True))
     return targets
 
 
