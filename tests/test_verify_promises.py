@@ -109,3 +109,33 @@ def test_gate_passes_blocks_that_hybridize_as_committed(project):
     write(project, "pyproject.toml", GATE.replace("2x3x4", "2x3"))
     result, [report] = as_json([])
     assert report["verdict"] == "hybridizes" and result.exit_code == 0 and report["gate_failure"] is None
+
+
+# ---------------------------------------------------------------------------------------------
+# a constructor that fails: exit 2, as README's exit codes say
+
+
+FAILING_INIT = ("from mxnet.gluon import nn\n\n\nclass N(nn.HybridBlock):\n    def __init__(self, **kw):\n"
+                "        super().__init__(**kw)\n        raise ValueError('no such layer size')\n\n"
+                "    def hybrid_forward(self, F, x):\n        return x\n\n\n"
+                "def make():\n    return N()\n")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", ["N", "make"])
+def test_failing_constructor_exits_2(project, backend, name):
+    write(project, "m.py", FAILING_INIT)
+    result, [report] = as_json([f"m.py::{name}", "--input", "2x3", "--backend", backend])
+    assert result.exit_code == 2 and report["exit_code"] == 2
+    assert report["verdict"] == "eager-error" and report["eager"]["phase"] == "construct"
+    assert report["eager"]["message"] == "constructing: no such layer size"
+    assert report["eager"]["location"]["line"] == 7
+    # in the gate too: the worst code
+    write(project, "pyproject.toml", GATE.replace("2x3x4", "2x3").replace("m.py::N", f"m.py::{name}"))
+    assert verify([]).exit_code == 2
+
+
+def test_eager_failure_still_exits_1(project):
+    write(project, "m.py", CLEAN)
+    result, [report] = as_json(["m.py::N", "--input", "2x3", "--input", "2x3"])  # one input too many
+    assert report["verdict"] == "eager-error" and report["eager"]["phase"] == "eager" and result.exit_code == 1

@@ -67,7 +67,10 @@ class TargetReport:
 
     @property
     def exit_code(self) -> int:
-        """0 when it hybridizes as it is, or (outside the gate) its fixed source does; else 1."""
+        """0 when it hybridizes as it is, or (outside the gate) its fixed source does; 2 when its constructor
+        fails (a usage error, as a missing name is: wrong --kwargs, most often); else 1."""
+        if self.verdict == EAGER_ERROR and self.eager.phase == "construct":
+            return 2
         if self.verdict == FIXED:
             return 1 if self.gate_failure else 0
         return 0 if self.verdict == OK_AS_IS else 1
