@@ -19,11 +19,9 @@ import io
 import random
 import re
 import sys
-import warnings
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
@@ -37,8 +35,8 @@ from hylint.analysis import analyze_module  # noqa: E402
 from hylint.diagnostic import Applicability  # noqa: E402
 from hylint.lint.engine import Linter  # noqa: E402
 from hylint.selection import all_rules, select_rules  # noqa: E402
-from hylint.verify import (DIFFERENT, ERROR, OK, Outcome, build, difference, first_line, flatten_outputs,  # noqa: E402
-                           make_inputs, set_parameters)
+from hylint.verify import DIFFERENT, ERROR, OK, Outcome, difference, first_line, set_parameters  # noqa: E402
+from hylint.verify.harness import build_block, call  # noqa: E402
 
 FIXTURES = ROOT / "fixtures"
 EXPECT = re.compile(r"[ \t]*# expect: *([A-Z0-9, ]+?)[ \t]*$")
@@ -335,37 +333,13 @@ def _salvage(value: object) -> List[np.ndarray]:
 
 
 def _observed_call(mx, block, specs, seed: int, record: bool) -> Tuple[Outcome, Optional[Outcome]]:
-    """One call (recorded: under autograd.record(), then backward): its outcome and, recorded, the gradients
-    of its inputs. An output that is not an NDArray is an ERROR (verify's rule) keeping salvaged values."""
-    inputs = make_inputs(mx, specs, seed)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            if not record:
-                value = block(*inputs)
-            else:
-                for array in inputs:
-                    array.attach_grad()
-                with mx.autograd.record():
-                    value = block(*inputs)
-            outputs = flatten_outputs(value)
-        except TypeError as error:  # verify's "not an NDArray", or the block's own TypeError
-            return Outcome(ERROR, "TypeError", first_line(error), outputs=_salvage(locals().get("value"))), None
-        except Exception as error:
-            return Outcome(ERROR, type(error).__name__, first_line(error)), None
-        if not record:
-            return Outcome(OK, outputs=outputs), None
-        try:
-            heads = [head for head in _heads(value) if np.dtype(head.dtype).kind == "f"]
-            mx.autograd.backward(heads)
-            gradients = Outcome(OK, outputs=[array.grad.asnumpy() for array in inputs])
-        except Exception as error:
-            gradients = Outcome(ERROR, type(error).__name__, first_line(error))
-    return Outcome(OK, outputs=outputs), gradients
-
-
-def _heads(value: object) -> List[object]:
-    return [leaf for item in value for leaf in _heads(item)] if isinstance(value, (list, tuple)) else [value]
+    """One call by verify's harness, its random operators unseeded as in the user's program (recorded: under
+    autograd.record(), then backward): its outcome and, recorded, the gradients of its inputs. An output that
+    is not an NDArray is an ERROR (verify's rule) keeping salvaged values."""
+    made = call(mx, block, specs, seed, seed_random=False, record=record)
+    if isinstance(made.error, TypeError):  # verify's "not an NDArray", or the block's own TypeError
+        return Outcome(ERROR, "TypeError", first_line(made.error), outputs=_salvage(made.value)), None
+    return made.outcome, made.gradients
 
 
 def observe(mx, module, name: str, specs, options: BlockOptions, hybrid: bool, seed: int = 0) -> Observation:
@@ -383,7 +357,7 @@ def observe(mx, module, name: str, specs, options: BlockOptions, hybrid: bool, s
     np.random.seed(seed)
     random.seed(seed)
     with contextlib.redirect_stdout(io.StringIO()):
-        block, built = build(mx, SimpleNamespace(**{name: make}), name, specs, seed)
+        block, built = build_block(mx, make, specs, seed)
     if block is None:
         return Observation([built])
     if built.status != OK:  # the first call failed: the scenario shows how (parameters as far as known)

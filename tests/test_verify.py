@@ -281,8 +281,9 @@ def test_pyproject_gate(project):
     write(project, "models/shape.py", BROKEN_SHAPE)
     write(project, "pyproject.toml", GATE)
     result, reports = as_json([])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # a FIXED entry does not hybridize as committed
     assert [r["verdict"] for r in reports] == ["hybridizes", "fixed"]
+    assert [r["exit_code"] for r in reports] == [0, 1] and "HY201 line 6" in reports[1]["gate_failure"]
     write(project, "models/clean.py", NO_FIX)
     result = verify([])
     assert result.exit_code == 1
@@ -295,6 +296,10 @@ def test_pyproject_gate_runs_from_a_subfolder(project, monkeypatch):
     write(project, "models/shape.py", BROKEN_SHAPE)
     write(project, "pyproject.toml", GATE)
     monkeypatch.chdir(project / "models")
+    result = verify([])  # the entries are found (no config: exit 2); shape.py needs a fix (exit 1)
+    assert result.exit_code == 1  # paths are shown relative to the current folder
+    assert result.stdout.startswith("clean.py::N  (") and "\nshape.py::N  (" in result.stdout
+    write(project, "models/shape.py", CLEAN)
     assert verify([]).exit_code == 0
 
 

@@ -20,7 +20,7 @@ BEFORE = sorted((ROOT / "fixtures").glob("*/before.py"))
 
 
 def _blocks(path: Path):
-    with v.backend("numpy"), v.user_import_scope(path.parent), v._quiet():
+    with v.backend("numpy"), v.user_import_scope(path.parent), v.quiet():
         return v.examples(v.load_module(path))
 
 
