@@ -172,8 +172,8 @@ for _name, (_fn, _lo, _hi) in UNARY_REFS.items():
 for _key, (_fn, _domain) in BINARY_REFS.items():
     _ew = ops.OPS["broadcast_" + _key]
     CASES["broadcast_" + _key] = Case(_binary_draw(broadcast_pair, _domain), f64(_fn), rtol=2e-5, atol=2e-5)
-    _elemwise_name = [n for n, o in ops.OPS.items() if o.infer_shape is ops._shape_same and o.inputs == ("lhs", "rhs")
-                      and o.kernel.__closure__ and o.kernel.__closure__[0].cell_contents is ops._BINARY[_key]][0]
+    _elemwise_name = [n for n, o in ops.OPS.items() if o.infer_shape is ops.common._shape_same and o.inputs == ("lhs", "rhs")
+                      and o.kernel.__closure__ and o.kernel.__closure__[0].cell_contents is ops.math._BINARY[_key]][0]
     CASES[ops.OPS[_elemwise_name].name] = Case(_binary_draw(same_shape_pair, _domain), f64(_fn), rtol=2e-5, atol=2e-5)
 for _name, _fn in SCALAR_REFS.items():
     _lo, _hi, _slo, _shi = SCALAR_DOMAINS.get(_name, (-3, 3, -3, 3))

@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from . import control_flow as _control_flow  # noqa: F401  (registers the subgraph ops, _foreach and _while_loop, into ops.OPS)
 from . import executor as _executor
 from . import ops as _ops
 from .base import MXNetError, NotImplementedForSymbol, numeric_types

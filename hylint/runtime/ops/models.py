@@ -7,11 +7,13 @@ typed attributes as MXNet parses them), and are checked against MXNet's own oper
 """
 import numpy as np
 
-from .base import shape_str
-from . import rng
-from .ops import (Op, P, ShapeCheck, _assign_param, _attr_type, _batch_norm_kernel, _channel_param_shape,
-                  _conv_geometry, _conv_shape, _creation_shape, _fixed_type, _target_shape, _unary_shape_fn,
-                  register)
+from ..base import shape_str
+from .. import rng
+from .table import Op, ShapeCheck, _attr_type, _fixed_type, register
+from .attrs import P
+from .common import _assign_param, _unary_shape_fn
+from .creation import _creation_shape, _target_shape
+from .nn import _batch_norm_kernel, _channel_param_shape, _conv_geometry, _conv_shape
 
 
 # --- normalisation ---------------------------------------------------------------------------------
@@ -321,64 +323,12 @@ register(Op("_contrib_interleaved_matmul_selfatt_valatt", _selfatt_valatt_kernel
 # --- random ----------------------------------------------------------------------------------------------
 def _shuffle_kernel(inputs, attrs):
     """The rows (first axis) in a random order from the runtime generator (``mx.random.seed``)."""
-    from . import rng
+    from .. import rng
     a = inputs[0]
     return a[rng.generator().permutation(a.shape[0])] if a.ndim else a.copy()
 
 
 register(Op("_shuffle", _shuffle_kernel, _unary_shape_fn(lambda s, at: s), hint="shuffle"))
-
-
-# --- topk's order for equal values -----------------------------------------------------------------------
-def partial_sort_order(values, k, ascending):
-    """The first ``k`` indices of ``values`` as MXNet's CPU ``topk`` orders them when ``8 * k <= n``: it runs
-    ``std::partial_sort`` (libstdc++: a heap select, then a heap sort) over the indices, comparing values.
-    Equal values therefore come out in the heap's order, not in index order; this replays that algorithm
-    step for step (a model whose scores saturate, CenterNet's heat map, picks its boxes among ties)."""
-    v = values.tolist()
-
-    def comp(i, j):
-        return v[i] < v[j] if ascending else v[i] > v[j]
-
-    def push(heap, hole, top, value):
-        parent = (hole - 1) // 2
-        while hole > top and comp(heap[parent], value):
-            heap[hole] = heap[parent]
-            hole = parent
-            parent = (hole - 1) // 2
-        heap[hole] = value
-
-    def adjust(heap, hole, length, value):
-        top, child = hole, hole
-        while child < (length - 1) // 2:
-            child = 2 * (child + 1)
-            if comp(heap[child], heap[child - 1]):
-                child -= 1
-            heap[hole] = heap[child]
-            hole = child
-        if length % 2 == 0 and child == (length - 2) // 2:
-            child = 2 * (child + 1)
-            heap[hole] = heap[child - 1]
-            hole = child - 1
-        push(heap, hole, top, value)
-
-    heap = list(range(k))
-    for parent in range((k - 2) // 2, -1, -1):  # make_heap
-        adjust(heap, parent, k, heap[parent])
-    # heap select: a later index enters only if it beats the heap's top, and the top only gets "better",
-    # so the indices that never beat the first top are skipped without changing the result
-    if k:
-        rest = np.asarray(values[k:])
-        first = values[heap[0]]
-        candidates = np.nonzero(rest < first if ascending else rest > first)[0] + k
-        for i in candidates.tolist():
-            if comp(i, heap[0]):
-                adjust(heap, 0, k, i)  # pop_heap(first, middle, i): the top leaves, i sifts in
-    for last in range(k - 1, 0, -1):  # sort_heap
-        value = heap[last]
-        heap[last] = heap[0]
-        adjust(heap, 0, last, value)
-    return np.array(heap, dtype=np.int64)
 
 
 # --- random integers (``nd.random.randint``: gluonnlp's examples draw token ids with it) ----------------------
