@@ -207,14 +207,12 @@ class Block:
         self.collect_params().initialize(init, ctx, verbose, force_reinit)
 
     def save_parameters(self, filename, deduplicate=False):
-        from .. import serialization
         params = self._collect_params_with_prefix()
-        serialization.save(filename, {key: value.data() for key, value in params.items()})
+        _nd.save(filename, {key: value.data() for key, value in params.items()})
 
     def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False, cast_dtype=False,
                         dtype_source="current"):
-        from .. import serialization
-        loaded = serialization.load(filename)
+        loaded = _nd.load(filename)
         params = self._collect_params_with_prefix()
         if not loaded and not params:
             return
@@ -487,7 +485,6 @@ class HybridBlock(Block):
         if not self._cached_graph:
             raise RuntimeError("Please first call block.hybridize() and then run forward with this block at least "
                                "once before calling export.")
-        from .. import serialization
         sym = self._cached_graph[1]
         sym.save("%s-symbol.json" % path)
         arg_names = set(sym.list_arguments())
@@ -499,7 +496,7 @@ class HybridBlock(Block):
             elif name in aux_names:
                 arrays["aux:%s" % name] = param.data()
         params_file = "%s-%04d.params" % (path, epoch)
-        serialization.save(params_file, arrays)
+        _nd.save(params_file, arrays)
         return "%s-symbol.json" % path, params_file
 
 
@@ -547,8 +544,7 @@ class SymbolBlock(HybridBlock):
         inputs = [_sym.var(name) for name in input_names]
         block = SymbolBlock(sym, inputs)
         if param_file is not None:
-            from .. import serialization
-            loaded = serialization.load(param_file)
+            loaded = _nd.load(param_file)
             for key, value in loaded.items():
                 name = key.split(":", 1)[1] if ":" in key else key
                 if name in block.params:
