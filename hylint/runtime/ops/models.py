@@ -453,6 +453,80 @@ register(Op("_contrib_box_iou", _box_iou_kernel, _box_iou_shape, inputs=("lhs", 
             params=(P("format", "str", "corner"),)))
 
 
+
+# --- ROIAlign (gluoncv's Mask R-CNN heads) -------------------------------------------------------------------
+def _roi_axis_weights(start, bin_size, pooled, grid, size):
+    """(pooled * grid, size) bilinear weights of the sample points along one axis of a region: sample ``i`` of
+    bin ``p`` sits at ``start + p * bin + (i + 0.5) * bin / grid``; a point beyond ``[-1, size]`` weighs nothing,
+    one below 0 reads row 0, one at or past the last row reads the last row alone (MXNet's CPU kernel)."""
+    steps = (np.arange(pooled)[:, None] * bin_size + (np.arange(grid)[None, :] + 0.5) * bin_size / grid).reshape(-1)
+    pos = start + steps
+    weights = np.zeros((pos.size, size))
+    inside = (pos >= -1.0) & (pos <= size)
+    pos = np.clip(pos, 0.0, None)
+    low = np.floor(pos).astype(np.int64)
+    last = low >= size - 1
+    low = np.where(last, size - 1, low)
+    high = np.where(last, size - 1, low + 1)
+    frac = np.where(last, 0.0, pos - low)
+    rows = np.arange(pos.size)
+    np.add.at(weights, (rows, low), np.where(inside, 1.0 - frac, 0.0))
+    np.add.at(weights, (rows, high), np.where(inside, frac, 0.0))
+    return weights
+
+
+def _roi_align_kernel(inputs, attrs):
+    data, rois = inputs
+    (ph, pw), scale, ratio = attrs["pooled_size"], attrs["spatial_scale"], attrs["sample_ratio"]
+    n, channels, height, width = data.shape
+    offset = 0.5 if attrs["aligned"] else 0.0
+    out_channels = channels // (ph * pw) if attrs["position_sensitive"] else channels
+    out = np.zeros((rois.shape[0], out_channels, ph, pw), dtype=np.float64)
+    for r, roi in enumerate(rois.astype(np.float64)):
+        batch = int(roi[0])
+        if batch < 0 or batch >= n:
+            continue
+        x0, y0, x1, y1 = (v * scale - offset for v in roi[1:5])
+        roi_w, roi_h = x1 - x0, y1 - y0
+        if not attrs["aligned"]:
+            roi_w, roi_h = max(roi_w, 1.0), max(roi_h, 1.0)
+        grid_h = ratio if ratio > 0 else int(np.ceil(roi_h / ph))
+        grid_w = ratio if ratio > 0 else int(np.ceil(roi_w / pw))
+        if grid_h * grid_w == 0:
+            continue
+        wy = _roi_axis_weights(y0, roi_h / ph, ph, grid_h, height)
+        wx = _roi_axis_weights(x0, roi_w / pw, pw, grid_w, width)
+        samples = np.einsum("yh,chw,xw->cyx", wy, data[batch].astype(np.float64), wx)
+        pooled = samples.reshape(channels, ph, grid_h, pw, grid_w).mean(axis=(2, 4))
+        if attrs["position_sensitive"]:  # output channel c of bin (i, j) reads input channel (c * ph + i) * pw + j
+            c, i, j = np.meshgrid(np.arange(out_channels), np.arange(ph), np.arange(pw), indexing="ij")
+            pooled = pooled[(c * ph + i) * pw + j, i, j]
+        out[r] = pooled
+    return out.astype(data.dtype)
+
+
+def _roi_align_shape(in_shapes, attrs):
+    data, rois = in_shapes
+    if data is None or rois is None:
+        return list(in_shapes), [None]
+    if len(data) != 4:
+        raise ShapeCheck("Check failed: dshape.ndim() == 4U (%d vs. 4) : data should be a 4D tensor" % len(data))
+    if len(rois) != 2 or rois[1] != 5:
+        raise ShapeCheck("Check failed: bshape.ndim() == 2U && bshape[1] == 5U : bbox should be a 2D tensor of "
+                         "shape [batch, 5]")
+    ph, pw = attrs["pooled_size"]
+    if attrs["position_sensitive"] and data[1] % (ph * pw):
+        raise ShapeCheck("Check failed: dshape[1] % (param.pooled_size[0]*param.pooled_size[1]) == 0 (%d vs. 0) : "
+                         "Input channels should be divided by pooled_size[0]*pooled_size[1]when position_sensitive "
+                         "is true." % (data[1] % (ph * pw)))
+    channels = data[1] // (ph * pw) if attrs["position_sensitive"] else data[1]
+    return list(in_shapes), [(rois[0], channels, ph, pw)]
+
+
+register(Op("_contrib_ROIAlign", _roi_align_kernel, _roi_align_shape, inputs=("data", "rois"), hint="roialign",
+            params=(P("pooled_size", "shape"), P("spatial_scale", "float"), P("sample_ratio", "int", -1),
+                    P("position_sensitive", "bool", False), P("aligned", "bool", False))))
+
 # --- deformable convolution (gluon.contrib.cnn: gluoncv's CenterNet DCNv2 heads) -----------------------------
 def _bilinear_taps(plane, h, w, modulated):
     """``plane`` (N, G, Cg, H, W) sampled at the real positions ``h``, ``w`` (N, G, Ho, Wo) -> (N, G, Cg, Ho, Wo),
