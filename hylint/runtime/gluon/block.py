@@ -450,7 +450,15 @@ class HybridBlock(Block):
                 raise ValueError("The argument structure of HybridBlock does not match the cached version. Stored "
                                  "format = {}, input format = {}".format(fmt, self._in_format))
         data = [a for a in flat if a is not None]
-        out = self._cached_op(data)
+        try:
+            out = self._cached_op(data)
+        except DeferredInitializationError:
+            # as MXNet 1.9's _call_cached_op: a parameter still deferred (a SymbolBlock builds its cache without
+            # inferring, gluoncv's FeatureExpander) takes its shape from this first call's inputs, then it runs
+            self._deferred_infer_shape(*args)
+            for _, param in self._cached_op.param_inputs:
+                param._finish_deferred_init()
+            out = self._cached_op(data)
         return _regroup(out, self._out_format)
 
     def forward(self, x, *args):
@@ -558,6 +566,12 @@ class SymbolBlock(HybridBlock):
         flat, _ = _flatten([x] + list(args), "input")
         mapping = {s.name: f for s, f in zip(syms, flat)}
         return _regroup(list(_substitute(out, mapping)), self._out_format)
+
+    def _clear_cached_op(self):
+        # the graph is what this block is: hybridize() (called on a parent too) drops only the cached op
+        graph = self._cached_graph
+        super()._clear_cached_op()
+        self._cached_graph = graph
 
     def _build_cache(self, *args):
         syms, out = self._cached_graph

@@ -138,13 +138,34 @@ class P:
         self.name, self.kind, self.default = name, kind, default
 
 
+def _plain(value):
+    """``value`` with numpy scalars inside tuples and lists made Python numbers, as numpy 1 prints them: numpy 2
+    prints ``(np.int64(3),)`` for ``(3,)``, which no MXNet parser reads. Floats go through ``str`` (``0.1``, not
+    ``0.10000000149011612`` for a float32), so the text is the same on numpy 1 and 2."""
+    if isinstance(value, (tuple, list)):
+        return (list if isinstance(value, list) else tuple)(_plain(v) for v in value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(str(value))
+    return value
+
+
 def stringify(value):
     """How MXNet turns a Python attribute value into the string handed to the C++ parser."""
     if isinstance(value, type) or isinstance(value, np.dtype):
         return np.dtype(value).name
     if isinstance(value, np.generic):
         return str(value.item())
+    if isinstance(value, (tuple, list)) and _holds_numpy_scalar(value):
+        return str(_plain(value))
     return str(value)
+
+
+def _holds_numpy_scalar(value):
+    return any(isinstance(v, np.generic) or isinstance(v, (tuple, list)) and _holds_numpy_scalar(v) for v in value)
 
 
 def parse_attrs(op, attr_strs):
