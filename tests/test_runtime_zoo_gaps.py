@@ -97,3 +97,13 @@ def test_verify_ends_with_exit_2_and_one_line_on_an_operator_the_runtime_lacks(t
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "does not provide the operator _contrib_quantize_v2" in lines[0], done.stderr
+
+
+def test_a_removed_numpy_alias_is_said_plainly():
+    from hylint.runtime.base import removed_numpy_alias
+    error = AttributeError("module 'numpy' has no attribute 'float'.\n`np.float` was a deprecated alias for the "
+                           "builtin `float`.")
+    line = removed_numpy_alias(error)
+    assert "uses np.float" in line and "needs numpy < 1.24" in line and "\n" not in line
+    assert removed_numpy_alias(AttributeError("module 'numpy' has no attribute 'floaty'")) is None
+    assert removed_numpy_alias(KeyError("float")) is None
