@@ -107,3 +107,18 @@ def test_a_removed_numpy_alias_is_said_plainly():
     assert "uses np.float" in line and "needs numpy < 1.24" in line and "\n" not in line
     assert removed_numpy_alias(AttributeError("module 'numpy' has no attribute 'floaty'")) is None
     assert removed_numpy_alias(KeyError("float")) is None
+
+
+@pytest.mark.parametrize("reach, name", [
+    (lambda: nd.contrib.quantize_v2, "mxnet.ndarray.contrib.quantize_v2"),
+    (lambda: sym.contrib.quantize_v2, "mxnet.symbol.contrib.quantize_v2"),
+    (lambda: nd.ROIPooling, "mxnet.ndarray.ROIPooling"),
+    (lambda: __import__("hylint.runtime.initializer", fromlist=["x"]).FusedRNN, "mxnet.initializer.FusedRNN"),
+])
+def test_what_the_runtime_lacks_is_a_named_gap_for_verify(reach, name):
+    """The ways a zoo model meets a missing part (an operator function, an initialiser): each is an error verify
+    turns into its one line and exit 2, naming the MXNet part."""
+    from hylint.verify import runtime_gap
+    with pytest.raises(AttributeError) as caught:
+        reach()
+    assert runtime_gap(caught.value) == name
