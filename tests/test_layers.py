@@ -151,8 +151,6 @@ def test_no_circle_outside_the_runtime():
     assert circles == []
 
 
-@pytest.mark.xfail(reason="hylint/runtime's known circles (ops <-> ops_models, ops -> executor -> graph -> ops, "
-                          "ndarray <-> serialization) are being removed by the runtime's rework", strict=False)
 def test_no_circle_in_the_runtime():
     assert [cycle for cycle in _cycles(GRAPH) if all(_is_runtime(module) for module in cycle)] == []
 

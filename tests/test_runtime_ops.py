@@ -172,8 +172,8 @@ for _name, (_fn, _lo, _hi) in UNARY_REFS.items():
 for _key, (_fn, _domain) in BINARY_REFS.items():
     _ew = ops.OPS["broadcast_" + _key]
     CASES["broadcast_" + _key] = Case(_binary_draw(broadcast_pair, _domain), f64(_fn), rtol=2e-5, atol=2e-5)
-    _elemwise_name = [n for n, o in ops.OPS.items() if o.infer_shape is ops._shape_same and o.inputs == ("lhs", "rhs")
-                      and o.kernel.__closure__ and o.kernel.__closure__[0].cell_contents is ops._BINARY[_key]][0]
+    _elemwise_name = [n for n, o in ops.OPS.items() if o.infer_shape is ops.common._shape_same and o.inputs == ("lhs", "rhs")
+                      and o.kernel.__closure__ and o.kernel.__closure__[0].cell_contents is ops.math._BINARY[_key]][0]
     CASES[ops.OPS[_elemwise_name].name] = Case(_binary_draw(same_shape_pair, _domain), f64(_fn), rtol=2e-5, atol=2e-5)
 for _name, _fn in SCALAR_REFS.items():
     _lo, _hi, _slo, _shi = SCALAR_DOMAINS.get(_name, (-3, 3, -3, 3))
@@ -1201,6 +1201,65 @@ def test_inferred_shape_matches_eager_shape(name):
     out = sym._invoke(name, (sym.var("a"), sym.var("b")), {})
     assert out.infer_shape(a=a.shape, b=b.shape)[1] == [eager(name, [a, b], {}).shape]
 
+
+
+# --- ROIAlign (ops/models.py): a plain loop over regions, bins and sample points ---------------------
+def _roi_sample(plane, y, x):
+    height, width = plane.shape
+    if y < -1.0 or y > height or x < -1.0 or x > width:
+        return 0.0
+    y, x = max(y, 0.0), max(x, 0.0)
+    y0, x0 = int(y), int(x)
+    y1, x1 = (y0, x0)
+    if y0 >= height - 1:
+        y0 = y1 = height - 1
+        y = float(y0)
+    else:
+        y1 = y0 + 1
+    if x0 >= width - 1:
+        x0 = x1 = width - 1
+        x = float(x0)
+    else:
+        x1 = x0 + 1
+    ly, lx = y - y0, x - x0
+    return ((1 - ly) * (1 - lx) * plane[y0, x0] + (1 - ly) * lx * plane[y0, x1]
+            + ly * (1 - lx) * plane[y1, x0] + ly * lx * plane[y1, x1])
+
+
+def ref_roi_align(data, rois, pooled_size, spatial_scale, sample_ratio=-1, position_sensitive=False, aligned=False):
+    ph, pw = pooled_size
+    channels = data.shape[1] // (ph * pw) if position_sensitive else data.shape[1]
+    out = np.zeros((len(rois), channels, ph, pw))
+    offset = 0.5 if aligned else 0.0
+    for r, roi in enumerate(rois):
+        x0, y0, x1, y1 = (v * spatial_scale - offset for v in roi[1:])
+        roi_w, roi_h = (x1 - x0, y1 - y0) if aligned else (max(x1 - x0, 1.0), max(y1 - y0, 1.0))
+        grid_h = sample_ratio if sample_ratio > 0 else int(np.ceil(roi_h / ph))
+        grid_w = sample_ratio if sample_ratio > 0 else int(np.ceil(roi_w / pw))
+        for c in range(channels):
+            for i in range(ph):
+                for j in range(pw):
+                    plane = data[int(roi[0]), (c * ph + i) * pw + j if position_sensitive else c]
+                    total = sum(_roi_sample(plane, y0 + i * roi_h / ph + (a + 0.5) * roi_h / ph / grid_h,
+                                            x0 + j * roi_w / pw + (b + 0.5) * roi_w / pw / grid_w)
+                                for a in range(grid_h) for b in range(grid_w))
+                    out[r, c, i, j] = total / max(grid_h * grid_w, 1)
+    return out
+
+
+@case("_contrib_ROIAlign", ref=f64(ref_roi_align), rtol=1e-4, atol=1e-5)
+def _roi_align(data):
+    ph, pw = data.draw(st.sampled_from([(1, 1), (2, 2), (3, 2)]))
+    height, width = data.draw(st.integers(2, 7)), data.draw(st.integers(2, 7))
+    features = data.draw(floats((2, 2 * ph * pw, height, width)))
+    k = data.draw(st.integers(1, 3))
+    corner = data.draw(floats((k, 2), -2.0, 8.0))
+    size = data.draw(floats((k, 2), 0.25, 6.0))  # MXNet aborts the process on an empty aligned region
+    batch = data.draw(hnp.arrays(F32, (k, 1), elements=st.sampled_from([0.0, 1.0])))
+    rois = np.concatenate([batch, corner, corner + size], axis=1).astype(F32)
+    return [features, rois], {"pooled_size": (ph, pw), "spatial_scale": data.draw(st.sampled_from([1.0, 0.5])),
+                              "sample_ratio": data.draw(st.sampled_from([-1, 1, 2])),
+                              "position_sensitive": data.draw(st.booleans()), "aligned": data.draw(st.booleans())}
 
 # --- the subgraph operators (symbolic contrib.foreach / while_loop), against eager and NumPy ------
 @SETTINGS

@@ -90,6 +90,23 @@ def is_number(value):
     return isinstance(value, numbers.Number)
 
 
+#: numpy's aliases of builtin types, removed in numpy 1.24; libraries of MXNet's era (gluoncv) still use them
+_REMOVED_NUMPY_ALIASES = ("float", "int", "bool", "object", "str", "complex", "long", "unicode")
+
+
+def removed_numpy_alias(error):
+    """One line saying why, when ``error`` is a model library's own use of a numpy alias that numpy 1.24 removed
+    (gluoncv's ``np.float`` on numpy 2): no runtime can run that code, the library needs an older numpy.
+    None for any other error. (verify prints it and exits 2, as for a part the runtime lacks.)"""
+    if not isinstance(error, AttributeError):
+        return None
+    for alias in _REMOVED_NUMPY_ALIASES:
+        if str(error).startswith("module 'numpy' has no attribute '%s'" % alias):
+            return ("the model's own library uses np.%s, which numpy %s no longer has (removed in numpy 1.24): "
+                    "that library needs numpy < 1.24, on MXNet and on hylint's runtime alike" % (alias, np.__version__))
+    return None
+
+
 # MXNet's exception messages and reprs name these classes by their mxnet module path
 MXNetError.__module__ = "mxnet.base"
 NotImplementedForSymbol.__module__ = "mxnet.base"

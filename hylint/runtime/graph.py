@@ -2,6 +2,7 @@
 
 Nodes are plain records; shape inference and evaluation live in :mod:`hylint.runtime.executor`."""
 from . import ops as _ops
+from .base import RuntimeUnsupported
 
 
 class Node:
@@ -102,6 +103,8 @@ def from_json_dict(data):
         if entry["op"] == "null":
             node = Node(None, entry["name"], var_attrs=attrs_src)
         else:
+            if entry["op"] not in _ops.OPS:  # a quantized graph (``*_int8`` models), a custom operator, ...
+                raise RuntimeUnsupported("the operator %s (in the graph of %s)" % (entry["op"], entry["name"]))
             op = _ops.OPS[entry["op"]]
             parsed = _ops.parse_attrs(op, attrs_src)
             node = Node(op, entry["name"], attrs_src, parsed, [(built[i], k) for i, k, *_ in entry["inputs"]],

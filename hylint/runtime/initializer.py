@@ -1,4 +1,5 @@
-"""Initialisers (``mxnet.init``): Uniform, Normal, Xavier, Constant, One, Zero, and MXNet's dispatch rules.
+"""Initialisers (``mxnet.init``): Uniform, Normal, Xavier, MSRAPrelu, Orthogonal, Bilinear, LSTMBias, Constant,
+One, Zero, and MXNet's dispatch rules.
 
 Random draws use the runtime generator, so ``mx.random.seed(n)`` makes initialisation reproducible."""
 import json
@@ -7,8 +8,8 @@ import numpy as np
 
 from . import rng
 
-__all__ = ["InitDesc", "Initializer", "Uniform", "Normal", "Xavier", "Constant", "One", "Zero", "create",
-           "register"]
+__all__ = ["InitDesc", "Initializer", "Uniform", "Normal", "Xavier", "MSRAPrelu", "Orthogonal", "Bilinear",
+           "LSTMBias", "Constant", "One", "Zero", "create", "register"]
 
 _REGISTRY = {}
 
@@ -180,6 +181,61 @@ class Xavier(Initializer):
             _fill(arr, rng.generator().normal(0, scale, size=shape))
         else:
             raise ValueError("Unknown random type")
+
+
+@register
+class MSRAPrelu(Xavier):
+    """He et al.'s initialisation for (P)ReLU networks: Xavier, gaussian, with magnitude ``2 / (1 + slope**2)``."""
+
+    def __init__(self, factor_type="avg", slope=0.25):
+        super().__init__("gaussian", factor_type, 2.0 / (1 + slope ** 2))
+        self._kwargs = {"factor_type": factor_type, "slope": slope}
+
+
+@register
+class Orthogonal(Initializer):
+    """``scale`` times an orthogonal factor (SVD) of a uniform or normal draw of shape (out, prod(rest))."""
+
+    def __init__(self, scale=1.414, rand_type="uniform"):
+        super().__init__(scale=scale, rand_type=rand_type)
+        self.scale, self.rand_type = scale, rand_type
+
+    def _init_weight(self, _, arr):
+        rows, cols = arr.shape[0], int(np.prod(arr.shape[1:]))
+        if self.rand_type == "uniform":
+            draw = rng.generator().uniform(-1.0, 1.0, size=(rows, cols))
+        else:
+            draw = rng.generator().normal(0.0, 1.0, size=(rows, cols))
+        u, _, v = np.linalg.svd(draw, full_matrices=False)
+        _fill(arr, self.scale * (u if u.shape == draw.shape else v).reshape(arr.shape))
+
+
+@register
+class Bilinear(Initializer):
+    """The bilinear-interpolation kernel of an upsampling (transposed) convolution, on the last two axes."""
+
+    def _init_weight(self, _, arr):
+        shape = arr.shape
+        f = np.ceil(shape[3] / 2.0)
+        centre = (2 * f - 1 - f % 2) / (2.0 * f)
+        x = 1 - np.abs(np.arange(shape[3]) / f - centre)
+        y = 1 - np.abs(np.arange(shape[2]) / f - centre)
+        _fill(arr, np.broadcast_to((y[:, None] * x[None, :]).astype(np.float32), shape))
+
+
+@register
+class LSTMBias(Initializer):
+    """Zero biases, except ``forget_bias`` on an LSTM cell's forget gate (the second of its four gates)."""
+
+    def __init__(self, forget_bias=1.0):
+        super().__init__(forget_bias=forget_bias)
+        self.forget_bias = forget_bias
+
+    def _init_weight(self, _, arr):
+        values = np.zeros(arr.shape, dtype=np.float64)
+        hidden = int(arr.shape[0] / 4)
+        values[hidden:2 * hidden] = self.forget_bias
+        _fill(arr, values)
 
 
 def create(init, **kwargs):

@@ -1,6 +1,6 @@
 """The arithmetic of the runtime's convolution: plain NumPy arrays in and out, no MXNet semantics.
 
-``ops.py`` holds the operators (attributes, shape rules, MXNet's checks) and calls :func:`convolution`,
+``ops/`` holds the operators (attributes, shape rules, MXNet's checks) and calls :func:`convolution`,
 which picks the cheapest NumPy formulation for the geometry. Every one is a BLAS matmul or whole-tensor
 ufuncs: no Python loop over pixels, channels or groups.
 

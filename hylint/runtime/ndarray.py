@@ -14,6 +14,7 @@ from ..facts import tensor_methods  # facts are shared with the linter, not part
 
 from . import ops as _ops
 from . import rng as _rng
+from . import serialization as _serialization
 from .base import MXNetError, numeric_types, mx_real_t
 from .context import Context, cpu
 
@@ -463,13 +464,20 @@ def from_numpy(ndarray, zero_copy=True):
 
 
 def save(fname, data):
-    from . import serialization
-    serialization.save(fname, data)
+    """``data``: dict name -> NDArray, a list of NDArrays, or one NDArray."""
+    if isinstance(data, NDArray):
+        data = [data]
+    if isinstance(data, (list, tuple)):
+        _serialization.save(fname, [a.asnumpy() for a in data])
+    else:
+        _serialization.save(fname, {k: v.asnumpy() for k, v in data.items()})
 
 
 def load(fname):
-    from . import serialization
-    return serialization.load(fname)
+    loaded = _serialization.load(fname)
+    if isinstance(loaded, list):
+        return [array(a, dtype=a.dtype) for a in loaded]
+    return {k: array(a, dtype=a.dtype) for k, a in loaded.items()}
 
 
 from .base import unsupported as _unsupported  # noqa: E402

@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from . import control_flow as _control_flow  # noqa: F401  (registers the subgraph ops, _foreach and _while_loop, into ops.OPS)
 from . import executor as _executor
 from . import ops as _ops
 from .base import MXNetError, NotImplementedForSymbol, numeric_types
@@ -408,7 +409,7 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
         raise TypeError("Expect a string for variable `name`")
     var_attrs = dict(attr or {})
     if shape is not None:
-        var_attrs["__shape__"] = str(tuple(shape))
+        var_attrs["__shape__"] = _ops.stringify(tuple(shape))
     if dtype is not None:
         var_attrs["__dtype__"] = np.dtype(dtype).name
     if init is not None:

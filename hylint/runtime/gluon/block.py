@@ -207,14 +207,12 @@ class Block:
         self.collect_params().initialize(init, ctx, verbose, force_reinit)
 
     def save_parameters(self, filename, deduplicate=False):
-        from .. import serialization
         params = self._collect_params_with_prefix()
-        serialization.save(filename, {key: value.data() for key, value in params.items()})
+        _nd.save(filename, {key: value.data() for key, value in params.items()})
 
     def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False, cast_dtype=False,
                         dtype_source="current"):
-        from .. import serialization
-        loaded = serialization.load(filename)
+        loaded = _nd.load(filename)
         params = self._collect_params_with_prefix()
         if not loaded and not params:
             return
@@ -452,7 +450,15 @@ class HybridBlock(Block):
                 raise ValueError("The argument structure of HybridBlock does not match the cached version. Stored "
                                  "format = {}, input format = {}".format(fmt, self._in_format))
         data = [a for a in flat if a is not None]
-        out = self._cached_op(data)
+        try:
+            out = self._cached_op(data)
+        except DeferredInitializationError:
+            # as MXNet 1.9's _call_cached_op: a parameter still deferred (a SymbolBlock builds its cache without
+            # inferring, gluoncv's FeatureExpander) takes its shape from this first call's inputs, then it runs
+            self._deferred_infer_shape(*args)
+            for _, param in self._cached_op.param_inputs:
+                param._finish_deferred_init()
+            out = self._cached_op(data)
         return _regroup(out, self._out_format)
 
     def forward(self, x, *args):
@@ -487,7 +493,6 @@ class HybridBlock(Block):
         if not self._cached_graph:
             raise RuntimeError("Please first call block.hybridize() and then run forward with this block at least "
                                "once before calling export.")
-        from .. import serialization
         sym = self._cached_graph[1]
         sym.save("%s-symbol.json" % path)
         arg_names = set(sym.list_arguments())
@@ -499,7 +504,7 @@ class HybridBlock(Block):
             elif name in aux_names:
                 arrays["aux:%s" % name] = param.data()
         params_file = "%s-%04d.params" % (path, epoch)
-        serialization.save(params_file, arrays)
+        _nd.save(params_file, arrays)
         return "%s-symbol.json" % path, params_file
 
 
@@ -547,8 +552,7 @@ class SymbolBlock(HybridBlock):
         inputs = [_sym.var(name) for name in input_names]
         block = SymbolBlock(sym, inputs)
         if param_file is not None:
-            from .. import serialization
-            loaded = serialization.load(param_file)
+            loaded = _nd.load(param_file)
             for key, value in loaded.items():
                 name = key.split(":", 1)[1] if ":" in key else key
                 if name in block.params:
@@ -562,6 +566,12 @@ class SymbolBlock(HybridBlock):
         flat, _ = _flatten([x] + list(args), "input")
         mapping = {s.name: f for s, f in zip(syms, flat)}
         return _regroup(list(_substitute(out, mapping)), self._out_format)
+
+    def _clear_cached_op(self):
+        # the graph is what this block is: hybridize() (called on a parent too) drops only the cached op
+        graph = self._cached_graph
+        super()._clear_cached_op()
+        self._cached_graph = graph
 
     def _build_cache(self, *args):
         syms, out = self._cached_graph

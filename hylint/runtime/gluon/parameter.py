@@ -289,17 +289,15 @@ class ParameterDict:
         return out
 
     def save(self, filename, strip_prefix=""):
-        from .. import serialization
         arrays = {}
         for param in self.values():
             key = param.name[len(strip_prefix):] if param.name.startswith(strip_prefix) else param.name
             arrays[key] = param.data()
-        serialization.save(filename, arrays)
+        _nd.save(filename, arrays)
 
     def load(self, filename, ctx=None, allow_missing=False, ignore_extra=False, restore_prefix="", cast_dtype=False,
              dtype_source="current"):
-        from .. import serialization
-        loaded = {restore_prefix + k: v for k, v in serialization.load(filename).items()}
+        loaded = {restore_prefix + k: v for k, v in _nd.load(filename).items()}
         if not allow_missing:
             for name in self.keys():
                 assert name in loaded, "Parameter '%s' is missing in file '%s'" % (name, filename)

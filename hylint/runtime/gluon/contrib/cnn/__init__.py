@@ -2,7 +2,7 @@
 
 A plain convolution of the input predicts, per output pixel, where each kernel tap samples (and for v2 how
 much it weighs); the deformable operator samples there bilinearly (``contrib.DeformableConvolution`` /
-``contrib.ModulatedDeformableConvolution`` in ``hylint/runtime/ops_models.py``). Parameter names, shapes and
+``contrib.ModulatedDeformableConvolution`` in ``hylint/runtime/ops/models.py``). Parameter names, shapes and
 default initialisers are MXNet 1.9.1's (offsets start at zero: a plain convolution until trained)."""
 from ...block import HybridBlock
 from ...nn.basic_layers import Activation

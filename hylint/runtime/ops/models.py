@@ -7,11 +7,13 @@ typed attributes as MXNet parses them), and are checked against MXNet's own oper
 """
 import numpy as np
 
-from .base import shape_str
-from . import rng
-from .ops import (Op, P, ShapeCheck, _assign_param, _attr_type, _batch_norm_kernel, _channel_param_shape,
-                  _conv_geometry, _conv_shape, _creation_shape, _fixed_type, _target_shape, _unary_shape_fn,
-                  register)
+from ..base import shape_str
+from .. import rng
+from .table import Op, ShapeCheck, _attr_type, _fixed_type, register
+from .attrs import P
+from .common import _assign_param, _unary_shape_fn
+from .creation import _creation_shape, _target_shape
+from .nn import _batch_norm_kernel, _channel_param_shape, _conv_geometry, _conv_shape
 
 
 # --- normalisation ---------------------------------------------------------------------------------
@@ -321,64 +323,12 @@ register(Op("_contrib_interleaved_matmul_selfatt_valatt", _selfatt_valatt_kernel
 # --- random ----------------------------------------------------------------------------------------------
 def _shuffle_kernel(inputs, attrs):
     """The rows (first axis) in a random order from the runtime generator (``mx.random.seed``)."""
-    from . import rng
+    from .. import rng
     a = inputs[0]
     return a[rng.generator().permutation(a.shape[0])] if a.ndim else a.copy()
 
 
 register(Op("_shuffle", _shuffle_kernel, _unary_shape_fn(lambda s, at: s), hint="shuffle"))
-
-
-# --- topk's order for equal values -----------------------------------------------------------------------
-def partial_sort_order(values, k, ascending):
-    """The first ``k`` indices of ``values`` as MXNet's CPU ``topk`` orders them when ``8 * k <= n``: it runs
-    ``std::partial_sort`` (libstdc++: a heap select, then a heap sort) over the indices, comparing values.
-    Equal values therefore come out in the heap's order, not in index order; this replays that algorithm
-    step for step (a model whose scores saturate, CenterNet's heat map, picks its boxes among ties)."""
-    v = values.tolist()
-
-    def comp(i, j):
-        return v[i] < v[j] if ascending else v[i] > v[j]
-
-    def push(heap, hole, top, value):
-        parent = (hole - 1) // 2
-        while hole > top and comp(heap[parent], value):
-            heap[hole] = heap[parent]
-            hole = parent
-            parent = (hole - 1) // 2
-        heap[hole] = value
-
-    def adjust(heap, hole, length, value):
-        top, child = hole, hole
-        while child < (length - 1) // 2:
-            child = 2 * (child + 1)
-            if comp(heap[child], heap[child - 1]):
-                child -= 1
-            heap[hole] = heap[child]
-            hole = child
-        if length % 2 == 0 and child == (length - 2) // 2:
-            child = 2 * (child + 1)
-            heap[hole] = heap[child - 1]
-            hole = child - 1
-        push(heap, hole, top, value)
-
-    heap = list(range(k))
-    for parent in range((k - 2) // 2, -1, -1):  # make_heap
-        adjust(heap, parent, k, heap[parent])
-    # heap select: a later index enters only if it beats the heap's top, and the top only gets "better",
-    # so the indices that never beat the first top are skipped without changing the result
-    if k:
-        rest = np.asarray(values[k:])
-        first = values[heap[0]]
-        candidates = np.nonzero(rest < first if ascending else rest > first)[0] + k
-        for i in candidates.tolist():
-            if comp(i, heap[0]):
-                adjust(heap, 0, k, i)  # pop_heap(first, middle, i): the top leaves, i sifts in
-    for last in range(k - 1, 0, -1):  # sort_heap
-        value = heap[last]
-        heap[last] = heap[0]
-        adjust(heap, 0, last, value)
-    return np.array(heap, dtype=np.int64)
 
 
 # --- random integers (``nd.random.randint``: gluonnlp's examples draw token ids with it) ----------------------
@@ -502,6 +452,80 @@ def _box_iou_shape(in_shapes, attrs):
 register(Op("_contrib_box_iou", _box_iou_kernel, _box_iou_shape, inputs=("lhs", "rhs"), hint="box_iou",
             params=(P("format", "str", "corner"),)))
 
+
+
+# --- ROIAlign (gluoncv's Mask R-CNN heads) -------------------------------------------------------------------
+def _roi_axis_weights(start, bin_size, pooled, grid, size):
+    """(pooled * grid, size) bilinear weights of the sample points along one axis of a region: sample ``i`` of
+    bin ``p`` sits at ``start + p * bin + (i + 0.5) * bin / grid``; a point beyond ``[-1, size]`` weighs nothing,
+    one below 0 reads row 0, one at or past the last row reads the last row alone (MXNet's CPU kernel)."""
+    steps = (np.arange(pooled)[:, None] * bin_size + (np.arange(grid)[None, :] + 0.5) * bin_size / grid).reshape(-1)
+    pos = start + steps
+    weights = np.zeros((pos.size, size))
+    inside = (pos >= -1.0) & (pos <= size)
+    pos = np.clip(pos, 0.0, None)
+    low = np.floor(pos).astype(np.int64)
+    last = low >= size - 1
+    low = np.where(last, size - 1, low)
+    high = np.where(last, size - 1, low + 1)
+    frac = np.where(last, 0.0, pos - low)
+    rows = np.arange(pos.size)
+    np.add.at(weights, (rows, low), np.where(inside, 1.0 - frac, 0.0))
+    np.add.at(weights, (rows, high), np.where(inside, frac, 0.0))
+    return weights
+
+
+def _roi_align_kernel(inputs, attrs):
+    data, rois = inputs
+    (ph, pw), scale, ratio = attrs["pooled_size"], attrs["spatial_scale"], attrs["sample_ratio"]
+    n, channels, height, width = data.shape
+    offset = 0.5 if attrs["aligned"] else 0.0
+    out_channels = channels // (ph * pw) if attrs["position_sensitive"] else channels
+    out = np.zeros((rois.shape[0], out_channels, ph, pw), dtype=np.float64)
+    for r, roi in enumerate(rois.astype(np.float64)):
+        batch = int(roi[0])
+        if batch < 0 or batch >= n:
+            continue
+        x0, y0, x1, y1 = (v * scale - offset for v in roi[1:5])
+        roi_w, roi_h = x1 - x0, y1 - y0
+        if not attrs["aligned"]:
+            roi_w, roi_h = max(roi_w, 1.0), max(roi_h, 1.0)
+        grid_h = ratio if ratio > 0 else int(np.ceil(roi_h / ph))
+        grid_w = ratio if ratio > 0 else int(np.ceil(roi_w / pw))
+        if grid_h * grid_w == 0:
+            continue
+        wy = _roi_axis_weights(y0, roi_h / ph, ph, grid_h, height)
+        wx = _roi_axis_weights(x0, roi_w / pw, pw, grid_w, width)
+        samples = np.einsum("yh,chw,xw->cyx", wy, data[batch].astype(np.float64), wx)
+        pooled = samples.reshape(channels, ph, grid_h, pw, grid_w).mean(axis=(2, 4))
+        if attrs["position_sensitive"]:  # output channel c of bin (i, j) reads input channel (c * ph + i) * pw + j
+            c, i, j = np.meshgrid(np.arange(out_channels), np.arange(ph), np.arange(pw), indexing="ij")
+            pooled = pooled[(c * ph + i) * pw + j, i, j]
+        out[r] = pooled
+    return out.astype(data.dtype)
+
+
+def _roi_align_shape(in_shapes, attrs):
+    data, rois = in_shapes
+    if data is None or rois is None:
+        return list(in_shapes), [None]
+    if len(data) != 4:
+        raise ShapeCheck("Check failed: dshape.ndim() == 4U (%d vs. 4) : data should be a 4D tensor" % len(data))
+    if len(rois) != 2 or rois[1] != 5:
+        raise ShapeCheck("Check failed: bshape.ndim() == 2U && bshape[1] == 5U : bbox should be a 2D tensor of "
+                         "shape [batch, 5]")
+    ph, pw = attrs["pooled_size"]
+    if attrs["position_sensitive"] and data[1] % (ph * pw):
+        raise ShapeCheck("Check failed: dshape[1] % (param.pooled_size[0]*param.pooled_size[1]) == 0 (%d vs. 0) : "
+                         "Input channels should be divided by pooled_size[0]*pooled_size[1]when position_sensitive "
+                         "is true." % (data[1] % (ph * pw)))
+    channels = data[1] // (ph * pw) if attrs["position_sensitive"] else data[1]
+    return list(in_shapes), [(rois[0], channels, ph, pw)]
+
+
+register(Op("_contrib_ROIAlign", _roi_align_kernel, _roi_align_shape, inputs=("data", "rois"), hint="roialign",
+            params=(P("pooled_size", "shape"), P("spatial_scale", "float"), P("sample_ratio", "int", -1),
+                    P("position_sensitive", "bool", False), P("aligned", "bool", False))))
 
 # --- deformable convolution (gluon.contrib.cnn: gluoncv's CenterNet DCNv2 heads) -----------------------------
 def _bilinear_taps(plane, h, w, modulated):

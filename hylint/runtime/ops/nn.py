@@ -1,0 +1,363 @@
+"""Linear algebra and the core layers: dot, FullyConnected, Convolution, Pooling, the normalisations, Embedding."""
+import math
+
+import numpy as np
+
+from ..base import MXNetError, shape_str
+from .. import kernels
+from .table import Op, ShapeCheck, register
+from .attrs import P
+from .common import _assign, _assign_param
+
+
+# ----------------------------------------------------------------------------------------------
+# linear algebra and layers
+# ----------------------------------------------------------------------------------------------
+def _dot_shape(in_shapes, attrs):
+    a, b = in_shapes
+    if a is None or b is None:
+        return list(in_shapes), [None]
+    ta, tb = attrs["transpose_a"], attrs["transpose_b"]
+    if ta:
+        a_k, a_rest = a[0], tuple(a[1:])
+        a_rest = tuple(reversed(a_rest)) if len(a) > 2 else a_rest
+    else:
+        a_k, a_rest = a[-1], tuple(a[:-1])
+    if tb:
+        b_k, b_rest = b[-1], tuple(b[:-1])
+    else:
+        b_k, b_rest = b[0], tuple(b[1:])
+    if a_k != b_k:
+        raise ShapeCheck("Check failed: L[!Ta].Size() == R[Tb].Size() (%d vs. %d) : dot shape error: %s X %s"
+                         % (a_k, b_k, shape_str(a), shape_str(b)))
+    return list(in_shapes), [(a_rest + b_rest) or (1,)]
+
+
+def _dot_kernel(inputs, attrs):
+    a, b = inputs
+    if attrs["transpose_a"]:
+        a = a.T
+    if attrs["transpose_b"]:
+        b = np.moveaxis(b, -1, 0) if b.ndim > 2 else b.T
+    if a.ndim == 1 and b.ndim == 1:
+        return np.array([np.dot(a, b)], dtype=inputs[0].dtype)
+    return np.tensordot(a, b, axes=([a.ndim - 1], [0])).astype(inputs[0].dtype)
+
+
+register(Op("dot", _dot_kernel, _dot_shape, inputs=("lhs", "rhs"),
+            params=(P("transpose_a", "bool", False), P("transpose_b", "bool", False),
+                    P("forward_stype", "any", None))))
+
+
+def _batch_dot_shape(in_shapes, attrs):
+    a, b = in_shapes
+    if a is None or b is None:
+        return list(in_shapes), [None]
+    if len(a) < 3 or len(a) != len(b):
+        raise ShapeCheck("batch_dot currently only support N-D*N-D array (N >= 3)%s v.s. %s"
+                         % (shape_str(a), shape_str(b)))
+    m, k1 = (a[-1], a[-2]) if attrs["transpose_a"] else (a[-2], a[-1])
+    k2, n = (b[-1], b[-2]) if attrs["transpose_b"] else (b[-2], b[-1])
+    if tuple(a[:-2]) != tuple(b[:-2]) or k1 != k2:
+        raise ShapeCheck("Check failed: lshape[0] == rshape[0] && L[!Ta] == R[Tb]: batch_dot shape error: %s X %s"
+                         % (shape_str(a), shape_str(b)))
+    return list(in_shapes), [tuple(a[:-2]) + (m, n)]
+
+
+def _batch_dot_kernel(inputs, attrs):
+    a, b = inputs
+    if attrs["transpose_a"]:
+        a = np.swapaxes(a, -1, -2)
+    if attrs["transpose_b"]:
+        b = np.swapaxes(b, -1, -2)
+    return np.matmul(a, b).astype(inputs[0].dtype)
+
+
+register(Op("batch_dot", _batch_dot_kernel, _batch_dot_shape, inputs=("lhs", "rhs"),
+            params=(P("transpose_a", "bool", False), P("transpose_b", "bool", False),
+                    P("forward_stype", "any", None))))
+
+
+def _fc_shape(in_shapes, attrs):
+    shapes = list(in_shapes)
+    data = shapes[0]
+    n = attrs["num_hidden"]
+    if data is None:
+        return shapes, [None]
+    in_units = int(np.prod(data[1:])) if attrs["flatten"] else data[-1]
+    _assign_param(shapes, 1, (n, in_units))
+    if not attrs["no_bias"] and len(shapes) > 2:
+        _assign_param(shapes, 2, (n,), message="Unexpected shape for bias %s")
+    out = (data[0], n) if attrs["flatten"] else tuple(data[:-1]) + (n,)
+    return shapes, [out]
+
+
+def _fc_kernel(inputs, attrs):
+    x, w = inputs[0], inputs[1]
+    x2 = x.reshape(x.shape[0], -1) if attrs["flatten"] else x
+    y = np.matmul(x2, w.T)
+    if not attrs["no_bias"]:
+        bias = inputs[2]
+        if bias.dtype == y.dtype:
+            y += bias  # in place: no second output-sized array
+        else:
+            y = y + bias
+    return y.astype(x.dtype, copy=False)
+
+
+register(Op("FullyConnected", _fc_kernel, _fc_shape, inputs=("data", "weight", "bias"), optional_inputs=("bias",),
+            params=(P("num_hidden", "int"), P("no_bias", "bool", False), P("flatten", "bool", True))))
+
+
+def _conv_geometry(attrs, nd):
+    def tup(name, default):
+        v = attrs.get(name) or ()
+        return tuple(v) if v else (default,) * nd
+    return tup("stride", 1), tup("dilate", 1), tup("pad", 0)
+
+
+def _conv_shape(in_shapes, attrs):
+    shapes = list(in_shapes)
+    data = shapes[0]
+    kernel = tuple(attrs["kernel"])
+    nd = len(kernel)
+    if data is None:
+        return shapes, [None]
+    if len(data) != nd + 2:
+        raise ShapeCheck("Check failed: dshp.ndim() == %dU (%d vs. %d) : Input data should be %dD in batch-num_filter-%s"
+                         % (nd + 2, len(data), nd + 2, nd + 2, {1: "x", 2: "y-x", 3: "depth-y-x"}.get(nd, "x")))
+    stride, dilate, pad = _conv_geometry(attrs, nd)
+    g = attrs["num_group"]
+    nf = attrs["num_filter"]
+    if data[1] % g:
+        raise ShapeCheck("Check failed: dshape[1] % param_.num_group == 0U: input num_filter must divide group size")
+    _assign_param(shapes, 1, (nf, data[1] // g) + kernel)
+    if not attrs["no_bias"] and len(shapes) > 2:
+        _assign_param(shapes, 2, (nf,))
+    spatial = []
+    for d, k, s, dl, p in zip(data[2:], kernel, stride, dilate, pad):
+        ek = dl * (k - 1) + 1
+        if d + 2 * p < ek:
+            raise ShapeCheck("Check failed: dilated_ksize <= AddPad(dshape[%d], param_.pad[%d]) : kernel size "
+                             "exceed input" % (2, 0))
+        spatial.append((d + 2 * p - ek) // s + 1)
+    return shapes, [(data[0], nf) + tuple(spatial)]
+
+
+def _conv_kernel(inputs, attrs):
+    x, w = inputs[0], inputs[1]
+    nd = len(attrs["kernel"])
+    stride, dilate, pad = _conv_geometry(attrs, nd)
+    # float32 BLAS as MXNet's CPU kernels (float64 stays float64; float16 and integers go through float32)
+    work = np.float64 if x.dtype == np.float64 else np.float32
+    y = kernels.convolution(x.astype(work, copy=False), w.astype(work, copy=False), stride, dilate, pad,
+                            attrs["num_group"])
+    if not attrs["no_bias"]:
+        y += inputs[2].astype(work, copy=False).reshape((1, -1) + (1,) * nd)
+    return y.astype(x.dtype, copy=False)
+
+
+_CONV_PARAMS = (P("kernel", "shape"), P("stride", "shape", ()), P("dilate", "shape", ()), P("pad", "shape", ()),
+                P("num_filter", "int"), P("num_group", "int", 1), P("workspace", "int", 1024),
+                P("no_bias", "bool", False), P("cudnn_tune", "any", None), P("cudnn_off", "bool", False),
+                P("layout", "any", None))
+register(Op("Convolution", _conv_kernel, _conv_shape, inputs=("data", "weight", "bias"), optional_inputs=("bias",),
+            params=_CONV_PARAMS))
+
+
+def _pool_params(attrs, data_shape):
+    nd = len(data_shape) - 2
+    if attrs["global_pool"]:
+        return tuple(data_shape[2:]), (1,) * nd, (0,) * nd
+    kernel = tuple(attrs["kernel"])
+    stride = tuple(attrs["stride"]) if attrs["stride"] else (1,) * nd
+    pad = tuple(attrs["pad"]) if attrs["pad"] else (0,) * nd
+    return kernel, stride, pad
+
+
+def _pool_out(d, k, s, p, convention):
+    if convention == "full":
+        return int(math.ceil(float(d + 2 * p - k) / s)) + 1
+    return (d + 2 * p - k) // s + 1
+
+
+def _pool_shape(in_shapes, attrs):
+    data = in_shapes[0]
+    if data is None:
+        return list(in_shapes), [None]
+    if len(data) < 3:
+        shapes_text = ("Input data should be  3D in (batch, channel, x) Or 4D in (batch, channel, y, x)  Or 5D in "
+                       "(batch, channel, d, y, x)")
+        raise ShapeCheck("Check failed: dshape.ndim() >= 3 (%d vs. 3) : Pooling: %s" % (len(data), shapes_text),
+                         eager="Pooling: Check failed: dshape.ndim() >= 3 (%d vs. 3) : %s" % (len(data), shapes_text))
+    kernel, stride, pad = _pool_params(attrs, data)
+    if len(kernel) != len(data) - 2:
+        raise ShapeCheck("Check failed: param.kernel.ndim() == dshape.ndim() - 2: kernel must match input rank")
+    spatial = []
+    for d, k, s, p in zip(data[2:], kernel, stride, pad):
+        if k > d + 2 * p:
+            raise ShapeCheck("Check failed: param.kernel[0] <= dshape[2] + 2 * param.pad[0] (%d vs. %d) : kernel size "
+                             "(%d) exceeds input (%d padded to %d)" % (k, d + 2 * p, k, d, d + 2 * p))
+        spatial.append(_pool_out(d, k, s, p, attrs["pooling_convention"]))
+    return list(in_shapes), [tuple(data[:2]) + tuple(spatial)]
+
+
+def _pool_kernel(inputs, attrs):
+    x = inputs[0]
+    kernel, stride, pad = _pool_params(attrs, x.shape)
+    out_shape = _pool_shape([x.shape], attrs)[1][0]
+    out_sizes = out_shape[2:]
+    nd = len(kernel)
+    ptype = attrs["pool_type"]
+    # pad enough on the right for the 'full' convention
+    extra = [max(0, (o - 1) * s + k - (d + 2 * p)) for o, s, k, d, p in zip(out_sizes, stride, kernel, x.shape[2:], pad)]
+    padding = [(p, p + e) for p, e in zip(pad, extra)]
+    work = x.dtype if x.dtype in (np.float32, np.float64) else np.float64
+    xw = x.astype(work, copy=False)
+    if any(p or e for p, e in padding):
+        xw = np.pad(xw, [(0, 0), (0, 0)] + padding, constant_values=-np.inf if ptype == "max" else 0.0)
+    windows = kernels.sliding_windows(xw, kernel, stride, (1,) * nd, out_sizes)
+
+    def reduce(ufunc, values):
+        # few large windows (global pooling): reduce the view's window axes; many small ones: one
+        # elementwise ufunc per kernel offset over whole (N, C, *O) slices (reducing strided window axes is slow)
+        if int(np.prod(kernel)) >= int(np.prod(out_sizes)):
+            return ufunc.reduce(values.reshape(values.shape[:2] + (-1,) + tuple(out_sizes)), axis=2)
+        offsets = iter(np.ndindex(*kernel))
+        total = values[(slice(None), slice(None)) + next(offsets)].copy()
+        for offset in offsets:
+            ufunc(total, values[(slice(None), slice(None)) + offset], out=total)
+        return total
+
+    if ptype == "max":
+        y = reduce(np.maximum, windows)
+    elif ptype == "sum":
+        y = reduce(np.add, windows)
+    elif ptype == "avg":
+        y = reduce(np.add, windows)
+        if attrs["count_include_pad"]:  # the symmetric padding counts, the 'full' convention's extra does not
+            counted = np.pad(np.ones(x.shape[2:]), [(p, p) for p in pad], constant_values=1)
+            counted = np.pad(counted, [(0, e) for e in extra])
+        else:
+            counted = np.pad(np.ones(x.shape[2:]), padding)
+        denom = kernels.sliding_windows(counted, kernel, stride, (1,) * nd, out_sizes, lead=0).sum(axis=tuple(range(nd)))
+        y /= np.maximum(denom, 1).astype(work)
+    elif ptype == "lp":
+        pv = attrs["p_value"] or 2
+        y = np.power(reduce(np.add, np.power(np.abs(windows), pv)), 1.0 / pv)
+    else:
+        raise MXNetError("Invalid Input: '%s', valid values are: {'avg', 'lp', 'max', 'sum'}" % ptype)
+    return y.astype(x.dtype, copy=False)
+
+
+register(Op("Pooling", _pool_kernel, _pool_shape,
+            params=(P("kernel", "shape", ()), P("pool_type", ("avg", "lp", "max", "sum"), "max"), P("global_pool", "bool", False),
+                    P("stride", "shape", ()), P("pad", "shape", ()), P("pooling_convention", ("full", "same", "valid"), "valid"),
+                    P("count_include_pad", "bool", True), P("p_value", "int", 0), P("cudnn_off", "bool", False),
+                    P("layout", "any", None))))
+
+
+def _channel_param_shape(axis_attr, n_params, aux_count=0):
+    def rule(in_shapes, attrs):
+        shapes = list(in_shapes)
+        data = shapes[0]
+        if data is None:
+            return shapes, [None] * 1
+        c = data[attrs[axis_attr] % len(data)]
+        for i in range(1, len(shapes)):
+            _assign_param(shapes, i, (c,), paren=False)
+        return shapes, [tuple(data)]
+    return rule
+
+
+def _batch_norm_kernel(inputs, attrs):
+    x, gamma, beta, mean, var = inputs
+    axis = attrs["axis"] % x.ndim
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    if attrs["fix_gamma"]:
+        gamma = np.ones_like(gamma)
+    from .. import autograd
+    if autograd.is_training() and not attrs["use_global_stats"]:
+        axes = tuple(i for i in range(x.ndim) if i != axis)
+        mean = x.mean(axis=axes)
+        var = x.var(axis=axes)
+    # one scale and one shift per channel: two passes over x instead of four
+    scale = gamma / np.sqrt(var + attrs["eps"])
+    shift = beta - mean * scale
+    work = np.float32 if x.dtype in (np.float16, np.float32) else np.float64  # float16 computes in float32
+    y = x * scale.reshape(shape).astype(work, copy=False)
+    y += shift.reshape(shape).astype(y.dtype, copy=False)
+    return y.astype(x.dtype, copy=False)
+
+
+register(Op("BatchNorm", _batch_norm_kernel, _channel_param_shape("axis", 4),
+            inputs=("data", "gamma", "beta", "moving_mean", "moving_var"), aux=("moving_mean", "moving_var"),
+            params=(P("eps", "float", 1e-3), P("momentum", "float", 0.9), P("fix_gamma", "bool", True),
+                    P("use_global_stats", "bool", False), P("output_mean_var", "bool", False),
+                    P("axis", "int", 1), P("cudnn_off", "bool", False), P("min_calib_range", "any", None),
+                    P("max_calib_range", "any", None))))
+
+
+def _layer_norm_kernel(inputs, attrs):
+    x, gamma, beta = inputs
+    axis = attrs["axis"] % x.ndim
+    xd = x.astype(np.float64)
+    mean = xd.mean(axis=axis, keepdims=True)
+    var = xd.var(axis=axis, keepdims=True)
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    y = (xd - mean) / np.sqrt(var + attrs["eps"]) * gamma.reshape(shape) + beta.reshape(shape)
+    return y.astype(x.dtype)
+
+
+register(Op("LayerNorm", _layer_norm_kernel, _channel_param_shape("axis", 2), inputs=("data", "gamma", "beta"),
+            params=(P("axis", "int", -1), P("eps", "float", 1e-5), P("output_mean_var", "bool", False))))
+
+
+def _instance_norm_kernel(inputs, attrs):
+    x, gamma, beta = inputs
+    axes = tuple(range(2, x.ndim))
+    xd = x.astype(np.float64)
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    y = (xd - xd.mean(axis=axes, keepdims=True)) / np.sqrt(xd.var(axis=axes, keepdims=True) + attrs["eps"])
+    return (y * gamma.reshape(shape) + beta.reshape(shape)).astype(x.dtype)
+
+
+def _instance_norm_shape(in_shapes, attrs):
+    shapes = list(in_shapes)
+    if shapes[0] is None:
+        return shapes, [None]
+    for i in (1, 2):
+        _assign(shapes, i, (shapes[0][1],))
+    return shapes, [shapes[0]]
+
+
+register(Op("InstanceNorm", _instance_norm_kernel, _instance_norm_shape, inputs=("data", "gamma", "beta"),
+            params=(P("eps", "float", 1e-3),)))
+
+
+def _embedding_shape(in_shapes, attrs):
+    shapes = list(in_shapes)
+    _assign_param(shapes, 1, (attrs["input_dim"], attrs["output_dim"]))
+    data = shapes[0]
+    return shapes, [None if data is None else tuple(data) + (attrs["output_dim"],)]
+
+
+def _embedding_kernel(inputs, attrs):
+    idx, w = inputs
+    i = np.clip(idx.astype(np.int64), 0, attrs["input_dim"] - 1)
+    return w[i]
+
+
+def _embedding_type(in_types, attrs):
+    out = list(in_types)
+    dtype = attrs["dtype"] or "float32"
+    if out[1] is None:
+        out[1] = dtype
+    return out, out[1]
+
+
+register(Op("Embedding", _embedding_kernel, _embedding_shape, inputs=("data", "weight"), infer_type=_embedding_type,
+            params=(P("input_dim", "int"), P("output_dim", "int"), P("dtype", "dtype", "float32"),
+                    P("sparse_grad", "bool", False))))
