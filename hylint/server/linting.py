@@ -10,10 +10,11 @@ or changes (size or mtime): a stat per folder on each check, no restart and no f
 """
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from hylint.config import Config, ConfigError, load_config
 from hylint.diagnostic import Diagnostic
@@ -108,6 +109,26 @@ class Checker:
         except Exception as error:  # a bug in a rule must not take the editor's linter down
             return Outcome([], f"hylint: internal error on {filename}: {type(error).__name__}: {error}")
         return Outcome(list(diagnostics), settings.error)
+
+    def check_notebook(self, cells: Sequence[Tuple[bool, str]], path: Optional[Path]) -> Outcome:
+        """Diagnostics of a notebook the editor holds as cells, ``(is_code, text)`` in order, as
+        ``hylint check`` reads the notebook file: ``cell`` is a diagnostic's 1-based cell, its rows the
+        cell's (hylint/batch/notebook.py; cell magics and shell escapes are left out as there)."""
+        from hylint.batch.files import SourceError, decode_notebook
+        from hylint.batch.notebook import map_diagnostics
+
+        document = {"cells": [{"cell_type": "code", "metadata": {}, "source": text, "outputs": [],
+                               "execution_count": None} if code else
+                              {"cell_type": "markdown", "metadata": {}, "source": text} for code, text in cells],
+                    "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+        filename = str(path) if path is not None else "<untitled>.ipynb"
+        try:
+            virtual = decode_notebook(json.dumps(document).encode("utf-8"), filename).text
+        except SourceError as error:
+            return Outcome([], f"hylint: {filename}: {error}")
+        outcome = self.check(virtual, path)
+        outcome.diagnostics = map_diagnostics(virtual, outcome.diagnostics)
+        return outcome
 
     def fix_all(self, text: str, path: Optional[Path], unsafe: bool = False) -> str:
         """``text`` with every (safe) fix applied, as ``hylint check --fix`` would write it."""

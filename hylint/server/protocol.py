@@ -37,10 +37,13 @@ class _Result:
 
 class HylintServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("hylint", __version__)
+        super().__init__("hylint", __version__, notebook_document_sync=lsp.NotebookDocumentSyncOptions(
+            notebook_selector=[lsp.NotebookDocumentSyncOptionsNotebookSelectorType2(
+                cells=[lsp.NotebookDocumentSyncOptionsNotebookSelectorType2CellsType(language="python")])]))
         self.checker = Checker()
         self.results: Dict[str, _Result] = {}  # uri -> the diagnostics of its latest linted text
         self.pending: Dict[str, asyncio.TimerHandle] = {}  # uri -> the debounced lint of a change
+        self.cells: Dict[str, str] = {}  # cell uri -> its notebook's uri (cells are linted together)
         self.told: set = set()  # configuration errors already shown to the user
         self._documented = None
 
@@ -76,10 +79,7 @@ class HylintServer(LanguageServer):
         document = self.workspace.get_text_document(uri)
         text = document.source
         outcome = self.checker.check(text, self.path_of(uri))
-        if outcome.error and outcome.error not in self.told:
-            self.told.add(outcome.error)
-            self.show_message_log(outcome.error, lsp.MessageType.Error)
-            self.show_message(outcome.error, lsp.MessageType.Error)
+        self.tell(outcome.error)
         lines = convert.Text(text, self.encoding())
         result = _Result(document.version, text, outcome.diagnostics,
                          [convert.to_lsp(d, lines, self.documented) for d in outcome.diagnostics])
@@ -87,15 +87,53 @@ class HylintServer(LanguageServer):
         self.publish_diagnostics(uri, result.lsp, version=document.version)
         return result
 
-    def lint_later(self, uri: str) -> None:
+    def lint_notebook(self, uri: str) -> None:
+        """Lint an open notebook's cells as one module; publish each cell's diagnostics to the cell."""
         handle = self.pending.pop(uri, None)
         if handle is not None:
             handle.cancel()
-        self.pending[uri] = asyncio.get_event_loop().call_later(DEBOUNCE, self.lint, uri)
+        notebook = self.workspace.get_notebook_document(notebook_uri=uri)
+        if notebook is None:
+            return
+        cells = []
+        for cell in notebook.cells:
+            document = self.workspace.get_text_document(cell.document)
+            code = cell.kind == lsp.NotebookCellKind.Code and document.language_id in (None, "python")
+            cells.append((cell.document, document, code))
+        path = self.path_of(uri)
+        outcome = self.checker.check_notebook([(code, document.source) for _, document, code in cells], path)
+        self.tell(outcome.error)
+        by_cell: Dict[int, List[Diagnostic]] = {}
+        for d in outcome.diagnostics:
+            by_cell.setdefault(d.cell or 1, []).append(d)
+        for number, (cell_uri, document, _) in enumerate(cells, 1):
+            self.cells[cell_uri] = uri
+            lines = convert.Text(document.source, self.encoding())
+            found = by_cell.get(number, [])
+            result = _Result(document.version, document.source, found,
+                             [convert.to_lsp(d, lines, self.documented) for d in found])
+            self.results[cell_uri] = result
+            self.publish_diagnostics(cell_uri, result.lsp, version=document.version)
+
+    def tell(self, error: Optional[str]) -> None:
+        if error and error not in self.told:
+            self.told.add(error)
+            self.show_message_log(error, lsp.MessageType.Error)
+            self.show_message(error, lsp.MessageType.Error)
+
+    def lint_later(self, uri: str, notebook: bool = False) -> None:
+        handle = self.pending.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
+        self.pending[uri] = asyncio.get_event_loop().call_later(DEBOUNCE, self.lint_notebook if notebook else self.lint,
+                                                                uri)
 
     def lint_all(self) -> None:
         for uri in list(self.workspace.text_documents):
-            self.lint(uri)
+            if uri not in self.cells:
+                self.lint(uri)
+        for uri in set(self.cells.values()):
+            self.lint_notebook(uri)
 
     def current(self, uri: str) -> Optional[_Result]:
         """The diagnostics of the document's current text (linted now if a change is still pending)."""
@@ -104,6 +142,9 @@ class HylintServer(LanguageServer):
         result = self.results.get(uri)
         document = self.workspace.get_text_document(uri)
         if result is None or result.version != document.version or result.text != document.source:
+            if uri in self.cells:
+                self.lint_notebook(self.cells[uri])
+                return self.results.get(uri)
             result = self.lint(uri)
         return result
 
@@ -144,6 +185,32 @@ def create_server() -> HylintServer:
     def did_close(ls: HylintServer, params: lsp.DidCloseTextDocumentParams) -> None:
         ls.forget(params.text_document.uri)
         ls.publish_diagnostics(params.text_document.uri, [])
+
+    @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_did_open(ls: HylintServer, params: lsp.DidOpenNotebookDocumentParams) -> None:
+        ls.lint_notebook(params.notebook_document.uri)
+
+    @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_did_change(ls: HylintServer, params: lsp.DidChangeNotebookDocumentParams) -> None:
+        structure = params.change.cells.structure if params.change.cells else None
+        if structure is not None:  # cells removed: clear what they showed
+            for cell in structure.did_close or []:
+                ls.forget(cell.uri)
+                ls.cells.pop(cell.uri, None)
+                ls.publish_diagnostics(cell.uri, [])
+        ls.lint_later(params.notebook_document.uri, notebook=True)
+
+    @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_did_save(ls: HylintServer, params: lsp.DidSaveNotebookDocumentParams) -> None:
+        ls.lint_notebook(params.notebook_document.uri)
+
+    @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_did_close(ls: HylintServer, params: lsp.DidCloseNotebookDocumentParams) -> None:
+        ls.forget(params.notebook_document.uri)
+        for cell in params.cell_text_documents:
+            ls.forget(cell.uri)
+            ls.cells.pop(cell.uri, None)
+            ls.publish_diagnostics(cell.uri, [])
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: HylintServer, params: lsp.DidChangeWatchedFilesParams) -> None:
@@ -200,6 +267,8 @@ def create_server() -> HylintServer:
                         title=f"hylint ({d.code}): add `# noqa: {d.code}` on this line",
                         kind=lsp.CodeActionKind.QuickFix, diagnostics=[item],
                         data={"uri": uri, "version": result.version, "do": "noqa", "index": index}))
+        if uri in ls.cells:  # the whole-file actions would see one cell, not the notebook
+            return _resolved(ls, actions)
         if _wanted(FIX_ALL, only) and any(d.fix is not None and d.fix.applicability == Applicability.SAFE
                                           for d in result.diagnostics):
             actions.append(lsp.CodeAction(title="hylint: fix all safe fixes", kind=FIX_ALL,
@@ -208,15 +277,19 @@ def create_server() -> HylintServer:
         if only and _wanted(ADD_NOQA_ALL, only) and any(d.code not in NOT_SUPPRESSIBLE for d in result.diagnostics):
             actions.append(lsp.CodeAction(title="hylint: add `# noqa` for every diagnostic", kind=ADD_NOQA_ALL,
                                           data={"uri": uri, "version": result.version, "do": "noqa-all"}))
-        if not ls.resolves_edits():  # the client cannot ask for the edit later: compute it now
-            actions = [_resolve(ls, action) for action in actions]
-        return [action for action in actions if action.edit is not None or action.data is not None]
+        return _resolved(ls, actions)
 
     @server.feature(lsp.CODE_ACTION_RESOLVE)
     def code_action_resolve(ls: HylintServer, action: lsp.CodeAction) -> lsp.CodeAction:
         return _resolve(ls, action)
 
     return server
+
+
+def _resolved(ls: HylintServer, actions: List[lsp.CodeAction]) -> List[lsp.CodeAction]:
+    if not ls.resolves_edits():  # the client cannot ask for the edit later: compute it now
+        actions = [_resolve(ls, action) for action in actions]
+    return [action for action in actions if action.edit is not None or action.data is not None]
 
 
 def _resolve(ls: HylintServer, action: lsp.CodeAction) -> lsp.CodeAction:

@@ -188,3 +188,41 @@ def test_server_ends_when_the_client_goes(tmp_path):
         assert client.process.wait(timeout=30) is not None
     finally:
         client.close()
+
+
+def test_notebook_cells(client, tmp_path):
+    client.initialize(tmp_path.as_uri(), RESOLVE)
+    header, _, body = TUTORIAL.partition("\n\n\nclass Net(")
+    cells = [("python", 2, header + "\n%matplotlib inline\n"), ("markdown", 1, "# The net\n"),
+             ("python", 2, "class Net(" + body)]
+    notebook = (tmp_path / "net.ipynb").as_uri()
+    uris = [f"vscode-notebook-cell:{notebook[5:]}#cell{i}" for i in range(len(cells))]
+    client.notify("notebookDocument/didOpen", {
+        "notebookDocument": {"uri": notebook, "notebookType": "jupyter-notebook", "version": 1,
+                             "cells": [{"kind": kind, "document": uri} for uri, (_, kind, _) in zip(uris, cells)]},
+        "cellTextDocuments": [{"uri": uri, "languageId": language, "version": 1, "text": text}
+                              for uri, (language, _, text) in zip(uris, cells)]})
+    published = {}
+    while len(published) < 3:
+        params = client.wait_for("textDocument/publishDiagnostics")
+        published[params["uri"]] = params["diagnostics"]
+    assert published[uris[0]] == [] and published[uris[1]] == []
+    # rows of the cell: the class starts at the cell's row 1 (file row 9)
+    assert [(d["code"], d["range"]["start"]["line"] + 1) for d in published[uris[2]]] == [
+        ("HY201", 18), ("HY101", 19), ("HY101", 23)]
+    # a quick fix in a cell, then the cell changes: the diagnostic goes
+    actions = code_actions(client, uris[2], published[uris[2]][0])
+    assert actions[0]["title"].startswith("hylint (HY201): ")
+    fixed = apply_edits(cells[2][2], actions[0]["edit"]["changes"][uris[2]])
+    client.notify("notebookDocument/didChange", {
+        "notebookDocument": {"uri": notebook, "version": 2},
+        "change": {"cells": {"textContent": [{"document": {"uri": uris[2], "version": 2},
+                                              "changes": [{"text": fixed}]}]}}})
+    diagnostics = client.diagnostics(uris[2], 2)
+    assert [d["code"] for d in diagnostics] == ["HY101", "HY101"]
+    hover = client.request("textDocument/hover", {"textDocument": {"uri": uris[2]},
+                                                  "position": diagnostics[0]["range"]["start"]})
+    assert hover["contents"]["value"].startswith("# ")
+    client.notify("notebookDocument/didClose", {"notebookDocument": {"uri": notebook},
+                                                "cellTextDocuments": [{"uri": uri} for uri in uris]})
+    assert client.shutdown() == 0
