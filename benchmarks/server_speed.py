@@ -131,7 +131,8 @@ def main() -> None:
             edit(wait=done % args.wait_every == 0 or done == args.edits)
             if done in (10, 100, 250, 500, 750, 1000) or done == args.edits:
                 rss.append((version - 1, rss_mib(pid)))
-        print(f"{args.edits} edits (waited for every {args.wait_every}) in {time.perf_counter() - started:.0f} s; server RSS (MiB) after n edits: "
+        print(f"{args.edits} edits (waited for every {args.wait_every}) in {time.perf_counter() - started:.0f} s; "
+              "server RSS (MiB) after n edits: "
               + ", ".join(f"{n}: {value:.0f}" for n, value in rss))
         client.shutdown()
     finally:

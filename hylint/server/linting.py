@@ -53,6 +53,7 @@ class Checker:
     def __init__(self, default_folder: Optional[Path] = None) -> None:
         self.default_folder = (default_folder or Path.cwd()).resolve()
         self._settings: Dict[Path, Tuple[Tuple, _Settings]] = {}  # folder -> (stamp, settings)
+        self._fixable: Dict[str, bool] = {}  # file -> its last check had a fixable diagnostic
 
     # -- settings --------------------------------------------------------------------------------
     def settings(self, path: Optional[Path]) -> _Settings:
@@ -86,8 +87,13 @@ class Checker:
         except UnknownRuleError as error:
             raise ConfigError(str(error)) from None
 
-    def linter(self, path: Optional[Path]):
-        """The linter for the file, as ``hylint check`` builds it (per-file-ignores deselect rules)."""
+    def linter(self, path: Optional[Path], whole_file: bool = False):
+        """The linter for the file, as ``hylint check`` builds it (per-file-ignores deselect rules).
+
+        ``whole_file``: without the regions pass (``linter.regions = False``, which tests/test_regions.py
+        proves gives the same diagnostics); the engine lints a file again whole when a diagnostic has a
+        fix, so for a buffer that had fixable diagnostics on the last keystroke the first pass is waste.
+        """
         from hylint.batch.discovery import matches_any
         from hylint.lint.engine import Linter
 
@@ -97,7 +103,14 @@ class Checker:
                             for code in codes)
         if ignored not in settings.linters:
             settings.linters[ignored] = Linter([rule for rule in settings.rules if rule.CODE not in ignored])
-        return settings.linters[ignored]
+        linter = settings.linters[ignored]
+        if whole_file and linter.regions:
+            key = ignored | {"<whole-file>"}
+            if key not in settings.linters:
+                settings.linters[key] = Linter(linter.rule_types)
+                settings.linters[key].regions = False
+            linter = settings.linters[key]
+        return linter
 
     # -- the calls -------------------------------------------------------------------------------
     def check(self, text: str, path: Optional[Path]) -> Outcome:
@@ -105,9 +118,12 @@ class Checker:
         filename = str(path) if path is not None else "<untitled>"
         settings = self.settings(path)
         try:
-            diagnostics = self.linter(path).lint_source(text, filename).diagnostics
+            diagnostics = self.linter(path, self._fixable.get(filename, False)).lint_source(text, filename).diagnostics
         except Exception as error:  # a bug in a rule must not take the editor's linter down
             return Outcome([], f"hylint: internal error on {filename}: {type(error).__name__}: {error}")
+        if len(self._fixable) > 1024:
+            self._fixable.clear()
+        self._fixable[filename] = any(d.fix is not None for d in diagnostics)
         return Outcome(list(diagnostics), settings.error)
 
     def check_notebook(self, cells: Sequence[Tuple[bool, str]], path: Optional[Path]) -> Outcome:
@@ -132,12 +148,10 @@ class Checker:
 
     def fix_all(self, text: str, path: Optional[Path], unsafe: bool = False) -> str:
         """``text`` with every (safe) fix applied, as ``hylint check --fix`` would write it."""
-        from hylint.lint.engine import FixLoopError
-
         filename = str(path) if path is not None else "<untitled>"
         try:
             return self.linter(path).fix_source(text, filename, unsafe=unsafe).source
-        except FixLoopError:
+        except Exception:  # FixLoopError or a bug: no edit rather than a failed request
             return text
 
     def add_noqa(self, text: str, path: Optional[Path], only: Optional[Diagnostic] = None) -> str:
@@ -147,7 +161,10 @@ class Checker:
 
         filename = str(path) if path is not None else "<untitled>"
         linter = self.linter(path) if only is None else _Given([only])
-        new, _ = add_noqa_source(text, filename, linter)
+        try:
+            new, _ = add_noqa_source(text, filename, linter)
+        except Exception:  # no edit rather than a failed request
+            return text
         return new
 
 

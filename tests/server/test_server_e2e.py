@@ -112,7 +112,8 @@ def test_open_fix_edit_save_shutdown(client, tmp_path):
 
     # an edit brings a hazard back (after the debounce), save lints at once
     assert "        x = F.relu(self.fc1(x))\n" in text
-    text = text.replace("        x = F.relu(self.fc1(x))\n", "        n = x.shape[0]\n        x = F.relu(self.fc1(x))\n")
+    text = text.replace("        x = F.relu(self.fc1(x))\n",
+                        "        n = x.shape[0]\n        x = F.relu(self.fc1(x))\n")
     diagnostics = change(client, uri, text, 5)
     assert {d["code"] for d in diagnostics} == {"HY201"}
     path.write_text(text)
