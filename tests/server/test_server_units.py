@@ -97,3 +97,16 @@ def test_diagnostic_to_lsp():
     assert item.range == lsp.Range(lsp.Position(1, 2), lsp.Position(1, 9))
     assert item.code_description.href == d.url and item.severity == lsp.DiagnosticSeverity.Warning
     assert convert.to_lsp(d, convert.Text(""), set()).code_description is None
+
+
+def test_without_pygls_the_server_says_how_to_install_it(tmp_path):
+    import subprocess
+    import sys
+
+    blocker = tmp_path / "pygls"  # a package that fails to import, shadowing the installed one
+    blocker.mkdir()
+    (blocker / "__init__.py").write_text("raise ImportError('no pygls here', name='pygls')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
+    done = subprocess.run([sys.executable, "-m", "hylint.server"], capture_output=True, text=True, env=env,
+                          stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 2 and "pip install 'hylint[server]'" in done.stderr, done.stderr
