@@ -59,7 +59,6 @@ def severity(diagnostic: Diagnostic) -> lsp.DiagnosticSeverity:
 
 def to_lsp(diagnostic: Diagnostic, text: Text, documented: Sequence[str] = ()) -> lsp.Diagnostic:
     """``documented``: the codes whose rule has documentation to link to."""
-    fix = diagnostic.fix
     return lsp.Diagnostic(
         range=text.range(diagnostic.start, diagnostic.end),
         message=diagnostic.message,
@@ -67,7 +66,6 @@ def to_lsp(diagnostic: Diagnostic, text: Text, documented: Sequence[str] = ()) -
         code=diagnostic.code,
         code_description=lsp.CodeDescription(href=diagnostic.url) if diagnostic.code in documented else None,
         source=SOURCE,
-        data={"fixable": fix is not None and fix.applicability != Applicability.DISPLAY_ONLY},
     )
 
 

@@ -125,7 +125,7 @@ class HylintServer(LanguageServer):
         handle = self.pending.pop(uri, None)
         if handle is not None:
             handle.cancel()
-        self.pending[uri] = asyncio.get_event_loop().call_later(DEBOUNCE, self.lint_notebook if notebook else self.lint,
+        self.pending[uri] = self.loop.call_later(DEBOUNCE, self.lint_notebook if notebook else self.lint,
                                                                 uri)
 
     def lint_all(self) -> None:
