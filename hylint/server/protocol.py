@@ -77,6 +77,8 @@ class HylintServer(LanguageServer):
         if uri not in self.workspace.text_documents:  # closed meanwhile
             return None
         document = self.workspace.get_text_document(uri)
+        if document.language_id not in (None, "python"):  # a client that also sends us pyproject.toml
+            return None
         text = document.source
         outcome = self.checker.check(text, self.path_of(uri))
         self.tell(outcome.error)
