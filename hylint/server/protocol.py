@@ -119,6 +119,8 @@ class HylintServer(LanguageServer):
 
     def tell(self, error: Optional[str]) -> None:
         if error and error not in self.told:
+            if len(self.told) > 100:  # internal errors differ by file and text: keep the set bounded
+                self.told.clear()
             self.told.add(error)
             self.show_message_log(error, lsp.MessageType.Error)
             self.show_message(error, lsp.MessageType.Error)
