@@ -1,0 +1,143 @@
+"""How fast `hylint server` answers, and how much memory it keeps: not a test, a measurement.
+
+    python benchmarks/server_speed.py [--file MODEL.py] [--runs 15] [--edits 1000]
+
+Starts the server over stdio (tests/server/lsp_client.py), warms it up on a small file (imports,
+rule selection), then on a ~500-line model file measures
+
+* didOpen -> its publishDiagnostics (target < 150 ms),
+* didChange (one line edited) -> the diagnostics of that version (target < 100 ms; includes the
+  server's debounce, hylint/server/protocol.py DEBOUNCE),
+
+as wall-clock medians, with the server's own CPU time per answer (/proc/PID/stat), which the other
+load on the machine changes less; then RSS of the server over 1,000 edits (``--wait-every``).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "server"))
+
+from lsp_client import LspClient  # noqa: E402
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def model_file(lines: int = 500) -> str:
+    """The tutorial's Net (three hazards) as many times as fit in ``lines``, each class renamed."""
+    tutorial = (ROOT / "examples" / "tutorial_net.py").read_text()
+    header, _, body = tutorial.partition("\n\n\nclass Net(")
+    parts = [header]
+    while True:
+        index = len(parts) - 1
+        more = parts + [f"class Net{index}(" + body.replace("super(Net,", f"super(Net{index},")]
+        if "\n\n\n".join(more).count("\n") > lines:
+            break
+        parts = more
+    text = "\n\n\n".join(parts)
+    return text + "\n" * max(0, lines - text.count("\n"))
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--file", type=Path, help="the model file (default: a generated 500-line one)")
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--edits", type=int, default=1000)
+    parser.add_argument("--wait-every", type=int, default=1, metavar="N",
+                        help="in the memory run, wait for the diagnostics of every Nth edit only (the debounce "
+                             "then lints one text per N edits); 1: every edit is linted")
+    args = parser.parse_args()
+    text = args.file.read_text() if args.file else model_file()
+    folder = Path(tempfile.mkdtemp(prefix="hylint-server-bench-"))
+    path = folder / "model.py"
+    path.write_text(text)
+    uri = path.as_uri()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + os.environ.get("PYTHONPATH", "").split(os.pathsep)))
+    client = LspClient(cwd=str(folder), env=env)
+    try:
+        started = time.perf_counter()
+        client.initialize(folder.as_uri())
+        warm = folder / "warm.py"
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": warm.as_uri(), "languageId": "python",
+                                                                "version": 1, "text": text[:2000]}})
+        client.diagnostics(warm.as_uri(), 1)
+        print(f"file: {args.file or 'generated'} ({text.count(chr(10))} lines); "
+              f"start-up to first diagnostics: {time.perf_counter() - started:.2f} s")
+        pid = client.process.pid
+
+        opens, open_cpu = [], []
+        for run in range(args.runs):
+            cpu, start = cpu_seconds(pid), time.perf_counter()
+            client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python",
+                                                                    "version": 1, "text": text}})
+            found = client.diagnostics(uri, 1)
+            opens.append(time.perf_counter() - start)
+            open_cpu.append(cpu_seconds(pid) - cpu)
+            if run < args.runs - 1:
+                client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+                client.diagnostics(uri, None)
+        print(f"didOpen -> diagnostics ({len(found)}): median {statistics.median(opens) * 1000:.0f} ms wall, "
+              f"{statistics.median(open_cpu) * 1000:.0f} ms server CPU (min {min(opens) * 1000:.0f} ms wall)")
+
+        lines = text.splitlines(keepends=True)
+        row = next(i for i, line in enumerate(lines) if "x.mean(axis=1" in line)
+        version = 1
+
+        def edit(wait: bool = True) -> None:
+            nonlocal version
+            version += 1
+            new = f"        x = x - x.mean(axis=1, keepdims=True)  # edit {version}"
+            old_length = len(lines[row].rstrip("\r\n"))
+            client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                     "contentChanges": [{"range": {
+                                                         "start": {"line": row, "character": 0},
+                                                         "end": {"line": row, "character": old_length}},
+                                                         "text": new}]})
+            lines[row] = new + "\n"
+            if wait:
+                client.diagnostics(uri, version)
+
+        changes, change_cpu = [], []
+        for _ in range(args.runs):
+            cpu, start = cpu_seconds(pid), time.perf_counter()
+            edit()
+            changes.append(time.perf_counter() - start)
+            change_cpu.append(cpu_seconds(pid) - cpu)
+        print(f"didChange -> fresh diagnostics: median {statistics.median(changes) * 1000:.0f} ms wall, "
+              f"{statistics.median(change_cpu) * 1000:.0f} ms server CPU (min {min(changes) * 1000:.0f} ms wall)")
+
+        rss = [(version - 1, rss_mib(pid))]
+        started = time.perf_counter()
+        for done in range(1, args.edits + 1):
+            edit(wait=done % args.wait_every == 0 or done == args.edits)
+            if done in (10, 100, 250, 500, 750, 1000) or done == args.edits:
+                rss.append((version - 1, rss_mib(pid)))
+        print(f"{args.edits} edits (waited for every {args.wait_every}) in {time.perf_counter() - started:.0f} s; "
+              "server RSS (MiB) after n edits: "
+              + ", ".join(f"{n}: {value:.0f}" for n, value in rss))
+        client.shutdown()
+    finally:
+        client.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,20 @@
+"""``hylint server``: a Language Server Protocol server (pygls) that lints, fixes and explains as you type.
+
+protocol.py speaks LSP, convert.py turns hylint's values into LSP's, linting.py is the one place that
+calls the linter (settings of the file, rule selection, lint, fix, add noqa). ``run()`` is what
+``hylint server`` and ``python -m hylint.server`` call; pygls is imported only then.
+"""
+import sys
+
+
+def run() -> None:
+    """Serve over stdio until the client sends exit or closes stdin; exit 2 with a hint without pygls."""
+    try:
+        from hylint.server.protocol import main
+    except ImportError as error:  # pygls is an optional dependency: pip install 'hylint[server]'
+        if str(error.name).split(".")[0] not in ("pygls", "lsprotocol", "cattrs"):
+            raise
+        sys.stderr.write(f"hylint: error: the language server needs pygls ({error}); "
+                         f"install it with: pip install 'hylint[server]'\n")
+        sys.exit(2)
+    main()

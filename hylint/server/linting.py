@@ -1,0 +1,178 @@
+"""The server's one way into the linter: the settings of a file and the calls that lint, fix and add noqa.
+
+Today this builds what it needs the way the command line does (``hylint/cli``): the nearest
+``[tool.hylint]`` of the file (``hylint.config``), its rule selection (``hylint.selection``),
+per-file-ignores deselecting rules for the file, and ``hylint.lint.engine.Linter``. When
+``hylint/check.py`` (``check_source``/``fix_source``) exists, this module is the one to switch to it.
+
+Settings are re-read when any ``pyproject.toml`` between the file and the root appears, disappears
+or changes (size or mtime): a stat per folder on each check, no restart and no file watcher needed.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+
+from hylint.config import Config, ConfigError, load_config
+from hylint.diagnostic import Diagnostic
+
+
+@dataclass
+class Outcome:
+    diagnostics: List[Diagnostic]
+    error: Optional[str] = None  # a configuration problem or an internal error, for the user's log
+
+
+@dataclass
+class _Settings:
+    config: Config
+    error: Optional[str]  # the config could not be read: defaults are used
+    linters: Dict[FrozenSet[str], object] = field(default_factory=dict)
+    rules: Optional[list] = None
+    per_file_ignores: Optional[list] = None
+
+
+def _stamp(folder: Path) -> Tuple:
+    """What decides the settings of files in ``folder``: every pyproject.toml above it, with size and mtime."""
+    stamp = []
+    for parent in [folder] + list(folder.parents):
+        try:
+            info = os.stat(parent / "pyproject.toml")
+        except OSError:
+            continue
+        stamp.append((str(parent), info.st_mtime_ns, info.st_size))
+    return tuple(stamp)
+
+
+class Checker:
+    """Lints buffers with the settings of the file they will be saved as."""
+
+    def __init__(self, default_folder: Optional[Path] = None) -> None:
+        self.default_folder = (default_folder or Path.cwd()).resolve()
+        self._settings: Dict[Path, Tuple[Tuple, _Settings]] = {}  # folder -> (stamp, settings)
+        self._fixable: Dict[str, bool] = {}  # file -> its last check had a fixable diagnostic
+
+    # -- settings --------------------------------------------------------------------------------
+    def settings(self, path: Optional[Path]) -> _Settings:
+        folder = path.parent if path is not None else self.default_folder
+        stamp = _stamp(folder)
+        cached = self._settings.get(folder)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        try:
+            settings = _Settings(load_config(start=folder), None)
+            self._select(settings)  # an unknown rule code is a config error too
+        except ConfigError as error:  # told to the user; the defaults keep the editor useful meanwhile
+            settings = _Settings(Config(root=folder), str(error))
+            self._select(settings)
+        if len(self._settings) > 256:  # folders seen in a long session: keep memory bounded
+            self._settings.clear()
+        self._settings[folder] = (stamp, settings)
+        return settings
+
+    @staticmethod
+    def _select(settings: _Settings) -> None:
+        from hylint.config import check_config_codes
+        from hylint.selection import UnknownRuleError, expand, select_rules
+
+        config = settings.config
+        check_config_codes(config)
+        try:
+            settings.rules = select_rules(config.select, config.extend_select, config.ignore)
+            settings.per_file_ignores = [(pattern, set().union(*(expand(c) for c in codes)) if codes else set())
+                                         for pattern, codes in config.per_file_ignores]
+        except UnknownRuleError as error:
+            raise ConfigError(str(error)) from None
+
+    def linter(self, path: Optional[Path], whole_file: bool = False):
+        """The linter for the file, as ``hylint check`` builds it (per-file-ignores deselect rules).
+
+        ``whole_file``: without the regions pass (``linter.regions = False``, which tests/test_regions.py
+        proves gives the same diagnostics); the engine lints a file again whole when a diagnostic has a
+        fix, so for a buffer that had fixable diagnostics on the last keystroke the first pass is waste.
+        """
+        from hylint.batch.discovery import matches_any
+        from hylint.lint.engine import Linter
+
+        settings = self.settings(path)
+        ignored = frozenset(code for pattern, codes in settings.per_file_ignores
+                            if path is not None and matches_any(path, [pattern], settings.config.root)
+                            for code in codes)
+        if ignored not in settings.linters:
+            settings.linters[ignored] = Linter([rule for rule in settings.rules if rule.CODE not in ignored])
+        linter = settings.linters[ignored]
+        if whole_file and linter.regions:
+            key = ignored | {"<whole-file>"}
+            if key not in settings.linters:
+                settings.linters[key] = Linter(linter.rule_types)
+                settings.linters[key].regions = False
+            linter = settings.linters[key]
+        return linter
+
+    # -- the calls -------------------------------------------------------------------------------
+    def check(self, text: str, path: Optional[Path]) -> Outcome:
+        """Diagnostics of ``text``; an unparsable one gives HY000 (the engine's own)."""
+        filename = str(path) if path is not None else "<untitled>"
+        settings = self.settings(path)
+        try:
+            diagnostics = self.linter(path, self._fixable.get(filename, False)).lint_source(text, filename).diagnostics
+        except Exception as error:  # a bug in a rule must not take the editor's linter down
+            return Outcome([], f"hylint: internal error on {filename}: {type(error).__name__}: {error}")
+        if len(self._fixable) > 1024:
+            self._fixable.clear()
+        self._fixable[filename] = any(d.fix is not None for d in diagnostics)
+        return Outcome(list(diagnostics), settings.error)
+
+    def check_notebook(self, cells: Sequence[Tuple[bool, str]], path: Optional[Path]) -> Outcome:
+        """Diagnostics of a notebook the editor holds as cells, ``(is_code, text)`` in order, as
+        ``hylint check`` reads the notebook file: ``cell`` is a diagnostic's 1-based cell, its rows the
+        cell's (hylint/batch/notebook.py; cell magics and shell escapes are left out as there)."""
+        from hylint.batch.files import SourceError, decode_notebook
+        from hylint.batch.notebook import map_diagnostics
+
+        document = {"cells": [{"cell_type": "code", "metadata": {}, "source": text, "outputs": [],
+                               "execution_count": None} if code else
+                              {"cell_type": "markdown", "metadata": {}, "source": text} for code, text in cells],
+                    "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+        filename = str(path) if path is not None else "<untitled>.ipynb"
+        try:
+            virtual = decode_notebook(json.dumps(document).encode("utf-8"), filename).text
+        except SourceError as error:
+            return Outcome([], f"hylint: {filename}: {error}")
+        outcome = self.check(virtual, path)
+        outcome.diagnostics = map_diagnostics(virtual, outcome.diagnostics)
+        return outcome
+
+    def fix_all(self, text: str, path: Optional[Path], unsafe: bool = False) -> str:
+        """``text`` with every (safe) fix applied, as ``hylint check --fix`` would write it."""
+        filename = str(path) if path is not None else "<untitled>"
+        try:
+            return self.linter(path).fix_source(text, filename, unsafe=unsafe).source
+        except Exception:  # FixLoopError or a bug: no edit rather than a failed request
+            return text
+
+    def add_noqa(self, text: str, path: Optional[Path], only: Optional[Diagnostic] = None) -> str:
+        """``text`` with ``# noqa: CODE`` added as ``hylint check --add-noqa`` does: for every diagnostic,
+        or for ``only`` (a diagnostic of this same text)."""
+        from hylint.batch.add_noqa import add_noqa_source
+
+        filename = str(path) if path is not None else "<untitled>"
+        linter = self.linter(path) if only is None else _Given([only])
+        try:
+            new, _ = add_noqa_source(text, filename, linter)
+        except Exception:  # no edit rather than a failed request
+            return text
+        return new
+
+
+@dataclass
+class _Given:
+    """A stand-in linter that reports given diagnostics: add_noqa_source for one diagnostic."""
+
+    diagnostics: List[Diagnostic]
+
+    def lint_source(self, source: str, filename: str) -> "_Given":
+        return self

@@ -1,0 +1,112 @@
+"""The server's adapter into the linter (hylint/server/linting.py) and its LSP conversions
+(hylint/server/convert.py), in process."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("lsprotocol")
+
+from lsprotocol import types as lsp  # noqa: E402
+
+from hylint.diagnostic import Diagnostic  # noqa: E402
+from hylint.server import convert  # noqa: E402
+from hylint.server.linting import Checker  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+TUTORIAL = (ROOT / "examples" / "tutorial_net.py").read_text()
+
+
+def test_check_is_what_hylint_check_reports(tmp_path):
+    from hylint.lint.engine import Linter
+    from hylint.selection import select_rules
+
+    path = tmp_path / "net.py"
+    expected = Linter(select_rules()).lint_source(TUTORIAL, str(path)).diagnostics
+    checker = Checker(tmp_path)
+    first = checker.check(TUTORIAL, path)  # regions pass on; the next check skips it (fixable diagnostics)
+    second = checker.check(TUTORIAL, path)
+    assert first.diagnostics == expected == second.diagnostics and first.error is None
+    assert checker.linter(path, whole_file=True).regions is False and checker.linter(path).regions
+
+
+def test_settings_follow_the_nearest_pyproject(tmp_path):
+    (tmp_path / "sub").mkdir()
+    path = tmp_path / "sub" / "net.py"
+    checker = Checker(tmp_path)
+    assert len(checker.check(TUTORIAL, path).diagnostics) == 3
+    (tmp_path / "pyproject.toml").write_text('[tool.hylint]\nignore = ["HY101"]\n')
+    assert [d.code for d in checker.check(TUTORIAL, path).diagnostics] == ["HY201"]
+    nearer = tmp_path / "sub" / "pyproject.toml"
+    nearer.write_text('[tool.hylint]\nignore = ["HY201"]\n')
+    assert [d.code for d in checker.check(TUTORIAL, path).diagnostics] == ["HY101", "HY101"]
+    nearer.write_text('[tool.hylint]\nignore = ["HY201", "HY101"]\n')
+    os.utime(nearer, ns=(1, 1))  # a changed mtime, whatever the clock's resolution
+    assert checker.check(TUTORIAL, path).diagnostics == []
+    nearer.write_text("[tool.hylint\n")
+    outcome = checker.check(TUTORIAL, path)
+    assert "invalid TOML" in outcome.error and len(outcome.diagnostics) == 3  # defaults meanwhile
+
+
+def test_unparsable_text_gives_hy000(tmp_path):
+    """As `hylint check`: a buffer that may hold hybrid code and does not parse gets HY000; one that
+    cannot hold any (the prefilter, hylint/lint/prefilter.py) is not parsed at all."""
+    checker = Checker(tmp_path)
+    hybrid = "class A(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+    for text in [hybrid + "        return x.shape(\n", hybrid + "(" * 10000, hybrid + "\treturn x\n  \tx\n",
+                 hybrid + "        return x\x00\n"]:
+        codes = [d.code for d in checker.check(text, tmp_path / "a.py").diagnostics]
+        assert codes == ["HY000"], (text[-20:], codes)
+    assert checker.check("def f(:\n", tmp_path / "a.py").diagnostics == []
+
+
+def test_add_noqa_one_diagnostic_and_all(tmp_path):
+    checker = Checker(tmp_path)
+    path = tmp_path / "net.py"
+    diagnostics = checker.check(TUTORIAL, path).diagnostics
+    one = checker.add_noqa(TUTORIAL, path, only=diagnostics[1])
+    assert one.splitlines()[26].endswith("  # noqa: HY101") and one.count("# noqa") == 1
+    assert checker.add_noqa(TUTORIAL, path).count("# noqa") == 3
+    assert checker.check(checker.fix_all(TUTORIAL, path), path).diagnostics == []
+
+
+def test_positions_are_utf16_and_clamped():
+    text = convert.Text("a = '𝄞é'; x.shape\r\nb\rc\n")
+    assert convert.Text("a = '𝄞é'; x.shape").position(1, 10) == lsp.Position(0, 10)  # 𝄞 is 2 UTF-16 units
+    assert convert.Text("a = '𝄞é'; x.shape", lsp.PositionEncodingKind.Utf32).position(1, 10) == lsp.Position(0, 9)
+    assert text.position(3, 2) == lsp.Position(2, 1)
+    assert text.position(99, 99) == lsp.Position(3, 0)
+    assert text.position(2, 50) == lsp.Position(1, 1)
+    assert text.end() == lsp.Position(3, 0)
+
+
+def test_minimal_edit_keeps_crlf_whole():
+    old, new = "a = 1\r\nb = 2\r\n", "a = 1  # noqa\r\nb = 2\r\n"
+    edit = convert.minimal_edit(old, new)
+    assert edit.range == lsp.Range(lsp.Position(0, 5), lsp.Position(0, 5)) and edit.new_text == "  # noqa"
+    edit = convert.minimal_edit("a\r\nb", "a\nb")
+    assert edit.range == lsp.Range(lsp.Position(0, 1), lsp.Position(1, 0)) and edit.new_text == "\n"
+    assert convert.minimal_edit("same", "same") is None
+
+
+def test_diagnostic_to_lsp():
+    d = Diagnostic("HY201", "ndarray-only-attribute", "m", "f.py", (2, 3), (2, 10))
+    item = convert.to_lsp(d, convert.Text("x\n  x.shape\n"), {"HY201"})
+    assert item.range == lsp.Range(lsp.Position(1, 2), lsp.Position(1, 9))
+    assert item.code_description.href == d.url and item.severity == lsp.DiagnosticSeverity.Warning
+    assert convert.to_lsp(d, convert.Text(""), set()).code_description is None
+
+
+def test_without_pygls_the_server_says_how_to_install_it(tmp_path):
+    import subprocess
+    import sys
+
+    blocker = tmp_path / "pygls"  # a package that fails to import, shadowing the installed one
+    blocker.mkdir()
+    (blocker / "__init__.py").write_text("raise ImportError('no pygls here', name='pygls')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
+    done = subprocess.run([sys.executable, "-m", "hylint.server"], capture_output=True, text=True, env=env,
+                          stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 2 and "pip install 'hylint[server]'" in done.stderr, done.stderr
