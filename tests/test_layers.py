@@ -7,7 +7,6 @@ import ast
 from pathlib import Path
 from typing import Dict, List, Set
 
-import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "hylint"
 

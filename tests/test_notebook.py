@@ -8,14 +8,13 @@ import importlib.util
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
 from clirun import check, hylint, invoke
 from hylint.batch import notebook
-from hylint.batch.files import SourceError, decode, encode, read_source
+from hylint.batch.files import encode, read_source
 
 DATA = Path(__file__).resolve().parent / "data" / "notebooks"
 TUTORIAL, D2L = "hybridize_tutorial.ipynb", "d2l_hybridize.ipynb"
@@ -508,9 +507,10 @@ def test_verify_entries_in_pyproject_take_notebooks_and_json_names_the_cells(pro
     (project / "pyproject.toml").write_text('[tool.hylint]\n\n[[tool.hylint.verify]]\n'
                                             f'target = "{D2L}::Residual"\ninputs = ["3x5"]\n')
     run = hylint("verify", "--output-format", "json", cwd=project)
-    assert run.code == 0, run.err
+    assert run.code == 1, run.err  # a gate entry that hybridizes only after a fix fails the gate
     report = json.loads(run.out)[0]
     assert report["verdict"] == "fixed"
+    assert "HY501 cell 6 line 9" in report["gate_failure"], report["gate_failure"]
     assert [(f["code"], f["cell"], f["line"]) for f in report["fixes"]] == [("HY501", 6, 9), ("HY101", 6, 10)]
     assert [(d["code"], d["cell"], d["line"]) for d in report["remaining"]] == [("HY805", 5, 9), ("HY805", 5, 11)]
     assert report["hybridized"]["location"] == {"file": f"{D2L}:cell 6", "line": 9, "code": "a += b"}

@@ -5,7 +5,6 @@ it (``linter.prefilter = False``: parse and analyse every file). A skipped file 
 diagnostic in the full run (HY000 excepted: syntax errors are reported for parsed files only, as
 hylint/lint/prefilter.py documents), and a kept file must give the same diagnostics both ways.
 """
-import re
 from pathlib import Path
 
 import pytest

@@ -2,7 +2,6 @@
 exception classes and messages, Symbol vs NDArray behaviour, CachedOp timing, Gluon bookkeeping,
 ``activate()`` and error origins."""
 import contextlib
-import io
 import os
 import re
 import sys

@@ -5,7 +5,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from hylint.lint.engine import Linter, _FileLinter
+from hylint.lint.engine import Linter
 from hylint.selection import all_rules, select_rules
 from hylint.rule import LintRule
 from hylint.syntax.walk import TRIVIA, iter_nodes, walk

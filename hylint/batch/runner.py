@@ -5,7 +5,7 @@ import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional
 
 from hylint.diagnostic import Diagnostic
 from hylint.batch.files import SourceError, SourceFile, WriteError, decode, encode, read_source, write_atomic

@@ -12,6 +12,7 @@ from hylint.check import EXIT_DIAGNOSTICS, EXIT_ERROR, EXIT_OK  # noqa: F401 (th
 from hylint.cli.check_command import check
 from hylint.cli.clean_command import clean
 from hylint.cli.rule_command import rule
+from hylint.cli.server_command import server
 from hylint.cli.verify_command import verify
 
 
@@ -24,4 +25,5 @@ def main() -> None:
 main.add_command(check)
 main.add_command(clean)
 main.add_command(rule)
+main.add_command(server)
 main.add_command(verify)

@@ -3,7 +3,7 @@ from itertools import groupby
 from typing import TextIO
 
 from hylint.report import Report, fixable, summary_lines
-from hylint.report._common import hyperlink, where
+from hylint.report._common import hyperlink
 
 
 def render(report: Report, out: TextIO) -> None:

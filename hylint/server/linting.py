@@ -1,9 +1,8 @@
 """The server's one way into the linter: the settings of a file and the calls that lint, fix and add noqa.
 
-Today this builds what it needs the way the command line does (``hylint/cli``): the nearest
-``[tool.hylint]`` of the file (``hylint.config``), its rule selection (``hylint.selection``),
-per-file-ignores deselecting rules for the file, and ``hylint.lint.engine.Linter``. When
-``hylint/check.py`` (``check_source``/``fix_source``) exists, this module is the one to switch to it.
+It builds what ``hylint check`` builds for a file (hylint/check.py): the nearest ``[tool.hylint]``
+of the file (``hylint.config``) and its ``RuleSelection`` (rules, per-file-ignores applied per file),
+kept per folder so a keystroke does not re-read the configuration or re-import the rules.
 
 Settings are re-read when any ``pyproject.toml`` between the file and the root appears, disappears
 or changes (size or mtime): a stat per folder on each check, no restart and no file watcher needed.
@@ -14,7 +13,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from hylint.config import Config, ConfigError, load_config
 from hylint.diagnostic import Diagnostic
@@ -30,9 +29,8 @@ class Outcome:
 class _Settings:
     config: Config
     error: Optional[str]  # the config could not be read: defaults are used
-    linters: Dict[FrozenSet[str], object] = field(default_factory=dict)
-    rules: Optional[list] = None
-    per_file_ignores: Optional[list] = None
+    selection: Optional[object] = None  # hylint.selection.RuleSelection
+    whole_file: Dict[int, object] = field(default_factory=dict)  # id(linter) -> its variant without regions
 
 
 def _stamp(folder: Path) -> Tuple:
@@ -75,17 +73,16 @@ class Checker:
 
     @staticmethod
     def _select(settings: _Settings) -> None:
-        from hylint.config import check_config_codes
-        from hylint.selection import UnknownRuleError, expand, select_rules
+        from hylint.selection import RuleSelection, SelectionError
 
         config = settings.config
-        check_config_codes(config)
+        selection = RuleSelection(config.select, config.extend_select, config.ignore, config.per_file_ignores,
+                                  config.root, (), config)
         try:
-            settings.rules = select_rules(config.select, config.extend_select, config.ignore)
-            settings.per_file_ignores = [(pattern, set().union(*(expand(c) for c in codes)) if codes else set())
-                                         for pattern, codes in config.per_file_ignores]
-        except UnknownRuleError as error:
+            selection.rules()  # an unknown code in the configuration is a configuration error
+        except SelectionError as error:
             raise ConfigError(str(error)) from None
+        settings.selection = selection
 
     def linter(self, path: Optional[Path], whole_file: bool = False):
         """The linter for the file, as ``hylint check`` builds it (per-file-ignores deselect rules).
@@ -94,22 +91,16 @@ class Checker:
         proves gives the same diagnostics); the engine lints a file again whole when a diagnostic has a
         fix, so for a buffer that had fixable diagnostics on the last keystroke the first pass is waste.
         """
-        from hylint.batch.discovery import matches_any
         from hylint.lint.engine import Linter
 
         settings = self.settings(path)
-        ignored = frozenset(code for pattern, codes in settings.per_file_ignores
-                            if path is not None and matches_any(path, [pattern], settings.config.root)
-                            for code in codes)
-        if ignored not in settings.linters:
-            settings.linters[ignored] = Linter([rule for rule in settings.rules if rule.CODE not in ignored])
-        linter = settings.linters[ignored]
+        linter = settings.selection.linter_for(str(path)) if path is not None else settings.selection.linter()
         if whole_file and linter.regions:
-            key = ignored | {"<whole-file>"}
-            if key not in settings.linters:
-                settings.linters[key] = Linter(linter.rule_types)
-                settings.linters[key].regions = False
-            linter = settings.linters[key]
+            if id(linter) not in settings.whole_file:
+                variant = Linter(linter.rule_types, linter.known_codes)
+                variant.regions = False
+                settings.whole_file[id(linter)] = variant
+            linter = settings.whole_file[id(linter)]
         return linter
 
     # -- the calls -------------------------------------------------------------------------------

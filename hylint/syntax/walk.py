@@ -20,7 +20,7 @@ import dataclasses
 import sys
 import typing
 import weakref
-from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple, Type
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 

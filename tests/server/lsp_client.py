@@ -16,8 +16,9 @@ from typing import Any, Callable, Dict, List, Optional
 
 
 class LspClient:
-    def __init__(self, cwd: Optional[str] = None, env: Optional[Dict[str, str]] = None) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "hylint.server"], stdin=subprocess.PIPE,
+    def __init__(self, cwd: Optional[str] = None, env: Optional[Dict[str, str]] = None,
+                 command: Optional[List[str]] = None) -> None:
+        self.process = subprocess.Popen(command or [sys.executable, "-m", "hylint.server"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
                                         env=env or os.environ.copy())
         self._next_id = 0

@@ -227,3 +227,19 @@ def test_notebook_cells(client, tmp_path):
     client.notify("notebookDocument/didClose", {"notebookDocument": {"uri": notebook},
                                                 "cellTextDocuments": [{"uri": uri} for uri in uris]})
     assert client.shutdown() == 0
+
+
+def test_the_cli_command_serves(tmp_path):
+    """`hylint server` (what docs/editors.md tells editors to run) is the same server."""
+    import sys
+    client = LspClient(cwd=str(tmp_path), command=[sys.executable, "-m", "hylint", "server"])
+    try:
+        assert client.initialize(tmp_path.as_uri(), RESOLVE)["capabilities"]["hoverProvider"]
+        path = tmp_path / "net.py"
+        path.write_text(TUTORIAL)
+        _, diagnostics = open_file(client, path, TUTORIAL)
+        assert [d["code"] for d in diagnostics] == ["HY201", "HY101", "HY101"]
+        assert client.shutdown() == 0
+    finally:
+        client.close()
+    assert client.process.poll() is not None
