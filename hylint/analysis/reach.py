@@ -40,7 +40,12 @@ except the by-name methods above):
 * the values inside containers (a list or dict of tensors is known to hold tensors, not which index does);
   loop bodies are read once with the loop variable bound to what the iterable yields;
 * flow sensitivity: a name holds the union of everything assigned to it in the function; branches on
-  ``isinstance(F, ...)`` or on the training mode are not pruned.
+  ``isinstance(F, ...)`` or on the training mode are not pruned;
+* call-site sensitivity: a method is read once per class of ``self``, any other function once for all its
+  callers, so a helper called with two different functions (``_sample_multiple(sample_func)``) calls both
+  from each call (a nested function or lambda stays as certain as the function that defines it);
+* class-level attributes (``distr_cls: type = GenPareto``); attributes set on ``self`` outside ``__init__``
+  and outside reached code; a block's ``__init__`` is read only for what it stores on ``self``.
 """
 from __future__ import annotations
 
@@ -226,7 +231,8 @@ class _Package:
         self.functions: Dict[FunctionKey, Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]] = {}
         self.owner: Dict[FunctionKey, ClassKey] = {}     # method -> its class
         self.classes: Dict[ClassKey, _Class] = {}
-        self.closures: Dict[FunctionKey, Dict[str, Value]] = {}  # nested function -> the enclosing env
+        # (nested function, receiver) -> the env of the enclosing function it sees
+        self.closures: Dict[Tuple[FunctionKey, Optional[ClassKey]], Dict[str, Value]] = {}
         for module in self.modules.values():
             self._collect(module.name, module.tree.body, "")
         for cls in self.classes.values():
@@ -283,7 +289,7 @@ class _Package:
         if isinstance(expr, ast.Lambda):
             key = FunctionKey(owner.module, f"{owner.qualname}.<lambda@{expr.lineno}:{expr.col_offset}>")
             self.functions.setdefault(key, expr)
-            self.closures[key] = env  # `lambda F, x: F.dot(x, self.basis)`: self is the object
+            self.closures[(key, None)] = env  # `lambda F, x: F.dot(x, self.basis)`: self is the object
             return frozenset({("fn", key)})
         if isinstance(expr, (ast.Name, ast.Attribute)):
             return frozenset(a for a in self._resolve_expr(owner.module, expr) if a[0] == "fn")
@@ -404,69 +410,109 @@ def _text(node: ast.AST) -> str:
         return "<call>"
 
 
-class _Entry:
-    """The analysis state of one reached function: what its parameters and `self` hold, what it returns."""
+# A function in one context: methods are read once per class of `self` (a base's method called on a
+# GaussianOutput sees GaussianOutput's attributes, not the union of every subclass's), other functions once.
+Ctx = Tuple[FunctionKey, Optional[ClassKey]]
 
-    def __init__(self, reached: Reached, owner: Optional[ClassKey]) -> None:
-        self.reached = reached
-        self.owner = owner
+
+class _Entry:
+    """The analysis state of one function in one context: what its parameters hold, what it returns."""
+
+    def __init__(self, reached: Reached, owner: Optional[ClassKey], certain: bool) -> None:
+        self.reached = reached  # shared by the contexts of one function
+        self.owner = owner      # the class that defines the method (for super())
+        self.certain = certain
         self.params: Dict[str, Value] = {}
         self.returns: Value = NOTHING
-        self.callers: Set[FunctionKey] = set()  # read again when what this function returns grows
+        self.callers: Set[Ctx] = set()  # read again when what this function returns grows
         self.dirty = True
 
 
 class _Analysis:
     def __init__(self, package: _Package) -> None:
         self.package = package
-        self.entries: Dict[FunctionKey, _Entry] = {}
-        self.order: List[FunctionKey] = []
-        # (class, attribute) -> the functions that read `self.<attribute>` of an object of that class
-        self.readers: Dict[Tuple[ClassKey, str], Set[FunctionKey]] = {}
+        self.entries: Dict[Ctx, _Entry] = {}
+        self.reached: Dict[FunctionKey, Reached] = {}
+        self.order: List[Ctx] = []
+        # (class, attribute) -> the contexts that read `self.<attribute>` of an object of that class
+        self.readers: Dict[Tuple[ClassKey, str], Set[Ctx]] = {}
 
-    def touch(self, keys: Iterable[FunctionKey]) -> None:
-        """What `keys` read has grown: read them again."""
-        for key in keys:
-            entry = self.entries.get(key)
+    def touch(self, ctxs: Iterable[Ctx]) -> None:
+        """What `ctxs` read has grown: read them again."""
+        for ctx in ctxs:
+            entry = self.entries.get(ctx)
             if entry is not None:
                 entry.dirty = True
 
     # -- reaching
 
-    def reach(self, key: FunctionKey, bound: Dict[str, Value], caller: Optional[FunctionKey],
-              text: Union[str, ast.AST], certain: bool, owner: Optional[ClassKey] = None) -> Value:
-        """Record that `key` runs in the trace with parameters holding `bound`; returns what it returns."""
+    def reach(self, key: FunctionKey, bound: Dict[str, Value], caller: Optional[Ctx],
+              text: Union[str, ast.AST], certain: bool, owner: Optional[ClassKey] = None,
+              recv: Optional[ClassKey] = None) -> Value:
+        """Record that `key` runs in the trace with parameters holding `bound`; returns what it returns.
+        A method whose `self` may be objects of several classes is reached once per class."""
         node = self.package.functions[key]
         owner = owner if owner is not None else self.package.owner.get(key)
-        entry = self.entries.get(key)
+        if recv is None and owner is not None and not isinstance(node, ast.Lambda):
+            params = _params(node)
+            receivers = sorted({atom[1] for atom in bound.get(params[0].arg, NOTHING) if atom[0] in ("obj", "obj?")}
+                               if params else set())
+            if receivers:
+                out: Set[tuple] = set()
+                for cls in receivers:
+                    one = dict(bound)
+                    one[params[0].arg] = frozenset({("obj", cls)})
+                    out |= self.reach(key, one, caller, text, certain, owner, cls)
+                return frozenset(out)
+        ctx = (key, recv)
+        entry = self.entries.get(ctx)
+        parent = self.entries.get(caller) if caller is not None else None
+        definer = self._definer(key)
+        if definer is not None:
+            # a nested function or lambda, called where a helper was handed it: it is as certain as the
+            # function that defines it, and its chain goes through that function
+            certain = certain and definer.certain
+            parent_reached, caller_key = definer, definer.key
+        else:
+            parent_reached = parent.reached if parent is not None else None
+            caller_key = caller[0] if caller is not None else None
         if entry is None:
-            parent = self.entries.get(caller) if caller is not None else None
-            text = text if isinstance(text, str) else _text(text)
-            chain = (parent.reached.chain + ((caller, text),)) if parent is not None else ()
-            root = (parent.reached.root if parent is not None else key)
-            reached = Reached(key, self.package.paths.get(key.module), node.lineno, node, certain=certain,
-                              chain=chain, root=root)
-            entry = self.entries[key] = _Entry(reached, owner)
-            self.order.append(key)
+            reached = self.reached.get(key)
+            if reached is None:
+                text = text if isinstance(text, str) else _text(text)
+                chain = (parent_reached.chain + ((caller_key, text),)) if parent_reached is not None else ()
+                root = (parent_reached.root if parent_reached is not None else key)
+                reached = self.reached[key] = Reached(key, self.package.paths.get(key.module), node.lineno, node,
+                                                      certain=certain, chain=chain, root=root)
+            entry = self.entries[ctx] = _Entry(reached, owner, certain)
+            self.order.append(ctx)
             for name in _all_param_names(node):  # the project's convention: a parameter named F is F
                 if name == "F":
                     entry.params[name] = frozenset({F})
         if caller is not None:
             entry.callers.add(caller)
+        if certain and not entry.certain:
+            entry.certain = True
+            entry.dirty = True
         if certain and not entry.reached.certain:
             entry.reached.certain = True
-            parent = self.entries.get(caller) if caller is not None else None
-            if parent is not None and parent.reached.certain:
+            if parent_reached is not None and parent_reached.certain:  # the chain shown is a certain one
                 text = text if isinstance(text, str) else _text(text)
-                entry.reached.chain = parent.reached.chain + ((caller, text),)
-                entry.reached.root = parent.reached.root
-            entry.dirty = True
+                entry.reached.chain = parent_reached.chain + ((caller_key, text),)
+                entry.reached.root = parent_reached.root
         for name, value in bound.items():
             old = entry.params.get(name, NOTHING)
             if not value <= old:
                 entry.params[name] = old | value
                 entry.dirty = True
         return entry.returns
+
+    def _definer(self, key: FunctionKey) -> Optional[Reached]:
+        """The reached function that defines the nested function or lambda `key` (None for other functions
+        and for lambdas of a block's __init__, which runs before the trace)."""
+        qualname = key.qualname
+        cut = max(qualname.rfind(".<locals>."), qualname.rfind(".<lambda@"))
+        return self.reached.get(FunctionKey(key.module, qualname[:cut])) if cut > 0 else None
 
     def bind(self, key: FunctionKey, call: Optional[ast.Call], args: List[Value], kwargs: Dict[str, Value],
              self_value: Optional[Value]) -> Dict[str, Value]:
@@ -488,12 +534,12 @@ class _Analysis:
                 bound[node.args.kwarg.arg] = bound.get(node.args.kwarg.arg, NOTHING) | value
         return bound
 
-    def handed(self, key: FunctionKey, caller: FunctionKey, text: str) -> None:
+    def handed(self, key: FunctionKey, caller: Ctx, text: str, recv: Optional[ClassKey] = None) -> None:
         """A function given to code outside the package runs in the trace: F to a parameter named F, tensors
         to the others (``HybridLambda(lambda F, x: ...)``, ``F.contrib.foreach(step, data, states)``)."""
         node = self.package.functions[key]
         bound = {name: frozenset({TENSOR}) for name in _all_param_names(node) if name not in ("F", "self")}
-        self.reach(key, bound, caller, text, True)
+        self.reach(key, bound, caller, text, True, recv=recv)
 
     # -- the fixpoint
 
@@ -509,25 +555,26 @@ class _Analysis:
                     bound[name] = frozenset({TENSOR})
             self.reach(key, bound, None, "", True, owner=self.package.owner.get(key, cls))
         for _ in range(_MAX_ROUNDS):
-            dirty = [key for key in self.order if self.entries[key].dirty]
+            dirty = [ctx for ctx in self.order if self.entries[ctx].dirty]
             if not dirty:
                 break
-            for key in dirty:
-                entry = self.entries[key]
+            for ctx in dirty:
+                entry = self.entries[ctx]
                 entry.dirty = False
-                _Function(self, key, entry).run()
+                _Function(self, ctx, entry).run()
 
 
 class _Function:
     """One reading of one reached function's body, with what its names may hold."""
 
-    def __init__(self, analysis: _Analysis, key: FunctionKey, entry: _Entry) -> None:
+    def __init__(self, analysis: _Analysis, ctx: Ctx, entry: _Entry) -> None:
         self.analysis = analysis
         self.package = analysis.package
-        self.key = key
+        self.ctx = ctx
+        self.key, self.recv = ctx
         self.entry = entry
-        self.node = self.package.functions[key]
-        self.env: Dict[str, Value] = dict(self.package.closures.get(key, {}))
+        self.node = self.package.functions[self.key]
+        self.env: Dict[str, Value] = dict(self.package.closures.get(ctx, {}))
         self.env.update(entry.params)
         self.lambdas = 0
 
@@ -563,9 +610,9 @@ class _Function:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             key = FunctionKey(self.key.module, f"{self.key.qualname}.<locals>.{stmt.name}")
             self.package.functions.setdefault(key, stmt)
-            self.package.closures[key] = self.env  # the live env: later bindings are seen too
-            self.analysis.touch([key])
-            self.assign_name(stmt.name, frozenset({("fn", key)}))
+            self.package.closures[(key, self.recv)] = self.env  # the live env: later bindings are seen too
+            self.analysis.touch([(key, self.recv)])
+            self.assign_name(stmt.name, frozenset({("fn", key, self.recv)}))
             for decorator in stmt.decorator_list:
                 self.eval(decorator)
         elif isinstance(stmt, ast.ClassDef):
@@ -671,7 +718,7 @@ class _Function:
                     out.add(("fn", method) if kind == "class" else ("bound", atom[1], method, kind == "obj"))
                 else:
                     for cls in self.package.mro(atom[1]):
-                        self.analysis.readers.setdefault((cls.key, expr.attr), set()).add(self.key)
+                        self.analysis.readers.setdefault((cls.key, expr.attr), set()).add(self.ctx)
                     out |= self.package.attr(atom[1], expr.attr)
         if not out and expr.attr not in _BUILTIN_METHODS and not expr.attr.startswith("__"):
             out.add(("method?", expr.attr))
@@ -737,9 +784,9 @@ class _Function:
         self.lambdas += 1
         key = FunctionKey(self.key.module, f"{self.key.qualname}.<lambda@{expr.lineno}:{expr.col_offset}>")
         self.package.functions.setdefault(key, expr)
-        self.package.closures[key] = self.env
-        self.analysis.touch([key])
-        return frozenset({("fn", key)})
+        self.package.closures[(key, self.recv)] = self.env
+        self.analysis.touch([(key, self.recv)])
+        return frozenset({("fn", key, self.recv)})
 
     def _NamedExpr(self, expr: ast.NamedExpr) -> Value:
         value = self.eval(expr.value)
@@ -777,7 +824,8 @@ class _Function:
                 result.add(TENSOR)
             elif kind == "fn":
                 resolved = True
-                result |= self._call_function(atom[1], expr, args, kwargs, None, text)
+                result |= self._call_function(atom[1], expr, args, kwargs, None, text,
+                                              recv=atom[2] if len(atom) > 2 else None)
             elif kind == "bound":
                 resolved = True
                 result |= self._call_function(atom[2], expr, args, kwargs, frozenset({("obj", atom[1])}), text,
@@ -796,14 +844,14 @@ class _Function:
                 result |= self._by_name(atom[1], expr, args, kwargs, text)
             elif kind == "runs":  # a block built around a function: calling the block runs the function
                 resolved = True
-                self.analysis.handed(atom[1], self.key, _text(text))
+                self.analysis.handed(atom[1], self.ctx, _text(text))
                 result.add(TENSOR)
         if not resolved:  # a function handed to code the package does not define runs in the trace
             for value in args + list(kwargs.values()):
                 for atom in value:
                     if atom[0] == "fn":
                         label = f"{_text(text)}(<{atom[1].qualname.rsplit('.', 1)[-1]}>)"
-                        self.analysis.handed(atom[1], self.key, label)
+                        self.analysis.handed(atom[1], self.ctx, label, atom[2] if len(atom) > 2 else None)
         if self._returns_namespace(callee):
             result.add(F)
         return frozenset(result)
@@ -818,9 +866,9 @@ class _Function:
         return False
 
     def _call_function(self, key: FunctionKey, call: ast.Call, args, kwargs, self_value, text,
-                       sure: bool = True) -> Value:
+                       sure: bool = True, recv: Optional[ClassKey] = None) -> Value:
         bound = self.analysis.bind(key, call, args, kwargs, self_value)
-        return self.analysis.reach(key, bound, self.key, text, sure and self.entry.reached.certain)
+        return self.analysis.reach(key, bound, self.ctx, text, sure and self.entry.certain, recv=recv)
 
     def _construct(self, cls: ClassKey, call: ast.Call, args, kwargs, text) -> Value:
         """A class built in the trace: its __init__ runs in it (a base's __init__ through super().__init__)."""
@@ -842,7 +890,7 @@ class _Function:
                 bound = self.analysis.bind(hybrid, call, [frozenset({F})] + args, kwargs, obj)
                 for name in params[2 + len(args):]:
                     bound.setdefault(name, frozenset({TENSOR}))  # the block's parameters arrive as tensors
-                return self.analysis.reach(hybrid, bound, self.key, text, sure and self.entry.reached.certain)
+                return self.analysis.reach(hybrid, bound, self.ctx, text, sure and self.entry.certain)
             forward = self.package.method(cls, "forward")
             if forward is not None:
                 return self._call_function(forward, call, args, kwargs, obj, text, sure)
@@ -864,13 +912,13 @@ class _Function:
             obj = frozenset({("obj", owner)})
             key = self.package.classes[owner].methods[name]
             bound = self.analysis.bind(key, call, args, kwargs, obj)
-            returned = self.analysis.reach(key, bound, self.key, text, False)
+            returned = self.analysis.reach(key, bound, self.ctx, text, False)
             result |= {("obj?", atom[1]) if atom[0] == "obj" else atom for atom in returned}
             init = self.package.method(owner, "__init__")
             if init is not None:
                 # the object exists, so its __init__ ran, in the trace or before it: read for what it sets on
                 # self (`self.F = getF(x)`), and uncertain like the method
-                self.analysis.reach(init, {_params(self.package.functions[init])[0].arg: obj}, self.key,
+                self.analysis.reach(init, {_params(self.package.functions[init])[0].arg: obj}, self.ctx,
                                     f"{owner.qualname}()", False)
         return frozenset(result)
 
@@ -888,5 +936,4 @@ def analyze_package(modules: Mapping[str, ast.Module], paths: Optional[Mapping[s
             roots.append((method, key))
     analysis = _Analysis(package)
     analysis.run(sorted(roots))
-    reached = {key: entry.reached for key, entry in analysis.entries.items()}
-    return PackageReach(reached, dict(package.paths))
+    return PackageReach(dict(analysis.reached), dict(package.paths))
