@@ -278,3 +278,44 @@ def test_parse_package_names_modules_from_the_root(tmp_path):
     assert module_name(root, root / "sub" / "m.py") == "lib.sub.m"
     result = analyze_package(modules, paths)
     assert [r.path for r in result.reached.values()] == [str(root / "sub" / "m.py")]
+
+
+def test_a_base_method_is_read_for_the_class_of_self_only():
+    result = reach(pkg="""
+    class Gaussian:
+        def __init__(self, mu):
+            self.mu = mu
+
+        def log_prob(self, x):
+            return x - self.mu
+
+    class StudentT(Gaussian):
+        def log_prob(self, x):
+            return (x - self.mu) * 2
+
+    class Output:
+        def distribution(self, args):
+            return self.build(args)
+
+    class GaussianOutput(Output):
+        def build(self, args):
+            return Gaussian(args)
+
+    class StudentTOutput(Output):
+        def build(self, args):
+            return StudentT(args)
+
+    class Model(HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.out = GaussianOutput()
+
+        def hybrid_forward(self, F, x):
+            distr = self.out.distribution(x)
+            return distr.log_prob(x)
+    """)
+    assert get(result, "pkg", "Gaussian.log_prob").certain
+    assert get(result, "pkg", "GaussianOutput.build").describe() == \
+        "reached from Model.hybrid_forward via self.out.distribution -> self.build"
+    assert get(result, "pkg", "StudentTOutput.build") is None
+    assert get(result, "pkg", "StudentT.log_prob") is None

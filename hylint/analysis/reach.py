@@ -436,6 +436,9 @@ class _Analysis:
         self.order: List[Ctx] = []
         # (class, attribute) -> the contexts that read `self.<attribute>` of an object of that class
         self.readers: Dict[Tuple[ClassKey, str], Set[Ctx]] = {}
+        # guesses by method name wait until what is known has settled: a receiver is often empty only
+        # because the return value that fills it has not been computed yet
+        self.guessing = False
 
     def touch(self, ctxs: Iterable[Ctx]) -> None:
         """What `ctxs` read has grown: read them again."""
@@ -554,6 +557,12 @@ class _Analysis:
                 for name in _all_param_names(node)[2:]:
                     bound[name] = frozenset({TENSOR})
             self.reach(key, bound, None, "", True, owner=self.package.owner.get(key, cls))
+        self._settle()
+        self.guessing = True
+        self.touch(self.order)
+        self._settle()
+
+    def _settle(self) -> None:
         for _ in range(_MAX_ROUNDS):
             dirty = [ctx for ctx in self.order if self.entries[ctx].dirty]
             if not dirty:
@@ -904,6 +913,8 @@ class _Function:
         """A method call on an object whose class is not known: every non-block class of the package that
         defines the method may be the receiver. Uncertain, and only when the call passes F or a tensor, or
         the caller holds F (so the object plausibly belongs to the trace)."""
+        if not self.analysis.guessing:
+            return NOTHING
         passes = any(TENSOR in value or F in value for value in args + list(kwargs.values()))
         if not passes and not self.entry.reached.f_params and "F" not in self.env:
             return NOTHING
