@@ -319,3 +319,33 @@ def test_a_base_method_is_read_for_the_class_of_self_only():
         "reached from Model.hybrid_forward via self.out.distribution -> self.build"
     assert get(result, "pkg", "StudentTOutput.build") is None
     assert get(result, "pkg", "StudentT.log_prob") is None
+
+
+def test_property_getters_and_starred_arguments():
+    result = reach(pkg=GET_F + """
+    def sample_many(fn, *args):
+        return fn(*args)
+
+    class Mixture:
+        def __init__(self, probs, loc):
+            self.probs, self.loc = probs, loc
+
+        @property
+        def F(self):
+            return getF(self.probs)
+
+        def sample(self):
+            F = self.F
+            def draw(p, loc):
+                return F.random.multinomial(p) + loc
+            return sample_many(draw, self.probs, self.loc)
+
+    class Model(HybridBlock):
+        def hybrid_forward(self, F, x):
+            return Mixture(F.softmax(x), x).sample()
+    """)
+    assert get(result, "pkg", "Mixture.F").describe() == \
+        "reached from Model.hybrid_forward via Mixture(F.softmax(x), x).sample -> self.F"
+    assert "F" in get(result, "pkg", "Mixture.sample").f_names
+    draw = get(result, "pkg", "Mixture.sample.<locals>.draw")
+    assert draw.tensor_params == {"p", "loc"} and "F" in draw.f_names

@@ -11,7 +11,8 @@ trace, across the package's modules:
 * nested functions, and lambdas or functions handed to a call the package does not define
   (``HybridLambda(lambda F, x: ...)``, ``F.contrib.foreach(step, ...)``): they run in the trace with the
   parameter named F bound to F and the others to tensors;
-* classes constructed in the trace: their ``__init__`` (and the ``__init__`` of their package bases) runs;
+* classes constructed in the trace: their ``__init__`` runs, and ``super().<method>`` calls of their bases;
+* property getters, when the property is read (gluonts' ``F = self.F`` is ``getF(self.mu)``);
 * calls of child blocks (``self.body(x)``, an object built from a block class of the package): their
   ``hybrid_forward`` (with F) or ``forward`` (without);
 * methods called on an object of a known class, and, when the class of the receiver is not known
@@ -27,14 +28,14 @@ For each reached function ``Reached`` says which parameters hold F and which hol
 is certain, and the first call chain that reached it (``reached from Model.hybrid_forward via
 distr.log_prob``), breadth first, so the chain is a shortest one.
 
-What it does NOT follow (each is a place where the reach may miss code, never where it adds a false one,
-except the by-name methods above):
+What it does NOT follow (each is a place where the reach may miss code; it adds code that does not run only
+through the by-name methods above and through the merging described under call-site sensitivity):
 
 * code outside the package (another installed library, MXNet itself): calls into it are opaque, except that
   functions handed to them are reached;
-* classes chosen at run time (``self.distr_cls(*args)``, ``getattr(module, name)``), ``super()`` calls of
-  methods other than ``__init__``, decorators, properties (``obj.mean`` as a property runs code it does not
-  see), ``__call__`` of objects that are not blocks, metaclasses, ``exec``/``eval``;
+* classes chosen at run time (``self.distr_cls(*args)``, ``getattr(module, name)``), decorators other than
+  ``property`` (a property's getter is followed when it is read), property setters, metaclasses,
+  ``exec``/``eval``;
 * classes nested in functions, star-imports, modules imported inside functions, conditional imports beyond
   the first binding;
 * the values inside containers (a list or dict of tensors is known to hold tensors, not which index does);
@@ -379,6 +380,12 @@ class _Package:
         return any(name.rsplit(".", 1)[-1].endswith(("Block", "Sequential", "Concurrent", "HybridLambda"))
                    for name in self.external_bases(key))
 
+    def is_property(self, key: FunctionKey) -> bool:
+        node = self.functions[key]
+        return not isinstance(node, ast.Lambda) and any(
+            isinstance(d, ast.Name) and d.id in ("property", "cached_property")
+            or isinstance(d, ast.Attribute) and d.attr == "cached_property" for d in node.decorator_list)
+
     def method(self, key: ClassKey, name: str) -> Optional[FunctionKey]:
         for cls in self.mro(key):
             if name in cls.methods:
@@ -525,6 +532,10 @@ class _Analysis:
         if self_value is not None and params:
             bound[params[0]] = self_value
             params = params[1:]
+        star = next((i for i, arg in enumerate(call.args) if isinstance(arg, ast.Starred)), None) if call else None
+        if star is not None and star < len(args):
+            # f(a, *rest): from the star on, any parameter may receive what `rest` holds
+            args = args[:star] + [frozenset().union(*args[star:])] * max(len(params) - star, 1)
         for name, value in zip(params, args):
             bound[name] = value
         if len(args) > len(params) and node.args.vararg is not None:
@@ -721,7 +732,12 @@ class _Function:
                     out.add(TENSOR_METHOD)
             elif kind in ("obj", "obj?", "class"):
                 method = self.package.method(atom[1], expr.attr)
-                if method is not None:
+                if method is not None and kind != "class" and self.package.is_property(method):
+                    # reading a property runs its getter (gluonts' `F = self.F` is `getF(self.mu)`)
+                    obj = frozenset({("obj", atom[1])})
+                    bound = self.analysis.bind(method, None, [], {}, obj)
+                    out |= self.analysis.reach(method, bound, self.ctx, expr, kind == "obj" and self.entry.certain)
+                elif method is not None:
                     # ("bound", class, method, sure): a method of an object whose class a by-name call guessed
                     # is as uncertain as that guess
                     out.add(("fn", method) if kind == "class" else ("bound", atom[1], method, kind == "obj"))
