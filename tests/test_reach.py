@@ -64,6 +64,8 @@ def test_object_holding_f_built_in_the_trace():
     assert log_prob.describe() == "reached from Model.hybrid_forward via distr.log_prob"
     assert get(result, "pkg", "getF").certain
     assert get(result, "pkg", "Dist.unused") is None
+    assert result.f_attrs[FunctionKey("pkg", "Dist")] == {"F"}
+    assert result.tensor_attrs[FunctionKey("pkg", "Dist")] == {"probs"}
 
 
 def test_object_returned_by_a_child_block():

@@ -119,6 +119,10 @@ class Reached:
 class PackageReach:
     reached: Dict[FunctionKey, Reached]
     paths: Dict[str, Optional[str]]   # module -> path
+    # class -> attributes of self that may hold F / a tensor, in reached code (`self.F = getF(x)`,
+    # `self.log_probs = log_probs`): what `self.<attr>` is in the methods of that class and its subclasses
+    f_attrs: Dict[ClassKey, Set[str]] = field(default_factory=dict)
+    tensor_attrs: Dict[ClassKey, Set[str]] = field(default_factory=dict)
 
     def in_module(self, module: str) -> List[Reached]:
         return sorted((r for r in self.reached.values() if r.key.module == module), key=lambda r: r.lineno)
@@ -963,4 +967,12 @@ def analyze_package(modules: Mapping[str, ast.Module], paths: Optional[Mapping[s
             roots.append((method, key))
     analysis = _Analysis(package)
     analysis.run(sorted(roots))
-    return PackageReach(dict(analysis.reached), dict(package.paths))
+    f_attrs: Dict[ClassKey, Set[str]] = {}
+    tensor_attrs: Dict[ClassKey, Set[str]] = {}
+    for key, cls in package.classes.items():
+        for name, value in cls.attrs.items():
+            if F in value:
+                f_attrs.setdefault(key, set()).add(name)
+            if TENSOR in value:
+                tensor_attrs.setdefault(key, set()).add(name)
+    return PackageReach(dict(analysis.reached), dict(package.paths), f_attrs, tensor_attrs)
