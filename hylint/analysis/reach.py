@@ -600,7 +600,6 @@ class _Function:
         self.node = self.package.functions[self.key]
         self.env: Dict[str, Value] = dict(self.package.closures.get(ctx, {}))
         self.env.update(entry.params)
-        self.lambdas = 0
 
     def run(self) -> None:
         reached = self.entry.reached
@@ -810,7 +809,6 @@ class _Function:
     _ListComp = _SetComp = _GeneratorExp = _DictComp = _comprehension
 
     def _Lambda(self, expr: ast.Lambda) -> Value:
-        self.lambdas += 1
         key = FunctionKey(self.key.module, f"{self.key.qualname}.<lambda@{expr.lineno}:{expr.col_offset}>")
         self.package.functions.setdefault(key, expr)
         self.package.closures[(key, self.recv)] = self.env
