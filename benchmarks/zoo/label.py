@@ -56,11 +56,12 @@ def _cost_rank(name):
     return (0 if CHEAP.search(name) else 2 if COSTLY.search(name) else 1, name)
 # Where the labelling venv's pins live (Python <= 3.11, numpy < 1.24: what MXNet 1.9.1 runs on).
 VENV_REQUIREMENTS = ("mxnet==1.9.1", "numpy==1.23.5", "gluoncv2==0.0.64", "gluoncv==0.10.5.post0",
-                     "gluonnlp==0.10.0", "opencv-python-headless<4.9", "scipy<1.12", "tqdm")
+                     "gluonnlp==0.10.0", "gluonts==0.8.1", "gluonfr==1.0.2", "opencv-python-headless<4.9",
+                     "scipy<1.12", "scikit-learn<1.4", "tqdm")
 # Frames and lines are recorded for these packages (paths are relative to site-packages, so that labels
 # made on one machine score on another). mxnet: only the Gluon layer code, not the framework itself.
-TRACED_PREFIXES = ("gluoncv2/", "gluoncv/", "gluonnlp/", "mxnet/gluon/model_zoo/", "mxnet/gluon/nn/",
-                   "mxnet/gluon/rnn/", "mxnet/gluon/contrib/")
+TRACED_PREFIXES = ("gluoncv2/", "gluoncv/", "gluonnlp/", "gluonts/", "gluonfr/", "mxnet/gluon/model_zoo/",
+                   "mxnet/gluon/nn/", "mxnet/gluon/rnn/", "mxnet/gluon/contrib/")
 
 
 # ============================================================================ worker (runs under MXNet)
@@ -124,7 +125,7 @@ def _package_roots():
     """The directories that hold the traced packages (the fixed copy first when one is on sys.path)."""
     import importlib.util
     roots = []
-    for package in ("gluoncv2", "gluoncv", "gluonnlp", "mxnet"):
+    for package in ("gluoncv2", "gluoncv", "gluonnlp", "gluonts", "gluonfr", "mxnet"):
         spec = importlib.util.find_spec(package)
         if spec and spec.submodule_search_locations:
             root = os.path.dirname(list(spec.submodule_search_locations)[0])
@@ -482,7 +483,7 @@ def _differing_blocks(net, inputs, mode, recorder):
 def _versions():
     import importlib.metadata as metadata
     versions = {}
-    for distribution in ("mxnet", "gluoncv2", "gluoncv", "gluonnlp", "numpy"):
+    for distribution in ("mxnet", "gluoncv2", "gluoncv", "gluonnlp", "gluonts", "gluonfr", "numpy"):
         try:
             versions[distribution] = metadata.version(distribution)
         except metadata.PackageNotFoundError:

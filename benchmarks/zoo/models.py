@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 # The libraries, in labelling order (gluoncv2 first: it is the largest and the most varied).
-LIBRARIES = ("gluoncv2", "mxnet", "gluonnlp", "gluoncv")
+LIBRARIES = ("gluoncv2", "mxnet", "gluonnlp", "gluoncv", "gluonts", "gluonfr")
 
 # Packages whose source the scorer lints, per library (paths relative to site-packages).
 # For "mxnet" only the Gluon layers and the model zoo: the rest of MXNet is the framework, not model code.
@@ -20,10 +20,13 @@ LINT_ROOTS = {
     "mxnet": ("mxnet/gluon/model_zoo", "mxnet/gluon/nn", "mxnet/gluon/rnn", "mxnet/gluon/contrib"),
     "gluonnlp": ("gluonnlp",),
     "gluoncv": ("gluoncv",),
+    "gluonts": ("gluonts",),
+    "gluonfr": ("gluonfr",),
 }
 # The PyPI distributions that hold each library's source (pinned: the labels were measured on these).
 DISTRIBUTIONS = {"gluoncv2": "gluoncv2==0.0.64", "mxnet": "mxnet==1.9.1",
-                 "gluonnlp": "gluonnlp==0.10.0", "gluoncv": "gluoncv==0.10.5.post0"}
+                 "gluonnlp": "gluonnlp==0.10.0", "gluoncv": "gluoncv==0.10.5.post0",
+                 "gluonts": "gluonts==0.8.1", "gluonfr": "gluonfr==1.0.2"}
 
 # A cap on the input size: cityscapes-sized inputs (1024x2048) take minutes on one CPU core.
 MAX_PIXELS = 512 * 512
@@ -45,6 +48,11 @@ def model_names(library: str) -> list[str]:
     if library == "gluoncv":
         import gluoncv
         return sorted(gluoncv.model_zoo.get_model_list())
+    if library == "gluonts":
+        return sorted(f"{estimator}:{network}" for estimator in GLUONTS_ESTIMATORS for network in ("train", "predict"))
+    if library == "gluonfr":
+        from gluonfr.model_zoo import get_model_list
+        return sorted(get_model_list()) + sorted(f"loss:{name}" for name in GLUONFR_LOSSES)
     raise ValueError(f"unknown library {library!r}; known: {', '.join(LIBRARIES)}")
 
 
@@ -58,12 +66,18 @@ def import_library(library: str) -> None:
         import gluonnlp  # noqa: F401
     elif library == "gluoncv":
         import gluoncv  # noqa: F401
+    elif library == "gluonts":
+        _import_gluonts()
+    elif library == "gluonfr":
+        import gluonfr.loss  # noqa: F401
+        import gluonfr.model_zoo  # noqa: F401
 
 
 def build(library: str, name: str):
     """Return (net, inputs): the model, not yet initialized, and the list of NDArray inputs of one call."""
     return {"gluoncv2": _build_gluoncv2, "mxnet": _build_vision, "gluonnlp": _build_nlp,
-            "gluoncv": _build_gluoncv}[library](name)
+            "gluoncv": _build_gluoncv, "gluonts": _build_gluonts,
+            "gluonfr": _build_gluonfr}[library](name)
 
 
 def _normal(shape):
@@ -207,3 +221,209 @@ def _build_gluoncv(name):
     size = next((size for pattern, size in _GLUONCV_SIZES if re.search(pattern, name)), (224, 224))
     channels = 6 if "posenet" in name else 3
     return net, _image(channels, size)
+
+
+# ---- gluonts -------------------------------------------------------------------------------------------------
+# A model is the training or the prediction network (a HybridBlock) of an estimator, built by the estimator's
+# own create_training_network() / create_predictor() with small hyperparameters, and called on one batch of a
+# small synthetic dataset made by the estimator's own transformation and data loader (what training and
+# prediction feed the network). Names are "<estimator>:train" and "<estimator>:predict".
+
+_GLUONTS_FREQ, _GLUONTS_PREDICTION, _GLUONTS_LENGTH, _GLUONTS_DIM = "H", 4, 48, 3
+
+# More distributions of DeepAR: (name suffix, (module of gluonts.mx.distribution, output class, kwargs))
+_DEEPAR_MORE_DISTRIBUTIONS = (
+    ("beta", ("beta", "BetaOutput")), ("poisson", ("poisson", "PoissonOutput")), ("binned", ("binned", "BinnedOutput")),
+    ("categorical", ("categorical", "CategoricalOutput", {"num_cats": 8})),
+    ("genpareto", ("genpareto", "GenParetoOutput")), ("logitnormal", ("logit_normal", "LogitNormalOutput")),
+    ("uniform", ("uniform", "UniformOutput")), ("nanmixture", ("nan_mixture", "NanMixtureOutput")),
+    ("inflatedbeta", ("inflated_beta", "ZeroAndOneInflatedBetaOutput")),
+)
+# name -> (module, estimator class, keyword arguments beyond freq/prediction_length/trainer, multivariate)
+# The distribution variants of DeepAR exercise the distribution classes, which hold F and run in the trace.
+GLUONTS_ESTIMATORS = {
+    "deepar": ("gluonts.model.deepar", "DeepAREstimator", {"num_cells": 4, "num_layers": 1}, False),
+    "deepar-gaussian": ("gluonts.model.deepar", "DeepAREstimator",
+                        {"num_cells": 4, "num_layers": 1, "distr_output": ("gaussian", "GaussianOutput")}, False),
+    "deepar-negbin": ("gluonts.model.deepar", "DeepAREstimator",
+                      {"num_cells": 4, "num_layers": 1, "distr_output": ("neg_binomial", "NegativeBinomialOutput")},
+                      False),
+    "deepar-gamma": ("gluonts.model.deepar", "DeepAREstimator",
+                     {"num_cells": 4, "num_layers": 1, "distr_output": ("gamma", "GammaOutput")}, False),
+    "deepar-laplace": ("gluonts.model.deepar", "DeepAREstimator",
+                       {"num_cells": 4, "num_layers": 1, "distr_output": ("laplace", "LaplaceOutput")}, False),
+    "deepar-piecewise": ("gluonts.model.deepar", "DeepAREstimator",
+                         {"num_cells": 4, "num_layers": 1,
+                          "distr_output": ("piecewise_linear", "PiecewiseLinearOutput", {"num_pieces": 3})}, False),
+    "deepar-mixture": ("gluonts.model.deepar", "DeepAREstimator",
+                       {"num_cells": 4, "num_layers": 1, "distr_output": ("mixture", "MixtureDistributionOutput",
+                                                                           "gaussian+studentT")}, False),
+    **{f"deepar-{short}": ("gluonts.model.deepar", "DeepAREstimator",
+                            {"num_cells": 4, "num_layers": 1, "distr_output": spec}, False)
+       for short, spec in _DEEPAR_MORE_DISTRIBUTIONS},
+    "deepvar-gaussian": ("gluonts.model.deepvar", "DeepVAREstimator",
+                         {"target_dim": _GLUONTS_DIM, "num_cells": 4, "num_layers": 1, "lags_seq": [1, 2],
+                          "distr_output": ("multivariate_gaussian", "MultivariateGaussianOutput",
+                                           {"dim": _GLUONTS_DIM})}, True),
+    "nbeats-interpretable": ("gluonts.model.n_beats", "NBEATSEstimator",
+                             {"num_stacks": 2, "widths": [8], "num_blocks": [1], "num_block_layers": [1],
+                              "sharing": [False], "stack_types": ["T", "S"], "expansion_coefficient_lengths": [2, 2]},
+                             False),
+    "gp_forecaster-periodic": ("gluonts.model.gp_forecaster", "GaussianProcessEstimator",
+                               {"cardinality": 1, "kernel_output": "periodic"}, False),
+    "deepstate-static": ("gluonts.model.deepstate", "DeepStateEstimator",
+                         {"past_length": 24, "num_cells": 4, "num_layers": 1, "cardinality": [2],
+                          "use_feat_static_cat": True}, False),
+    "simple_feedforward": ("gluonts.model.simple_feedforward", "SimpleFeedForwardEstimator",
+                           {"num_hidden_dimensions": [4]}, False),
+    "mqcnn": ("gluonts.model.seq2seq", "MQCNNEstimator", {"quantiles": [0.1, 0.5, 0.9]}, False),
+    "mqrnn": ("gluonts.model.seq2seq", "MQRNNEstimator", {"quantiles": [0.1, 0.5, 0.9]}, False),
+    "transformer": ("gluonts.model.transformer", "TransformerEstimator",
+                    {"model_dim": 8, "inner_ff_dim_scale": 1, "num_heads": 2}, False),
+    "wavenet": ("gluonts.model.wavenet", "WaveNetEstimator", {"num_stacks": 1, "num_residual_channels": 4,
+                                                             "num_skip_channels": 4, "num_bins": 16}, False),
+    "deepstate": ("gluonts.model.deepstate", "DeepStateEstimator",
+                  {"past_length": 24, "num_cells": 4, "num_layers": 1, "cardinality": [1],
+                   "use_feat_static_cat": False}, False),
+    "deep_factor": ("gluonts.model.deep_factor", "DeepFactorEstimator",
+                    {"num_hidden_global": 4, "num_factors": 2, "num_hidden_local": 2, "cardinality": [1]}, False),
+    "gp_forecaster": ("gluonts.model.gp_forecaster", "GaussianProcessEstimator", {"cardinality": 1}, False),
+    "lstnet": ("gluonts.model.lstnet", "LSTNetEstimator",
+               {"num_series": _GLUONTS_DIM, "skip_size": 2, "ar_window": 2, "channels": 4, "context_length": 8,
+                "rnn_num_hidden": 4, "skip_rnn_num_hidden": 2}, True),
+    "nbeats": ("gluonts.model.n_beats", "NBEATSEstimator", {"num_stacks": 2, "widths": [8], "num_blocks": [1],
+                                                           "num_block_layers": [1], "sharing": [False]}, False),
+    "canonical_rnn": ("gluonts.model.canonical", "CanonicalRNNEstimator", {"num_cells": 4, "context_length": 8},
+                      False),
+    "deepvar": ("gluonts.model.deepvar", "DeepVAREstimator",
+                {"target_dim": _GLUONTS_DIM, "num_cells": 4, "num_layers": 1, "rank": 2, "lags_seq": [1, 2]}, True),
+    "gpvar": ("gluonts.model.gpvar", "GPVAREstimator",
+              {"target_dim": _GLUONTS_DIM, "num_cells": 4, "num_layers": 1, "rank": 2, "lags_seq": [1, 2]}, True),
+    "tft": ("gluonts.model.tft", "TemporalFusionTransformerEstimator", {"hidden_dim": 8, "num_heads": 2}, False),
+    "san": ("gluonts.model.san", "SelfAttentionEstimator", {"model_dim": 8, "ffn_dim_multiplier": 1,
+                                                           "num_heads": 4}, False),
+    "renewal": ("gluonts.model.renewal", "DeepRenewalProcessEstimator",
+                {"num_cells": 4, "num_layers": 1, "context_length": 8}, False),
+}
+
+
+def _import_gluonts():
+    import importlib
+    import gluonts.mx  # noqa: F401
+    import gluonts.mx.distribution  # noqa: F401
+    for module, *_ in GLUONTS_ESTIMATORS.values():
+        importlib.import_module(module)
+
+
+def _gluonts_dataset(multivariate):
+    import numpy as np
+    from gluonts.dataset.common import ListDataset
+    rng = np.random.RandomState(0)
+    shape = (_GLUONTS_DIM, _GLUONTS_LENGTH) if multivariate else (_GLUONTS_LENGTH,)
+    # positive counts: every distribution's support (negative binomial, gamma) holds them
+    series = [{"start": "2021-01-01 00:00", "target": rng.poisson(5.0, size=shape).astype("float32") + 1.0,
+               "feat_static_cat": [0]} for _ in range(4)]
+    return ListDataset(series, freq=_GLUONTS_FREQ, one_dim_target=not multivariate)
+
+
+def _gluonts_distribution(spec):
+    import importlib
+    if spec[0] == "binned":
+        import mxnet as mx
+        from gluonts.mx.distribution import BinnedOutput
+        return BinnedOutput(bin_centers=mx.nd.array([0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0]))
+    if spec[0] == "nan_mixture":
+        from gluonts.mx.distribution import GaussianOutput
+        from gluonts.mx.distribution.nan_mixture import NanMixtureOutput
+        return NanMixtureOutput(GaussianOutput())
+    if spec[0] == "mixture":
+        from gluonts.mx.distribution import GaussianOutput, MixtureDistributionOutput, StudentTOutput
+        return MixtureDistributionOutput([GaussianOutput(), StudentTOutput()])
+    module = importlib.import_module(f"gluonts.mx.distribution.{spec[0]}")
+    return getattr(module, spec[1])(**(spec[2] if len(spec) > 2 else {}))
+
+
+def _build_gluonts(name):
+    import importlib
+    from functools import partial
+    import mxnet as mx
+    from gluonts.mx.batchify import batchify
+    from gluonts.mx.trainer import Trainer
+    from gluonts.dataset.loader import InferenceDataLoader
+    estimator_name, _, network = name.partition(":")
+    module, cls, kwargs, multivariate = GLUONTS_ESTIMATORS[estimator_name]
+    kwargs = dict(kwargs)
+    if "distr_output" in kwargs:
+        kwargs["distr_output"] = _gluonts_distribution(kwargs["distr_output"])
+    if kwargs.get("kernel_output") == "periodic":
+        from gluonts.mx.kernels import PeriodicKernelOutput
+        kwargs["kernel_output"] = PeriodicKernelOutput()
+    estimator_cls = getattr(importlib.import_module(module), cls)
+    estimator = _call_with(estimator_cls, freq=_GLUONTS_FREQ, prediction_length=_GLUONTS_PREDICTION,
+                           trainer=Trainer(epochs=1, num_batches_per_epoch=1, hybridize=False), batch_size=2,
+                           num_parallel_samples=5, **kwargs)
+    data = _gluonts_dataset(multivariate)
+    transformation = estimator.create_transformation()
+    training_net = estimator.create_training_network()
+    from gluonts.mx.util import get_hybrid_forward_input_names
+    names = get_hybrid_forward_input_names(type(training_net))
+    loader = estimator.create_training_data_loader(transformation.apply(data, is_train=True),
+                                                   num_batches_per_epoch=1)
+    batch = next(iter(loader))
+    training_inputs = [batch[key] for key in names]
+    if network == "train":
+        return training_net, training_inputs
+    # the predictor copies the trained network's parameters: initialize them as one training step would
+    training_net.initialize()
+    training_net(*training_inputs)
+    predictor = estimator.create_predictor(transformation, training_net)
+    loader = InferenceDataLoader(data, transform=predictor.input_transform, batch_size=2,
+                                 stack_fn=partial(batchify, ctx=mx.cpu(), dtype=estimator.dtype))
+    batch = next(iter(loader))
+    return predictor.prediction_net, [batch[key] for key in predictor.input_names]
+
+
+# ---- gluonfr -------------------------------------------------------------------------------------------------
+# The face-recognition models of gluonfr.model_zoo (an embedding network with a classifier head: 112x112 faces,
+# 10 identities) and its losses, which are HybridBlocks too (a margin-softmax loss traces its helpers with F).
+# A loss is called on a batch of 4 with the inputs its hybrid_forward names, 10 classes, embeddings of 8.
+
+_FR_CLASSES, _FR_EMBEDDING, _FR_BATCH = 10, 8, 4
+
+# loss class -> (constructor keyword arguments, the inputs of one call: "logits", "labels" or "embeddings")
+GLUONFR_LOSSES = {
+    "L2Softmax": ({"classes": _FR_CLASSES, "alpha": 16}, ("logits", "labels")),
+    "CosLoss": ({"classes": _FR_CLASSES, "m": 0.35, "s": 30}, ("logits", "labels")),
+    "ArcLoss": ({"classes": _FR_CLASSES}, ("logits", "labels")),
+    "TripletLoss": ({}, ("embeddings", "embeddings", "embeddings")),
+    "ContrastiveLoss": ({}, ("embeddings", "embeddings", "labels")),
+    "RingLoss": ({"lamda": 0.01}, ("logits", "labels", "embeddings")),
+    "ASoftmax": ({"classes": _FR_CLASSES, "m": 4, "s": 30}, ("logits", "labels")),
+    "CenterLoss": ({"classes": _FR_CLASSES, "embedding_size": _FR_EMBEDDING, "lamda": 0.01},
+                   ("logits", "labels", "embeddings")),
+    "LGMLoss": ({"num_classes": _FR_CLASSES, "embedding_size": _FR_EMBEDDING, "alpha": 0.1, "lamda": 0.01,
+                 "lr_mult": 1}, ("embeddings", "labels")),
+    "RangeLoss": ({"alpha": 0.5, "beta": 0.5, "top_k": 2, "num_class": 2, "num_in_class": 2,
+                   "feature_dim": _FR_EMBEDDING, "margin": 1.0}, ("embeddings", "pairs")),
+    "MPSLoss": ({"m": 1.0}, ("embeddings", "embeddings")),
+    "GitLoss": ({"classes": _FR_CLASSES, "embedding_size": _FR_EMBEDDING, "lamda_c": 0.01, "lamda_g": 0.01,
+                 "batch_size_per_gpu": _FR_BATCH}, ("logits", "labels", "embeddings")),
+    "COCOLoss": ({"classes": _FR_CLASSES, "embedding_size": _FR_EMBEDDING, "alpha": 6.25}, ("embeddings", "labels")),
+    "SVXSoftmax": ({"classes": _FR_CLASSES, "s": 30}, ("logits", "labels")),
+}
+
+
+def _build_gluonfr(name):
+    import mxnet as mx
+    if name.startswith("loss:"):
+        from gluonfr import loss
+        kwargs, kinds = GLUONFR_LOSSES[name[5:]]
+        net = getattr(loss, name[5:])(**kwargs)
+        inputs = {"logits": lambda: mx.nd.random.uniform(-1, 1, shape=(_FR_BATCH, _FR_CLASSES)),
+                  "labels": lambda: mx.nd.array([0, 1, 2, 1]),
+                  "pairs": lambda: mx.nd.array([0, 0, 1, 1]),  # RangeLoss: num_class x num_in_class rows
+                  "embeddings": lambda: _normal((_FR_BATCH, _FR_EMBEDDING))}
+        return net, [inputs[kind]() for kind in kinds]
+    from gluonfr.model_zoo import get_model
+    net = _call_with(get_model, name=name, classes=_FR_CLASSES, pretrained=False)
+    return net, _image(3, (112, 112))

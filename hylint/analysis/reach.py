@@ -1,0 +1,976 @@
+"""Trace reach: which code of a package runs while MXNet traces a HybridBlock's ``hybrid_forward``.
+
+Given the parsed modules of one package (CPython ``ast``: this analysis needs names, calls and assignments,
+not positions or comments, and ``ast.parse`` is about ten times faster than libcst), ``analyze_package``
+starts from the ``hybrid_forward`` of every HybridBlock class of the package and follows what runs during the
+trace, across the package's modules:
+
+* helpers called with or without F (a parameter that receives F, or a tensor, is recorded as such);
+* objects that hold F: ``self.F = F``, ``self.F = F if F else getF(x)`` where ``getF`` is an accessor (a
+  function that returns ``mx.nd`` or ``mx.sym``), and the methods that read ``F = self.F``;
+* nested functions, and lambdas or functions handed to a call the package does not define
+  (``HybridLambda(lambda F, x: ...)``, ``F.contrib.foreach(step, ...)``): they run in the trace with the
+  parameter named F bound to F and the others to tensors;
+* classes constructed in the trace: their ``__init__`` runs, and ``super().<method>`` calls of their bases;
+* property getters, when the property is read (gluonts' ``F = self.F`` is ``getF(self.mu)``);
+* calls of child blocks (``self.body(x)``, an object built from a block class of the package): their
+  ``hybrid_forward`` (with F) or ``forward`` (without);
+* methods called on an object of a known class, and, when the class of the receiver is not known
+  (``self.distr_output.distribution(args)`` with ``distr_output`` a constructor argument), every method of
+  that name defined by a non-block class of the package, marked ``certain=False`` ("by name");
+* imports within the package, absolute and relative (``from .distribution import getF``), through
+  re-exports of ``__init__`` modules.
+
+A value that came from F (``F.op(...)``, an operator method of a tensor, arithmetic on a tensor) is a tensor
+wherever it flows: through assignments, tuples, returns, attributes set on ``self`` and arguments.
+
+For each reached function ``Reached`` says which parameters hold F and which hold tensors, whether the reach
+is certain, and the first call chain that reached it (``reached from Model.hybrid_forward via
+distr.log_prob``), breadth first, so the chain is a shortest one.
+
+What it does NOT follow (each is a place where the reach may miss code; it adds code that does not run only
+through the by-name methods above and through the merging described under call-site sensitivity):
+
+* code outside the package (another installed library, MXNet itself): calls into it are opaque, except that
+  functions handed to them are reached;
+* classes chosen at run time (``self.distr_cls(*args)``, ``getattr(module, name)``), decorators other than
+  ``property`` (a property's getter is followed when it is read), property setters, metaclasses,
+  ``exec``/``eval``;
+* classes nested in functions, star-imports, modules imported inside functions, conditional imports beyond
+  the first binding;
+* the values inside containers (a list or dict of tensors is known to hold tensors, not which index does);
+  loop bodies are read once with the loop variable bound to what the iterable yields;
+* flow sensitivity: a name holds the union of everything assigned to it in the function; branches on
+  ``isinstance(F, ...)`` or on the training mode are not pruned;
+* call-site sensitivity: a method is read once per class of ``self``, any other function once for all its
+  callers, so a helper called with two different functions (``_sample_multiple(sample_func)``) calls both
+  from each call (a nested function or lambda stays as certain as the function that defines it);
+* class-level attributes (``distr_cls: type = GenPareto``); attributes set on ``self`` outside ``__init__``
+  and outside reached code; a block's ``__init__`` is read only for what it stores on ``self``.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Set, Tuple, Union
+
+__all__ = ["FunctionKey", "Reached", "PackageReach", "analyze_package", "parse_package", "module_name"]
+
+# Values are sets of atoms (what a name may hold). Atoms are tuples whose first item is the kind:
+F = ("F",)                  # the namespace: mx.nd eagerly, mx.sym hybridized
+F_MEMBER = ("F.member",)    # F.random, F.linalg.potrf, ...: calling it gives a tensor
+TENSOR = ("tensor",)
+TENSOR_METHOD = ("tensor.method",)  # x.reshape, x.sum: calling it gives a tensor
+# ("fn", FunctionKey); ("class", ClassKey); ("obj", ClassKey); ("obj?", ClassKey): an object whose class a
+# by-name call guessed; ("bound", ClassKey, FunctionKey, sure): a method of an object;
+# ("module", dotted name); ("external", dotted name); ("method?", name): an attribute of an unknown object;
+# ("runs", FunctionKey): a block the package does not define, built around a function; ("super", FunctionKey,
+# name of self): super().method
+Value = FrozenSet[tuple]
+NOTHING: Value = frozenset()
+
+# External names that are the F namespace (what getF-style accessors return)
+_F_NAMESPACES = {"mxnet.nd", "mxnet.ndarray", "mxnet.sym", "mxnet.symbol"}
+# Tensor attributes that are Python values, not tensors
+_TENSOR_PY_ATTRS = {"shape", "dtype", "ndim", "size", "context", "ctx", "stype", "name", "T"}
+# Methods of builtin containers and strings: a call of one of these on an unknown object is not resolved
+# by name to a package method of the same name
+_BUILTIN_METHODS = set(dir(list)) | set(dir(dict)) | set(dir(str)) | set(dir(set)) | {"forward", "hybrid_forward"}
+_MAX_ROUNDS = 30  # the fixpoint converges in a few rounds; a bound so a pathological package cannot hang
+
+
+class FunctionKey(NamedTuple):
+    """A function, method, nested function or lambda: its module and a qualified name unique in the module
+    (``Model.hybrid_forward``, ``helper.<locals>.step``, ``Model.__init__.<lambda@12>``)."""
+    module: str
+    qualname: str
+
+
+ClassKey = FunctionKey  # a class: its module and qualified name
+
+
+@dataclass
+class Reached:
+    key: FunctionKey
+    path: Optional[str]
+    lineno: int
+    node: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
+    f_params: Set[str] = field(default_factory=set)       # parameters that receive F
+    tensor_params: Set[str] = field(default_factory=set)  # parameters that receive a tensor or Symbol
+    f_names: Set[str] = field(default_factory=set)        # every local name that may hold F (`F = self.F`)
+    tensor_names: Set[str] = field(default_factory=set)   # every local name that may hold a tensor
+    certain: bool = True       # False when only a by-name method call reached it
+    chain: Tuple[Tuple[FunctionKey, str], ...] = ()  # (caller, call text) from the root, empty for a root
+    root: Optional[FunctionKey] = None
+
+    @property
+    def is_root(self) -> bool:
+        return not self.chain
+
+    def describe(self) -> str:
+        """``reached from Model.hybrid_forward via distr.log_prob -> self._helper``; '' for a root."""
+        if not self.chain:
+            return ""
+        return f"reached from {self.root.qualname} via " + " -> ".join(text for _, text in self.chain)
+
+
+@dataclass
+class PackageReach:
+    reached: Dict[FunctionKey, Reached]
+    paths: Dict[str, Optional[str]]   # module -> path
+    # class -> attributes of self that may hold F / a tensor, in reached code (`self.F = getF(x)`,
+    # `self.log_probs = log_probs`): what `self.<attr>` is in the methods of that class and its subclasses
+    f_attrs: Dict[ClassKey, Set[str]] = field(default_factory=dict)
+    tensor_attrs: Dict[ClassKey, Set[str]] = field(default_factory=dict)
+
+    def in_module(self, module: str) -> List[Reached]:
+        return sorted((r for r in self.reached.values() if r.key.module == module), key=lambda r: r.lineno)
+
+    def depends_on(self, module: str) -> Set[str]:
+        """Modules whose code decides what is reached in `module` (its callers along each chain, and the
+        modules of the roots): the files a cache entry of `module` must be keyed on, besides itself."""
+        found: Set[str] = set()
+        for reached in self.reached.values():
+            if reached.key.module == module:
+                found.update(caller.module for caller, _ in reached.chain)
+                if reached.root is not None:
+                    found.add(reached.root.module)
+        found.discard(module)
+        return found
+
+
+# ---------------------------------------------------------------------------------------------- modules
+
+
+def module_name(root: Path, path: Path) -> str:
+    """The dotted name of `path` in the package whose folder is `root` (root's own name first)."""
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def parse_package(root: Path) -> Tuple[Dict[str, ast.Module], Dict[str, str]]:
+    """Every module of the package folder `root`, parsed; files that do not parse are left out."""
+    modules: Dict[str, ast.Module] = {}
+    paths: Dict[str, str] = {}
+    for path in sorted(root.rglob("*.py")):
+        try:
+            tree = ast.parse(path.read_bytes(), filename=str(path))
+        except (SyntaxError, ValueError):
+            continue
+        name = module_name(root, path)
+        modules[name] = tree
+        paths[name] = str(path)
+    return modules, paths
+
+
+class _Module:
+    def __init__(self, name: str, tree: ast.Module, is_package: bool) -> None:
+        self.name = name
+        self.tree = tree
+        self.is_package = is_package
+        self.defs: Dict[str, Union[ast.FunctionDef, ast.ClassDef]] = {}
+        self.imports: Dict[str, Tuple[str, Optional[str]]] = {}  # local name -> (module, attribute or None)
+        for stmt in _top_level(tree.body):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.defs.setdefault(stmt.name, stmt)
+            elif isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if alias.asname:
+                        self.imports.setdefault(alias.asname, (alias.name, None))
+                    else:
+                        top = alias.name.split(".")[0]
+                        self.imports.setdefault(top, (top, None))
+            elif isinstance(stmt, ast.ImportFrom):
+                base = self._absolute(stmt)
+                for alias in stmt.names:
+                    if alias.name != "*":
+                        self.imports.setdefault(alias.asname or alias.name, (base, alias.name))
+
+    def _absolute(self, stmt: ast.ImportFrom) -> str:
+        if not stmt.level:
+            return stmt.module or ""
+        parts = self.name.split(".")
+        if not self.is_package:
+            parts = parts[:-1]
+        parts = parts[:len(parts) - (stmt.level - 1)] if stmt.level > 1 else parts
+        return ".".join(parts + ([stmt.module] if stmt.module else []))
+
+
+def _top_level(body: Iterable[ast.stmt]) -> Iterable[ast.stmt]:
+    """Statements at module level, looking into if/try blocks (``try: import x except ImportError: ...``)."""
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            yield from _top_level(stmt.body)
+            yield from _top_level(stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            yield from _top_level(stmt.body)
+            for handler in stmt.handlers:
+                yield from _top_level(handler.body)
+        else:
+            yield stmt
+
+
+class _Class:
+    def __init__(self, key: ClassKey, node: ast.ClassDef) -> None:
+        self.key = key
+        self.node = node
+        self.bases: List[tuple] = []   # resolved atoms of the bases
+        self.methods: Dict[str, FunctionKey] = {}
+        self.attrs: Dict[str, Value] = {}  # what `self.<name>` holds, from assignments in reached methods
+
+
+# ---------------------------------------------------------------------------------------------- analysis
+
+
+class _Package:
+    def __init__(self, modules: Mapping[str, ast.Module], paths: Mapping[str, Optional[str]]) -> None:
+        self.paths = dict(paths)
+        self.modules: Dict[str, _Module] = {}
+        for name, tree in modules.items():
+            path = self.paths.get(name) or ""
+            is_package = path.endswith("__init__.py") or any(other.startswith(name + ".") for other in modules)
+            self.modules[name] = _Module(name, tree, is_package)
+        self.functions: Dict[FunctionKey, Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]] = {}
+        self.owner: Dict[FunctionKey, ClassKey] = {}     # method -> its class
+        self.classes: Dict[ClassKey, _Class] = {}
+        # (nested function, receiver) -> the env of the enclosing function it sees
+        self.closures: Dict[Tuple[FunctionKey, Optional[ClassKey]], Dict[str, Value]] = {}
+        for module in self.modules.values():
+            self._collect(module.name, module.tree.body, "")
+        for cls in self.classes.values():
+            cls.bases = [atom for base in cls.node.bases for atom in self._resolve_expr(cls.key.module, base)]
+        for cls in list(self.classes.values()):
+            self._constructor_attrs(cls)
+        self._mro: Dict[ClassKey, List[_Class]] = {}
+        self.blocks = {key for key in self.classes if self._is_block(key)}
+        # method name -> the classes that are not blocks and define it (for calls on unknown receivers)
+        self.by_method_name: Dict[str, List[ClassKey]] = {}
+        for key, cls in sorted(self.classes.items()):
+            if key not in self.blocks:
+                for name in cls.methods:
+                    self.by_method_name.setdefault(name, []).append(key)
+
+    def _collect(self, module: str, body: Iterable[ast.stmt], prefix: str) -> None:
+        for stmt in _top_level(body):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions[FunctionKey(module, prefix + stmt.name)] = stmt
+            elif isinstance(stmt, ast.ClassDef) and not prefix.endswith(">."):
+                key = ClassKey(module, prefix + stmt.name)
+                cls = self.classes[key] = _Class(key, stmt)
+                for item in stmt.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        method = FunctionKey(module, f"{key.qualname}.{item.name}")
+                        self.functions[method] = item
+                        self.owner[method] = key
+                        cls.methods[item.name] = method
+                self._collect(module, [s for s in stmt.body if isinstance(s, ast.ClassDef)], key.qualname + ".")
+
+    def _constructor_attrs(self, cls: _Class) -> None:
+        """What ``__init__`` stores on self before any trace: children (``self.body = Body()``), functions and
+        lambdas (``self.act = lambda F, x: ...``), blocks built around a function (``self.f =
+        HybridLambda(fn)``: calling it runs `fn`). The trace's own assignments are added as they are reached."""
+        init = cls.methods.get("__init__")
+        if init is None:
+            return
+        node = self.functions[init]
+        params = _params(node)
+        if not params:
+            return
+        me = params[0].arg
+        for stmt in ast.walk(node):
+            if not isinstance(stmt, ast.Assign):
+                continue
+            for target in stmt.targets:
+                if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                        and target.value.id == me):
+                    value = self._static_value(init, stmt.value, {me: frozenset({("obj", cls.key)})})
+                    if value:
+                        cls.attrs[target.attr] = cls.attrs.get(target.attr, NOTHING) | value
+
+    def _static_value(self, owner: FunctionKey, expr: ast.expr, env: Dict[str, Value]) -> Value:
+        if isinstance(expr, ast.Lambda):
+            key = FunctionKey(owner.module, f"{owner.qualname}.<lambda@{expr.lineno}:{expr.col_offset}>")
+            self.functions.setdefault(key, expr)
+            self.closures[(key, None)] = env  # `lambda F, x: F.dot(x, self.basis)`: self is the object
+            return frozenset({("fn", key)})
+        if isinstance(expr, (ast.Name, ast.Attribute)):
+            return frozenset(a for a in self._resolve_expr(owner.module, expr) if a[0] == "fn")
+        if isinstance(expr, ast.Call):
+            callee = self._resolve_expr(owner.module, expr.func)
+            built = {("obj", atom[1]) for atom in callee if atom[0] == "class"}
+            if callee and not built:  # an external block made around a package function or a lambda
+                handed = [self._static_value(owner, arg, env) for arg in expr.args]
+                built |= {("runs", atom[1]) for value in handed for atom in value if atom[0] == "fn"}
+            return frozenset(built)
+        return NOTHING
+
+    # -- names
+
+    def resolve(self, module: str, name: str, seen: Optional[Set[Tuple[str, str]]] = None) -> Value:
+        """What a global `name` of `module` is: a package function, class or module, or an external name."""
+        mod = self.modules.get(module)
+        if mod is None:
+            return NOTHING
+        node = mod.defs.get(name)
+        if node is not None:
+            key = FunctionKey(module, name)
+            return frozenset({("class", key) if isinstance(node, ast.ClassDef) else ("fn", key)})
+        if name in mod.imports:
+            target, attr = mod.imports[name]
+            return self._resolve_import(target, attr, seen or set())
+        return NOTHING
+
+    def _resolve_import(self, target: str, attr: Optional[str], seen: Set[Tuple[str, str]]) -> Value:
+        if attr is None:
+            return frozenset({("module", target)}) if target in self.modules else frozenset({("external", target)})
+        if (target, attr) in seen:
+            return NOTHING
+        seen.add((target, attr))
+        if f"{target}.{attr}" in self.modules:
+            return frozenset({("module", f"{target}.{attr}")})
+        if target in self.modules:
+            return self.resolve(target, attr, seen)
+        return frozenset({("external", f"{target}.{attr}")})
+
+    def _resolve_expr(self, module: str, expr: ast.expr) -> Value:
+        """A dotted expression at module level (a base class): resolved without any local variable."""
+        if isinstance(expr, ast.Name):
+            return self.resolve(module, expr.id)
+        if isinstance(expr, ast.Attribute):
+            return self.member(self._resolve_expr(module, expr.value), expr.attr)
+        return NOTHING
+
+    def member(self, value: Value, attr: str) -> Value:
+        """`<value>.attr` for module and external atoms (the static part of attribute access)."""
+        out: Set[tuple] = set()
+        for atom in value:
+            if atom[0] == "module":
+                sub = f"{atom[1]}.{attr}"
+                out |= {("module", sub)} if sub in self.modules else self.resolve(atom[1], attr)
+            elif atom[0] == "external":
+                name = f"{atom[1]}.{attr}"
+                out.add(F if name in _F_NAMESPACES else ("external", name))
+        return frozenset(out)
+
+    # -- classes
+
+    def mro(self, key: ClassKey) -> List[_Class]:
+        """The class and its package bases, depth first (no C3: single inheritance is what Gluon code uses)."""
+        if key in self._mro:
+            return self._mro[key]
+        order: List[_Class] = []
+        self._mro[key] = order
+        stack = [key]
+        while stack:
+            cls = self.classes.get(stack.pop(0))
+            if cls is None or cls in order:
+                continue
+            order.append(cls)
+            stack.extend(atom[1] for atom in cls.bases if atom[0] == "class")
+        return order
+
+    def external_bases(self, key: ClassKey) -> List[str]:
+        return [atom[1] for cls in self.mro(key) for atom in cls.bases if atom[0] == "external"]
+
+    def is_block(self, key: ClassKey) -> bool:
+        return key in self.blocks
+
+    def _is_block(self, key: ClassKey) -> bool:
+        if any(cls.methods.get("hybrid_forward") for cls in self.mro(key)):
+            return True
+        return any(name.rsplit(".", 1)[-1].endswith(("Block", "Sequential", "Concurrent", "HybridLambda"))
+                   for name in self.external_bases(key))
+
+    def is_property(self, key: FunctionKey) -> bool:
+        node = self.functions[key]
+        return not isinstance(node, ast.Lambda) and any(
+            isinstance(d, ast.Name) and d.id in ("property", "cached_property")
+            or isinstance(d, ast.Attribute) and d.attr == "cached_property" for d in node.decorator_list)
+
+    def method(self, key: ClassKey, name: str) -> Optional[FunctionKey]:
+        for cls in self.mro(key):
+            if name in cls.methods:
+                return cls.methods[name]
+        return None
+
+    def attr(self, key: ClassKey, name: str) -> Value:
+        out: Set[tuple] = set()
+        for cls in self.mro(key):
+            out |= cls.attrs.get(name, NOTHING)
+        return frozenset(out)
+
+
+def _params(node) -> List[ast.arg]:
+    args = node.args
+    return list(args.posonlyargs) + list(args.args)
+
+
+def _all_param_names(node) -> List[str]:
+    args = node.args
+    names = [a.arg for a in _params(node)] + [a.arg for a in args.kwonlyargs]
+    return names + [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+
+
+def _text(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)
+    except Exception:  # noqa: BLE001 -- a label for messages, never worth failing the analysis
+        return "<call>"
+
+
+# A function in one context: methods are read once per class of `self` (a base's method called on a
+# GaussianOutput sees GaussianOutput's attributes, not the union of every subclass's), other functions once.
+Ctx = Tuple[FunctionKey, Optional[ClassKey]]
+
+
+class _Entry:
+    """The analysis state of one function in one context: what its parameters hold, what it returns."""
+
+    def __init__(self, reached: Reached, owner: Optional[ClassKey], certain: bool) -> None:
+        self.reached = reached  # shared by the contexts of one function
+        self.owner = owner      # the class that defines the method (for super())
+        self.certain = certain
+        self.params: Dict[str, Value] = {}
+        self.returns: Value = NOTHING
+        self.callers: Set[Ctx] = set()  # read again when what this function returns grows
+        self.dirty = True
+
+
+class _Analysis:
+    def __init__(self, package: _Package) -> None:
+        self.package = package
+        self.entries: Dict[Ctx, _Entry] = {}
+        self.reached: Dict[FunctionKey, Reached] = {}
+        self.order: List[Ctx] = []
+        # (class, attribute) -> the contexts that read `self.<attribute>` of an object of that class
+        self.readers: Dict[Tuple[ClassKey, str], Set[Ctx]] = {}
+        # guesses by method name wait until what is known has settled: a receiver is often empty only
+        # because the return value that fills it has not been computed yet
+        self.guessing = False
+
+    def touch(self, ctxs: Iterable[Ctx]) -> None:
+        """What `ctxs` read has grown: read them again."""
+        for ctx in ctxs:
+            entry = self.entries.get(ctx)
+            if entry is not None:
+                entry.dirty = True
+
+    # -- reaching
+
+    def reach(self, key: FunctionKey, bound: Dict[str, Value], caller: Optional[Ctx],
+              text: Union[str, ast.AST], certain: bool, owner: Optional[ClassKey] = None,
+              recv: Optional[ClassKey] = None) -> Value:
+        """Record that `key` runs in the trace with parameters holding `bound`; returns what it returns.
+        A method whose `self` may be objects of several classes is reached once per class."""
+        node = self.package.functions[key]
+        owner = owner if owner is not None else self.package.owner.get(key)
+        if recv is None and owner is not None and not isinstance(node, ast.Lambda):
+            params = _params(node)
+            receivers = sorted({atom[1] for atom in bound.get(params[0].arg, NOTHING) if atom[0] in ("obj", "obj?")}
+                               if params else set())
+            if receivers:
+                out: Set[tuple] = set()
+                for cls in receivers:
+                    one = dict(bound)
+                    one[params[0].arg] = frozenset({("obj", cls)})
+                    out |= self.reach(key, one, caller, text, certain, owner, cls)
+                return frozenset(out)
+        ctx = (key, recv)
+        entry = self.entries.get(ctx)
+        parent = self.entries.get(caller) if caller is not None else None
+        definer = self._definer(key)
+        if definer is not None:
+            # a nested function or lambda, called where a helper was handed it: it is as certain as the
+            # function that defines it, and its chain goes through that function
+            certain = certain and definer.certain
+            parent_reached, caller_key = definer, definer.key
+        else:
+            parent_reached = parent.reached if parent is not None else None
+            caller_key = caller[0] if caller is not None else None
+        if entry is None:
+            reached = self.reached.get(key)
+            if reached is None:
+                text = text if isinstance(text, str) else _text(text)
+                chain = (parent_reached.chain + ((caller_key, text),)) if parent_reached is not None else ()
+                root = (parent_reached.root if parent_reached is not None else key)
+                reached = self.reached[key] = Reached(key, self.package.paths.get(key.module), node.lineno, node,
+                                                      certain=certain, chain=chain, root=root)
+            entry = self.entries[ctx] = _Entry(reached, owner, certain)
+            self.order.append(ctx)
+            for name in _all_param_names(node):  # the project's convention: a parameter named F is F
+                if name == "F":
+                    entry.params[name] = frozenset({F})
+        if caller is not None:
+            entry.callers.add(caller)
+        if certain and not entry.certain:
+            entry.certain = True
+            entry.dirty = True
+        if certain and not entry.reached.certain:
+            entry.reached.certain = True
+            if parent_reached is not None and parent_reached.certain:  # the chain shown is a certain one
+                text = text if isinstance(text, str) else _text(text)
+                entry.reached.chain = parent_reached.chain + ((caller_key, text),)
+                entry.reached.root = parent_reached.root
+        for name, value in bound.items():
+            old = entry.params.get(name, NOTHING)
+            if not value <= old:
+                entry.params[name] = old | value
+                entry.dirty = True
+        return entry.returns
+
+    def _definer(self, key: FunctionKey) -> Optional[Reached]:
+        """The reached function that defines the nested function or lambda `key` (None for other functions
+        and for lambdas of a block's __init__, which runs before the trace)."""
+        qualname = key.qualname
+        cut = max(qualname.rfind(".<locals>."), qualname.rfind(".<lambda@"))
+        return self.reached.get(FunctionKey(key.module, qualname[:cut])) if cut > 0 else None
+
+    def bind(self, key: FunctionKey, call: Optional[ast.Call], args: List[Value], kwargs: Dict[str, Value],
+             self_value: Optional[Value]) -> Dict[str, Value]:
+        node = self.package.functions[key]
+        params = [p.arg for p in _params(node)]
+        bound: Dict[str, Value] = {}
+        if self_value is not None and params:
+            bound[params[0]] = self_value
+            params = params[1:]
+        star = next((i for i, arg in enumerate(call.args) if isinstance(arg, ast.Starred)), None) if call else None
+        if star is not None and star < len(args):
+            # f(a, *rest): from the star on, any parameter may receive what `rest` holds
+            args = args[:star] + [frozenset().union(*args[star:])] * max(len(params) - star, 1)
+        for name, value in zip(params, args):
+            bound[name] = value
+        if len(args) > len(params) and node.args.vararg is not None:
+            bound[node.args.vararg.arg] = frozenset().union(*args[len(params):])
+        names = set(_all_param_names(node))
+        for name, value in kwargs.items():
+            if name in names:
+                bound[name] = value
+            elif node.args.kwarg is not None:
+                bound[node.args.kwarg.arg] = bound.get(node.args.kwarg.arg, NOTHING) | value
+        return bound
+
+    def handed(self, key: FunctionKey, caller: Ctx, text: str, recv: Optional[ClassKey] = None) -> None:
+        """A function given to code outside the package runs in the trace: F to a parameter named F, tensors
+        to the others (``HybridLambda(lambda F, x: ...)``, ``F.contrib.foreach(step, data, states)``)."""
+        node = self.package.functions[key]
+        bound = {name: frozenset({TENSOR}) for name in _all_param_names(node) if name not in ("F", "self")}
+        self.reach(key, bound, caller, text, True, recv=recv)
+
+    # -- the fixpoint
+
+    def run(self, roots: List[Tuple[FunctionKey, ClassKey]]) -> None:
+        for key, cls in roots:
+            node = self.package.functions[key]
+            params = [p.arg for p in _params(node)]
+            bound: Dict[str, Value] = {}
+            if len(params) >= 2:
+                bound[params[0]] = frozenset({("obj", cls)})
+                bound[params[1]] = frozenset({F})
+                for name in _all_param_names(node)[2:]:
+                    bound[name] = frozenset({TENSOR})
+            self.reach(key, bound, None, "", True, owner=self.package.owner.get(key, cls))
+        self._settle()
+        self.guessing = True
+        self.touch(self.order)
+        self._settle()
+
+    def _settle(self) -> None:
+        for _ in range(_MAX_ROUNDS):
+            dirty = [ctx for ctx in self.order if self.entries[ctx].dirty]
+            if not dirty:
+                break
+            for ctx in dirty:
+                entry = self.entries[ctx]
+                entry.dirty = False
+                _Function(self, ctx, entry).run()
+
+
+class _Function:
+    """One reading of one reached function's body, with what its names may hold."""
+
+    def __init__(self, analysis: _Analysis, ctx: Ctx, entry: _Entry) -> None:
+        self.analysis = analysis
+        self.package = analysis.package
+        self.ctx = ctx
+        self.key, self.recv = ctx
+        self.entry = entry
+        self.node = self.package.functions[self.key]
+        self.env: Dict[str, Value] = dict(self.package.closures.get(ctx, {}))
+        self.env.update(entry.params)
+
+    def run(self) -> None:
+        reached = self.entry.reached
+        for name, value in self.entry.params.items():
+            if F in value:
+                reached.f_params.add(name)
+            if TENSOR in value:
+                reached.tensor_params.add(name)
+        if isinstance(self.node, ast.Lambda):
+            self._return(self.eval(self.node.body))
+        else:
+            self.block(self.node.body)
+        for name, value in self.env.items():
+            if F in value:
+                reached.f_names.add(name)
+            if TENSOR in value:
+                reached.tensor_names.add(name)
+
+    def _return(self, value: Value) -> None:
+        if not value <= self.entry.returns:
+            self.entry.returns |= value
+            self.analysis.touch(self.entry.callers)
+
+    # -- statements
+
+    def block(self, body: Iterable[ast.stmt]) -> None:
+        for stmt in body:
+            self.statement(stmt)
+
+    def statement(self, stmt: ast.stmt) -> None:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            key = FunctionKey(self.key.module, f"{self.key.qualname}.<locals>.{stmt.name}")
+            self.package.functions.setdefault(key, stmt)
+            self.package.closures[(key, self.recv)] = self.env  # the live env: later bindings are seen too
+            self.analysis.touch([(key, self.recv)])
+            self.assign_name(stmt.name, frozenset({("fn", key, self.recv)}))
+            for decorator in stmt.decorator_list:
+                self.eval(decorator)
+        elif isinstance(stmt, ast.ClassDef):
+            return  # not followed (see the module docstring)
+        elif isinstance(stmt, ast.Assign):
+            value = self.eval(stmt.value)
+            for target in stmt.targets:
+                self.assign(target, value)
+        elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+            if stmt.value is not None:
+                value = self.eval(stmt.value)
+                if isinstance(stmt, ast.AugAssign):
+                    value = self._arith([value, self.eval(stmt.target)])
+                self.assign(stmt.target, value)
+        elif isinstance(stmt, ast.Return):
+            if stmt.value is not None:
+                self._return(self.eval(stmt.value))
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            self.assign(stmt.target, self._element(self.eval(stmt.iter)))
+            self.block(stmt.body)
+            self.block(stmt.orelse)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                value = self.eval(item.context_expr)
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, value)
+            self.block(stmt.body)
+        elif isinstance(stmt, ast.Try):
+            self.block(stmt.body)
+            for handler in stmt.handlers:
+                self.block(handler.body)
+            self.block(stmt.orelse)
+            self.block(stmt.finalbody)
+        elif isinstance(stmt, (ast.If, ast.While)):
+            self.eval(stmt.test)
+            self.block(stmt.body)
+            self.block(stmt.orelse)
+        else:
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.expr):
+                    self.eval(child)
+                elif isinstance(child, ast.stmt):
+                    self.statement(child)
+
+    def assign(self, target: ast.expr, value: Value) -> None:
+        if isinstance(target, ast.Name):
+            self.assign_name(target.id, value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            element = self._element(value)
+            for item in target.elts:
+                self.assign(item.value if isinstance(item, ast.Starred) else item, element)
+        elif isinstance(target, ast.Attribute):
+            for atom in self.eval(target.value):
+                if atom[0] in ("obj", "obj?"):
+                    cls = self.package.classes.get(atom[1])
+                    if cls is not None and not value <= cls.attrs.get(target.attr, NOTHING):
+                        cls.attrs[target.attr] = cls.attrs.get(target.attr, NOTHING) | value
+                        for base in self.package.mro(atom[1]):  # readers through the class or a base
+                            self.analysis.touch(self.analysis.readers.get((base.key, target.attr), ()))
+                        self.analysis.touch(self.analysis.readers.get((atom[1], target.attr), ()))
+        elif isinstance(target, ast.Subscript):
+            self.eval(target.value)
+            self.eval(target.slice)
+
+    def assign_name(self, name: str, value: Value) -> None:
+        # flow-insensitive: a name holds everything ever assigned to it in the function
+        self.env[name] = self.env.get(name, NOTHING) | value
+
+    # -- expressions
+
+    def eval(self, expr: Optional[ast.expr]) -> Value:
+        if expr is None:
+            return NOTHING
+        method = getattr(self, "_" + type(expr).__name__, None)
+        if method is not None:
+            return method(expr)
+        parts = [self.eval(child) for child in ast.iter_child_nodes(expr) if isinstance(child, ast.expr)]
+        return self._arith(parts) if isinstance(expr, (ast.BinOp, ast.UnaryOp)) else NOTHING
+
+    def _Name(self, expr: ast.Name) -> Value:
+        if expr.id in self.env:
+            return self.env[expr.id]
+        return self.package.resolve(self.key.module, expr.id)
+
+    def _Constant(self, expr: ast.Constant) -> Value:
+        return NOTHING
+
+    def _Attribute(self, expr: ast.Attribute) -> Value:
+        base = self.eval(expr.value)
+        out: Set[tuple] = set(self.package.member(base, expr.attr))
+        for atom in base:
+            kind = atom[0]
+            if kind in ("F", "F.member"):
+                out.add(F_MEMBER)
+            elif kind == "tensor":
+                if expr.attr not in _TENSOR_PY_ATTRS:
+                    out.add(TENSOR_METHOD)
+            elif kind in ("obj", "obj?", "class"):
+                method = self.package.method(atom[1], expr.attr)
+                if method is not None and kind != "class" and self.package.is_property(method):
+                    # reading a property runs its getter (gluonts' `F = self.F` is `getF(self.mu)`)
+                    obj = frozenset({("obj", atom[1])})
+                    bound = self.analysis.bind(method, None, [], {}, obj)
+                    out |= self.analysis.reach(method, bound, self.ctx, expr, kind == "obj" and self.entry.certain)
+                elif method is not None:
+                    # ("bound", class, method, sure): a method of an object whose class a by-name call guessed
+                    # is as uncertain as that guess
+                    out.add(("fn", method) if kind == "class" else ("bound", atom[1], method, kind == "obj"))
+                else:
+                    for cls in self.package.mro(atom[1]):
+                        self.analysis.readers.setdefault((cls.key, expr.attr), set()).add(self.ctx)
+                    out |= self.package.attr(atom[1], expr.attr)
+        if not out and expr.attr not in _BUILTIN_METHODS and not expr.attr.startswith("__"):
+            out.add(("method?", expr.attr))
+        return frozenset(out)
+
+    def _arith(self, parts: List[Value]) -> Value:
+        return frozenset({TENSOR}) if any(TENSOR in part or F in part for part in parts) else NOTHING
+
+    def _BinOp(self, expr: ast.BinOp) -> Value:
+        return self._arith([self.eval(expr.left), self.eval(expr.right)])
+
+    def _UnaryOp(self, expr: ast.UnaryOp) -> Value:
+        return self._arith([self.eval(expr.operand)])
+
+    def _Compare(self, expr: ast.Compare) -> Value:
+        parts = [self.eval(expr.left)] + [self.eval(c) for c in expr.comparators]
+        if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in expr.ops):
+            return NOTHING
+        return frozenset({TENSOR}) if any(TENSOR in part for part in parts) else NOTHING
+
+    def _BoolOp(self, expr: ast.BoolOp) -> Value:
+        return frozenset().union(*(self.eval(value) for value in expr.values))
+
+    def _IfExp(self, expr: ast.IfExp) -> Value:
+        self.eval(expr.test)
+        return self.eval(expr.body) | self.eval(expr.orelse)
+
+    def _Tuple(self, expr) -> Value:
+        return frozenset().union(NOTHING, *(self.eval(item) for item in expr.elts))
+
+    _List = _Set = _Tuple
+
+    def _Dict(self, expr: ast.Dict) -> Value:
+        for key in expr.keys:
+            self.eval(key)
+        return frozenset().union(NOTHING, *(self.eval(value) for value in expr.values))
+
+    def _Starred(self, expr: ast.Starred) -> Value:
+        return self.eval(expr.value)
+
+    def _Subscript(self, expr: ast.Subscript) -> Value:
+        base = self.eval(expr.value)
+        self.eval(expr.slice)
+        return self._element(base) | (frozenset({TENSOR}) if TENSOR in base else NOTHING)
+
+    def _element(self, value: Value) -> Value:
+        """An element of a container (or a row of a tensor): what the container may hold."""
+        return frozenset(atom for atom in value if atom[0] not in ("module", "external", "method?", "class"))
+
+    def _comprehension(self, expr) -> Value:
+        for generator in expr.generators:
+            self.assign(generator.target, self._element(self.eval(generator.iter)))
+            for condition in generator.ifs:
+                self.eval(condition)
+        if isinstance(expr, ast.DictComp):
+            self.eval(expr.key)
+            return self.eval(expr.value)
+        return self.eval(expr.elt)
+
+    _ListComp = _SetComp = _GeneratorExp = _DictComp = _comprehension
+
+    def _Lambda(self, expr: ast.Lambda) -> Value:
+        key = FunctionKey(self.key.module, f"{self.key.qualname}.<lambda@{expr.lineno}:{expr.col_offset}>")
+        self.package.functions.setdefault(key, expr)
+        self.package.closures[(key, self.recv)] = self.env
+        self.analysis.touch([(key, self.recv)])
+        return frozenset({("fn", key, self.recv)})
+
+    def _NamedExpr(self, expr: ast.NamedExpr) -> Value:
+        value = self.eval(expr.value)
+        self.assign(expr.target, value)
+        return value
+
+    def _super(self, attr: str) -> Value:
+        """``super().<attr>``: the method of the first package base of the function's class that has it."""
+        owner = self.entry.owner
+        params = [p.arg for p in _params(self.node)] if not isinstance(self.node, ast.Lambda) else []
+        if owner is None or not params:
+            return NOTHING
+        for base in self.package.mro(owner)[1:]:
+            if attr in base.methods:
+                return frozenset({("super", base.methods[attr], params[0])})
+        return NOTHING
+
+    def _Call(self, expr: ast.Call) -> Value:
+        if (isinstance(expr.func, ast.Attribute) and isinstance(expr.func.value, ast.Call)
+                and isinstance(expr.func.value.func, ast.Name) and expr.func.value.func.id == "super"):
+            callee = self._super(expr.func.attr)
+        else:
+            callee = self.eval(expr.func)
+        args = [self.eval(arg) for arg in expr.args]
+        kwargs = {kw.arg: self.eval(kw.value) for kw in expr.keywords if kw.arg is not None}
+        for kw in expr.keywords:
+            if kw.arg is None:
+                self.eval(kw.value)
+        text = expr.func  # unparsed only for the call that first reaches a function (a chain's label)
+        result: Set[tuple] = set()
+        resolved = False
+        for atom in callee:
+            kind = atom[0]
+            if kind in ("F.member", "tensor.method"):
+                result.add(TENSOR)
+            elif kind == "fn":
+                resolved = True
+                result |= self._call_function(atom[1], expr, args, kwargs, None, text,
+                                              recv=atom[2] if len(atom) > 2 else None)
+            elif kind == "bound":
+                resolved = True
+                result |= self._call_function(atom[2], expr, args, kwargs, frozenset({("obj", atom[1])}), text,
+                                              sure=atom[3])
+            elif kind == "super":
+                resolved = True
+                owner_self = self.env.get(atom[2], NOTHING)
+                result |= self._call_function(atom[1], expr, args, kwargs, owner_self, text)
+            elif kind == "class":
+                resolved = True
+                result |= self._construct(atom[1], expr, args, kwargs, text)
+            elif kind in ("obj", "obj?"):
+                resolved = True
+                result |= self._call_object(atom[1], expr, args, kwargs, text, sure=kind == "obj")
+            elif kind == "method?":
+                result |= self._by_name(atom[1], expr, args, kwargs, text)
+            elif kind == "runs":  # a block built around a function: calling the block runs the function
+                resolved = True
+                self.analysis.handed(atom[1], self.ctx, _text(text))
+                result.add(TENSOR)
+        if not resolved:  # a function handed to code the package does not define runs in the trace
+            for value in args + list(kwargs.values()):
+                for atom in value:
+                    if atom[0] == "fn":
+                        label = f"{_text(text)}(<{atom[1].qualname.rsplit('.', 1)[-1]}>)"
+                        self.analysis.handed(atom[1], self.ctx, label, atom[2] if len(atom) > 2 else None)
+        if self._returns_namespace(callee):
+            result.add(F)
+        return frozenset(result)
+
+    def _returns_namespace(self, callee: Value) -> bool:
+        """A getF-style accessor: a package function that returns mx.nd or mx.sym."""
+        for atom in callee:
+            if atom[0] == "fn":
+                entry = self.analysis.entries.get(atom[1])
+                if entry is not None and F in entry.returns:
+                    return True
+        return False
+
+    def _call_function(self, key: FunctionKey, call: ast.Call, args, kwargs, self_value, text,
+                       sure: bool = True, recv: Optional[ClassKey] = None) -> Value:
+        bound = self.analysis.bind(key, call, args, kwargs, self_value)
+        return self.analysis.reach(key, bound, self.ctx, text, sure and self.entry.certain, recv=recv)
+
+    def _construct(self, cls: ClassKey, call: ast.Call, args, kwargs, text) -> Value:
+        """A class built in the trace: its __init__ runs in it (a base's __init__ through super().__init__)."""
+        obj = frozenset({("obj", cls)})
+        init = self.package.method(cls, "__init__")
+        if init is not None:
+            self._call_function(init, call, args, kwargs, obj, text)
+        return obj
+
+    def _call_object(self, cls: ClassKey, call: ast.Call, args, kwargs, text, sure: bool) -> Value:
+        """Calling an object: a child block runs its hybrid_forward (with F) or forward; another object its
+        __call__."""
+        obj = frozenset({("obj", cls)})
+        if self.package.is_block(cls):
+            hybrid = self.package.method(cls, "hybrid_forward")
+            if hybrid is not None:
+                node = self.package.functions[hybrid]
+                params = [p.arg for p in _params(node)]
+                bound = self.analysis.bind(hybrid, call, [frozenset({F})] + args, kwargs, obj)
+                for name in params[2 + len(args):]:
+                    bound.setdefault(name, frozenset({TENSOR}))  # the block's parameters arrive as tensors
+                return self.analysis.reach(hybrid, bound, self.ctx, text, sure and self.entry.certain)
+            forward = self.package.method(cls, "forward")
+            if forward is not None:
+                return self._call_function(forward, call, args, kwargs, obj, text, sure)
+            return frozenset({TENSOR})
+        method = self.package.method(cls, "__call__")
+        if method is not None:
+            return self._call_function(method, call, args, kwargs, obj, text, sure)
+        return NOTHING
+
+    def _by_name(self, name: str, call: ast.Call, args, kwargs, text) -> Value:
+        """A method call on an object whose class is not known: every non-block class of the package that
+        defines the method may be the receiver. Uncertain, and only when the call passes F or a tensor, or
+        the caller holds F (so the object plausibly belongs to the trace)."""
+        if not self.analysis.guessing:
+            return NOTHING
+        passes = any(TENSOR in value or F in value for value in args + list(kwargs.values()))
+        if not passes and not self.entry.reached.f_params and "F" not in self.env:
+            return NOTHING
+        result: Set[tuple] = set()
+        for owner in self.package.by_method_name.get(name, ()):
+            obj = frozenset({("obj", owner)})
+            key = self.package.classes[owner].methods[name]
+            bound = self.analysis.bind(key, call, args, kwargs, obj)
+            returned = self.analysis.reach(key, bound, self.ctx, text, False)
+            result |= {("obj?", atom[1]) if atom[0] == "obj" else atom for atom in returned}
+            init = self.package.method(owner, "__init__")
+            if init is not None:
+                # the object exists, so its __init__ ran, in the trace or before it: read for what it sets on
+                # self (`self.F = getF(x)`), and uncertain like the method
+                self.analysis.reach(init, {_params(self.package.functions[init])[0].arg: obj}, self.ctx,
+                                    f"{owner.qualname}()", False)
+        return frozenset(result)
+
+
+def analyze_package(modules: Mapping[str, ast.Module], paths: Optional[Mapping[str, Optional[str]]] = None
+                    ) -> PackageReach:
+    """The reach of every HybridBlock ``hybrid_forward`` of the package made of `modules` (dotted name ->
+    parsed module; `paths` gives each module's file, for the results)."""
+    package = _Package(modules, paths or {})
+    roots: List[Tuple[FunctionKey, ClassKey]] = []
+    for key in package.blocks:
+        # an inherited hybrid_forward runs with `self` of each subclass (their __init__ set what it calls)
+        method = package.method(key, "hybrid_forward")
+        if method is not None:
+            roots.append((method, key))
+    analysis = _Analysis(package)
+    analysis.run(sorted(roots))
+    f_attrs: Dict[ClassKey, Set[str]] = {}
+    tensor_attrs: Dict[ClassKey, Set[str]] = {}
+    for key, cls in package.classes.items():
+        for name, value in cls.attrs.items():
+            if F in value:
+                f_attrs.setdefault(key, set()).add(name)
+            if TENSOR in value:
+                tensor_attrs.setdefault(key, set()).add(name)
+    return PackageReach(dict(analysis.reached), dict(package.paths), f_attrs, tensor_attrs)

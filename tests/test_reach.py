@@ -1,0 +1,353 @@
+"""hylint.analysis.reach: which functions run while a HybridBlock is traced, across a package.
+
+Each case is a small package written from one of issue 22's patterns (objects that hold F, getF-style
+accessors, nested functions, lambdas handed to blocks, classes built in the trace, code in other modules).
+"""
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from hylint.analysis.reach import FunctionKey, analyze_package, module_name, parse_package
+
+HEADER = "import mxnet as mx\nfrom mxnet.gluon import HybridBlock, Block, nn\n"
+
+
+def reach(**sources):
+    """analyze_package over modules given as keyword arguments (`pkg__dist` is the module `pkg.dist`)."""
+    modules, paths = {}, {}
+    for name, source in sources.items():
+        dotted = name.replace("__", ".")
+        modules[dotted] = ast.parse(HEADER + textwrap.dedent(source))
+        paths[dotted] = dotted.replace(".", "/") + ".py"
+    return analyze_package(modules, paths)
+
+
+def get(result, module, qualname):
+    return result.reached.get(FunctionKey(module, qualname))
+
+
+GET_F = """
+    def getF(var):
+        if isinstance(var, mx.nd.NDArray):
+            return mx.nd
+        return mx.sym
+"""
+
+
+def test_object_holding_f_built_in_the_trace():
+    result = reach(pkg=GET_F + """
+    class Dist:
+        def __init__(self, probs, F=None):
+            self.F = F if F else getF(probs)
+            self.probs = probs
+
+        def log_prob(self, x):
+            F = self.F
+            return F.log(F.pick(self.probs, x))
+
+        def unused(self, x):
+            return x
+
+    class Model(HybridBlock):
+        def hybrid_forward(self, F, x, y):
+            distr = Dist(F.softmax(x))
+            return distr.log_prob(y)
+    """)
+    init = get(result, "pkg", "Dist.__init__")
+    assert init.certain and init.tensor_params == {"probs"} and init.describe() == \
+        "reached from Model.hybrid_forward via Dist"
+    log_prob = get(result, "pkg", "Dist.log_prob")
+    assert log_prob.certain
+    assert log_prob.tensor_params == {"x"}
+    assert "F" in log_prob.f_names  # F = self.F: the attribute holds the namespace getF returned
+    assert log_prob.describe() == "reached from Model.hybrid_forward via distr.log_prob"
+    assert get(result, "pkg", "getF").certain
+    assert get(result, "pkg", "Dist.unused") is None
+    assert result.f_attrs[FunctionKey("pkg", "Dist")] == {"F"}
+    assert result.tensor_attrs[FunctionKey("pkg", "Dist")] == {"probs"}
+
+
+def test_object_returned_by_a_child_block():
+    result = reach(pkg="""
+    class Dist:
+        def __init__(self, mu, F):
+            self.F = F
+            self.mu = mu
+
+        def sample(self):
+            return self.F.random.normal(self.mu)
+
+    class Proj(HybridBlock):
+        def hybrid_forward(self, F, x):
+            return Dist(x, F)
+
+    class Model(HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.proj = Proj()
+
+        def hybrid_forward(self, F, x):
+            distr = self.proj(x)
+            return distr.sample()
+    """)
+    sample = get(result, "pkg", "Dist.sample")
+    assert sample.certain and sample.root == FunctionKey("pkg", "Model.hybrid_forward")
+    assert sample.describe() == "reached from Model.hybrid_forward via distr.sample"
+    assert get(result, "pkg", "Dist.__init__").f_params == {"F"}
+    assert get(result, "pkg", "Model.__init__") is None  # built before the trace, not in it
+
+
+def test_nested_function_of_a_helper():
+    result = reach(pkg="""
+    def scan(F, x):
+        def step(v):
+            if v.shape[-1] > 0:
+                return F.relu(v)
+            return v
+        return step(x)
+
+    class Model(HybridBlock):
+        def hybrid_forward(self, F, x):
+            return scan(F, x)
+    """)
+    assert get(result, "pkg", "scan").f_params == {"F"}
+    step = get(result, "pkg", "scan.<locals>.step")
+    assert step.tensor_params == {"v"} and "F" in step.f_names  # F from the enclosing helper
+    assert step.describe() == "reached from Model.hybrid_forward via scan -> step"
+
+
+def test_lambdas_and_functions_handed_to_blocks():
+    result = reach(pkg="""
+    def act(F, x):
+        return F.tanh(x)
+
+    class Model(HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.act = nn.HybridLambda(act)
+            self.proj = nn.HybridLambda(lambda F, x: F.dot(x, x))
+
+        def hybrid_forward(self, F, x):
+            y = F.contrib.foreach(lambda d, s: (d * 2, s), x, [])
+            return self.proj(self.act(y))
+    """)
+    assert get(result, "pkg", "act").f_params == {"F"} and get(result, "pkg", "act").tensor_params == {"x"}
+    lambdas = [r for k, r in result.reached.items() if "<lambda" in k.qualname]
+    assert len(lambdas) == 2
+    assert {frozenset(r.tensor_params) for r in lambdas} == {frozenset({"x"}), frozenset({"d", "s"})}
+
+
+def test_code_in_other_modules_of_the_package():
+    result = reach(
+        pkg="from .dist import Gaussian\n",
+        pkg__util=GET_F,
+        pkg__dist="""
+    from pkg.util import getF
+
+    class Base:
+        def __init__(self, mu):
+            self.F = getF(mu)
+
+    class Gaussian(Base):
+        def __init__(self, mu, sigma):
+            super().__init__(mu)
+            self.mu, self.sigma = mu, sigma
+
+        def log_prob(self, x):
+            F = self.F
+            return -F.square((x - self.mu) / self.sigma)
+    """,
+        pkg__models__net="""
+    from .. import Gaussian
+    from ..util import getF as get_namespace
+
+    def loss(distr, y):
+        return distr.log_prob(y)
+
+    class Model(HybridBlock):
+        def hybrid_forward(self, F, x, y):
+            return loss(Gaussian(x, F.exp(x)), y)
+    """)
+    base_init = get(result, "pkg.dist", "Base.__init__")
+    assert base_init.tensor_params == {"mu"}
+    assert base_init.describe() == "reached from Model.hybrid_forward via Gaussian -> super().__init__"
+    log_prob = get(result, "pkg.dist", "Gaussian.log_prob")
+    assert log_prob.tensor_params == {"x"} and "F" in log_prob.f_names
+    assert log_prob.describe() == "reached from Model.hybrid_forward via loss -> distr.log_prob"
+    assert get(result, "pkg.models.net", "loss").tensor_params == {"y"}
+    assert result.depends_on("pkg.dist") == {"pkg.models.net"}
+    assert result.depends_on("pkg.models.net") == set()
+
+
+def test_helper_without_f_and_values_from_f_flow_as_tensors():
+    result = reach(pkg="""
+    def normalize(v, eps):
+        return v / (v.sum() + eps)
+
+    def shape_of(v):
+        return v.shape
+
+    class Model(HybridBlock):
+        def hybrid_forward(self, F, x):
+            h = F.relu(x) * 2
+            pair = (h, 1.0)
+            first, _ = pair
+            return normalize(first, 1e-6), shape_of(h)
+    """)
+    normalize = get(result, "pkg", "normalize")
+    assert normalize.f_params == set() and normalize.tensor_params == {"v"}
+    assert get(result, "pkg", "shape_of").tensor_params == {"v"}
+    assert {"h", "first"} <= get(result, "pkg", "Model.hybrid_forward").tensor_names
+
+
+def test_unknown_receiver_resolved_by_method_name_is_uncertain():
+    result = reach(pkg="""
+    class GaussianOutput:
+        def distribution(self, args):
+            return args
+
+    class Block2(HybridBlock):
+        def distribution(self, args):
+            return args
+
+    class Model(HybridBlock):
+        def __init__(self, distr_output):
+            super().__init__()
+            self.distr_output = distr_output
+
+        def hybrid_forward(self, F, x):
+            return self.distr_output.distribution(x)
+    """)
+    found = get(result, "pkg", "GaussianOutput.distribution")
+    assert found is not None and not found.certain and found.tensor_params == {"args"}
+    assert get(result, "pkg", "Block2.distribution") is None  # blocks are not guessed receivers
+
+
+def test_child_block_forward_and_eager_code_not_reached():
+    result = reach(pkg="""
+    def build_basis(n):
+        return mx.nd.arange(n)
+
+    class Inner(Block):
+        def forward(self, x):
+            return x + 1
+
+    class Model(HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.inner = Inner()
+            self.basis = build_basis(4)
+
+        def hybrid_forward(self, F, x):
+            return self.inner(x)
+
+    def train(net, data):
+        return net(data)
+    """)
+    assert get(result, "pkg", "Inner.forward").tensor_params == {"x"}
+    assert get(result, "pkg", "build_basis") is None
+    assert get(result, "pkg", "train") is None
+    roots = [r.key.qualname for r in result.reached.values() if r.is_root]
+    assert roots == ["Model.hybrid_forward"]
+
+
+def test_recursion_and_cycles_terminate():
+    result = reach(pkg="""
+    def a(F, x, n):
+        return b(F, x, n - 1) if n else x
+
+    def b(F, x, n):
+        return a(F, F.relu(x), n)
+
+    class Model(HybridBlock):
+        def hybrid_forward(self, F, x):
+            return a(F, x, 3)
+    """)
+    assert get(result, "pkg", "a").f_params == {"F"} and get(result, "pkg", "b").tensor_params == {"x"}
+
+
+def test_parse_package_names_modules_from_the_root(tmp_path):
+    root = tmp_path / "lib"
+    (root / "sub").mkdir(parents=True)
+    (root / "__init__.py").write_text("")
+    (root / "sub" / "__init__.py").write_text("from .m import Model\n")
+    (root / "sub" / "m.py").write_text(HEADER + "class Model(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+                                       "        return F.relu(x)\n")
+    (root / "broken.py").write_text("def (:\n")
+    modules, paths = parse_package(root)
+    assert sorted(modules) == ["lib", "lib.sub", "lib.sub.m"]
+    assert module_name(root, root / "sub" / "m.py") == "lib.sub.m"
+    result = analyze_package(modules, paths)
+    assert [r.path for r in result.reached.values()] == [str(root / "sub" / "m.py")]
+
+
+def test_a_base_method_is_read_for_the_class_of_self_only():
+    result = reach(pkg="""
+    class Gaussian:
+        def __init__(self, mu):
+            self.mu = mu
+
+        def log_prob(self, x):
+            return x - self.mu
+
+    class StudentT(Gaussian):
+        def log_prob(self, x):
+            return (x - self.mu) * 2
+
+    class Output:
+        def distribution(self, args):
+            return self.build(args)
+
+    class GaussianOutput(Output):
+        def build(self, args):
+            return Gaussian(args)
+
+    class StudentTOutput(Output):
+        def build(self, args):
+            return StudentT(args)
+
+    class Model(HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.out = GaussianOutput()
+
+        def hybrid_forward(self, F, x):
+            distr = self.out.distribution(x)
+            return distr.log_prob(x)
+    """)
+    assert get(result, "pkg", "Gaussian.log_prob").certain
+    assert get(result, "pkg", "GaussianOutput.build").describe() == \
+        "reached from Model.hybrid_forward via self.out.distribution -> self.build"
+    assert get(result, "pkg", "StudentTOutput.build") is None
+    assert get(result, "pkg", "StudentT.log_prob") is None
+
+
+def test_property_getters_and_starred_arguments():
+    result = reach(pkg=GET_F + """
+    def sample_many(fn, *args):
+        return fn(*args)
+
+    class Mixture:
+        def __init__(self, probs, loc):
+            self.probs, self.loc = probs, loc
+
+        @property
+        def F(self):
+            return getF(self.probs)
+
+        def sample(self):
+            F = self.F
+            def draw(p, loc):
+                return F.random.multinomial(p) + loc
+            return sample_many(draw, self.probs, self.loc)
+
+    class Model(HybridBlock):
+        def hybrid_forward(self, F, x):
+            return Mixture(F.softmax(x), x).sample()
+    """)
+    assert get(result, "pkg", "Mixture.F").describe() == \
+        "reached from Model.hybrid_forward via Mixture(F.softmax(x), x).sample -> self.F"
+    assert "F" in get(result, "pkg", "Mixture.sample").f_names
+    draw = get(result, "pkg", "Mixture.sample.<locals>.draw")
+    assert draw.tensor_params == {"p", "loc"} and "F" in draw.f_names
