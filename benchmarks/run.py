@@ -200,26 +200,9 @@ def main() -> None:
 
     report = render(samples, stats, versions, loads, elapsed, args, touched.relative_to(work))
     args.output.write_text(report)
-    update_readme(report)
     (HERE / ".corpus" / "results.json").write_text(json.dumps(
         {"samples": samples, "stats": stats, "versions": versions, "loads": loads}, indent=1))
     print(report)
-
-
-README = HERE.parent / "README.md"
-README_START, README_END = "<!-- benchmark:start -->", "<!-- benchmark:end -->"
-
-
-def update_readme(report: str) -> None:
-    """Put the report (without its title) between README's benchmark markers, if README has them."""
-    text = README.read_text(encoding="utf-8")
-    if README_START not in text or README_END not in text:
-        print("bench: README.md has no benchmark markers; only benchmarks/RESULTS.md was written", file=sys.stderr)
-        return
-    body = report.split("\n", 1)[1].strip() if report.startswith("# ") else report.strip()
-    head, rest = text.split(README_START, 1)
-    _, tail = rest.split(README_END, 1)
-    README.write_text(f"{head}{README_START}\n{body}\n{README_END}{tail}", encoding="utf-8")
 
 
 def summary(values: List[Dict[str, float]], key: str) -> Dict[str, float]:

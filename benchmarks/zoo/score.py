@@ -43,8 +43,6 @@ WORK = HERE / ".work"
 LABELS = HERE / "labels"
 RESULTS = HERE / "RESULTS.md"
 SUMMARY = HERE / "results.json"
-README = REPO / "README.md"
-README_START, README_END = "<!-- zoo:start -->", "<!-- zoo:end -->"
 # rules whose hazard shows in training: judged by the train-mode call (HY810: a traced autograd.Function
 # keeps its predict path, or fails, when the hybridized block trains)
 TRACE_STATE_RULES = ("HY805", "HY806", "HY807", "HY810")
@@ -455,19 +453,6 @@ def render_verify(verify: dict) -> list:
 
 # ---------------------------------------------------------------------------------------------------- main
 
-def update_readme(report: str) -> None:
-    text = README.read_text(encoding="utf-8")
-    if README_START not in text or README_END not in text:
-        print("score: README.md has no zoo markers; only RESULTS.md was written", file=sys.stderr)
-        return
-    body = report.split("\n## False alarms", 1)[0].split("\n", 1)[1].strip()
-    body = body.replace("\n## ", "\n#### ")
-    head, rest = text.split(README_START, 1)
-    _, tail = rest.split(README_END, 1)
-    README.write_text(f"{head}{README_START}\n{body}\n\nThe full lists: `benchmarks/zoo/RESULTS.md`.\n"
-                      f"{README_END}{tail}", encoding="utf-8")
-
-
 def _git(root: Path, *args) -> str:
     try:
         return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
@@ -500,7 +485,9 @@ def main(argv=None) -> int:
     parser.add_argument("--verify", action="store_true",
                         help="also show the runtime-vs-MXNet measurement of verify_zoo.py (verify/summary.json)")
     parser.add_argument("--output", type=Path, default=RESULTS)
-    parser.add_argument("--no-readme", action="store_true", help="do not rewrite README's zoo section")
+    # README no longer holds a zoo section (the figures live in RESULTS.md); the flag stays accepted
+    # so that existing scripts and notes that pass it keep working.
+    parser.add_argument("--no-readme", action="store_true", help="accepted and ignored (README has no zoo section)")
     args = parser.parse_args(argv)
     started = time.time()
     labels = read_labels(args.labels)
@@ -532,8 +519,6 @@ def main(argv=None) -> int:
     report = render(results, meta, fixes, verify)
     args.output.write_text(report)
     SUMMARY.write_text(json.dumps({"results": results, "verify": verify}, indent=1, sort_keys=True) + "\n")
-    if not args.no_readme:
-        update_readme(report)
     print(report.split("\n## Per rule", 1)[0])
     return 0
 
