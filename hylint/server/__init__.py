@@ -15,6 +15,6 @@ def run() -> None:
         if str(error.name).split(".")[0] not in ("pygls", "lsprotocol", "cattrs"):
             raise
         sys.stderr.write(f"hylint: error: the language server needs pygls ({error}); "
-                         f"install it with: pip install 'hylint[server]'\n")
+                         f"install it with: pip install 'pygls>=1.3,<2' (the server extra of hylint)\n")
         sys.exit(2)
     main()

@@ -109,4 +109,4 @@ def test_without_pygls_the_server_says_how_to_install_it(tmp_path):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
     done = subprocess.run([sys.executable, "-m", "hylint.server"], capture_output=True, text=True, env=env,
                           stdin=subprocess.DEVNULL, timeout=120)
-    assert done.returncode == 2 and "pip install 'hylint[server]'" in done.stderr, done.stderr
+    assert done.returncode == 2 and "pip install 'pygls>=1.3,<2'" in done.stderr, done.stderr
