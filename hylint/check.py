@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 import click
 
-from hylint.selection import RuleSelection, SelectionError, split_codes
+from hylint.selection import RuleSelection, SelectionError, retired_warning, split_codes
 
 if TYPE_CHECKING:
     from hylint.batch.runner import FileOutcome
@@ -162,6 +162,8 @@ def run_check(options: CheckOptions) -> int:
     mode = DIFF if options.diff else FIX if fix_mode else LINT
     if options.add_noqa and (options.diff or fix_mode):
         raise UsageError("--add-noqa cannot be combined with --fix or --diff")
+    for code in sorted({code for group_config, _ in groups for code in select(options, group_config).retired}):
+        click.echo(retired_warning(code), err=True)
     stdin_raw = b""
     if "-" in paths:
         if options.add_noqa:

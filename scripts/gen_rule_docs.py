@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hylint.diagnostic import rule_url  # noqa: E402
-from hylint.selection import all_rules  # noqa: E402
+from hylint.selection import RETIRED, all_rules  # noqa: E402
 
 RULES_MD = ROOT / "docs" / "rules.md"
 README = ROOT / "README.md"
@@ -33,17 +33,23 @@ def fix_kind(rule) -> str:
     return "safe" if kinds == {"safe"} else "unsafe" if kinds == {"unsafe"} else "safe / unsafe"
 
 
+def default_of(code: str, rule) -> str:
+    return "retired" if code in RETIRED else "on" if rule.DEFAULT_ENABLED else "off"
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def table(link_prefix: str) -> str:
-    """The rule table; codes link to ``link_prefix + '#anchor'``."""
+def table(link_prefix: str, retired: bool = True) -> str:
+    """The rule table; codes link to ``link_prefix + '#anchor'``; ``retired``: with the retired rules."""
     rows = ["| Code | Name | What it flags | Default | Fix |", "|---|---|---|---|---|"]
     for code, rule in all_rules().items():
+        if code in RETIRED and not retired:
+            continue
         anchor = rule_url(code, rule.NAME).split("#", 1)[1]
         rows.append(f"| [{code}]({link_prefix}#{anchor}) | `{rule.NAME}` | {_cell(rule.summary())} | "
-                    f"{'on' if rule.DEFAULT_ENABLED else 'off'} | {fix_kind(rule)} |")
+                    f"{default_of(code, rule)} | {fix_kind(rule)} |")
     return "\n".join(rows) + "\n"
 
 
@@ -68,7 +74,8 @@ def rules_md() -> str:
         "",
         "Rules that are off by default are enabled with `--extend-select CODE` (or `extend-select` in "
         "`[tool.hylint]`); `--select ALL` enables every rule. Fix: `safe` fixes are applied by `--fix`, "
-        "`unsafe` ones also need `--unsafe-fixes`. `hylint rule CODE` prints a rule's documentation.",
+        "`unsafe` ones also need `--unsafe-fixes`. `hylint rule CODE` prints a rule's documentation. "
+        "A retired rule was not right on real code: its code is reserved and it checks nothing.",
         "",
         table(""),
     ]
@@ -77,9 +84,11 @@ def rules_md() -> str:
             f"## {code} {rule.NAME}",
             "",
             f"Message: {rule.summary()}  ",
-            f"Default: {'on' if rule.DEFAULT_ENABLED else 'off'}. Fix: {fix_kind(rule)}"
+            f"Default: {default_of(code, rule)}. Fix: {fix_kind(rule)}"
             + (f" ({rule.FIX_TITLE})" if rule.FIX_TITLE and fix_kind(rule) != "no" else "") + ".",
             "",
+            *([f"**Retired**: {RETIRED[code]}. The code is reserved; selecting it checks nothing.", ""]
+              if code in RETIRED else []),
             _demote(rule.DOC),
             "",
         ]
@@ -91,7 +100,7 @@ def readme_with_table(readme: str) -> Optional[str]:
     pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.S)
     if not pattern.search(readme):
         return None
-    return pattern.sub(lambda _: f"{START}\n{table('docs/rules.md')}{END}", readme, count=1)
+    return pattern.sub(lambda _: f"{START}\n{table('docs/rules.md', retired=False)}{END}", readme, count=1)
 
 
 def main(argv: List[str]) -> int:

@@ -14,7 +14,7 @@ def _projects(tmp_path):
     (project / "pkg" / "m.py").write_text(HAZARD)
     other = tmp_path / "other"
     other.mkdir()
-    (other / "pyproject.toml").write_text('[tool.hylint]\nextend-select = ["HY102"]\n')
+    (other / "pyproject.toml").write_text('[tool.hylint]\nextend-select = ["HY090"]\n')
     (other / "m.py").write_text(HAZARD)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

@@ -54,7 +54,7 @@ def test_changed_file_without_hybrid_code_needs_no_libcst(tmp_path):
 
 
 def test_warm_run_with_rule_codes_in_the_config_imports_nothing_heavy(tmp_path):
-    (tmp_path / "pyproject.toml").write_text('[tool.hylint]\nextend-select = ["HY102"]\nignore = ["HY401"]\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.hylint]\nextend-select = ["HY090"]\nignore = ["HY401"]\n')
     (tmp_path / "model.py").write_text(HEAD + "        return F.relu(x)\n")
     assert imported(tmp_path)[0] == 0
     code, warm = imported(tmp_path)

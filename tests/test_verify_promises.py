@@ -80,7 +80,7 @@ def test_gate_fails_on_a_block_that_needs_a_fix(project, backend):
     assert report["verdict"] == "fixed" and report["exit_code"] == 1 and result.exit_code == 1
     assert report["gate_failure"] == (
         f"fails: the gate needs the block to hybridize as committed, and it does only with the fixes "
-        f"HY201 line {BROKEN_SHAPE_LINE}; `hylint verify --fix` writes HY201 line {BROKEN_SHAPE_LINE}")
+        f"HY201 line {BROKEN_SHAPE_LINE}; `hylint verify --fix` writes them")
     text = verify([]).stdout
     assert f"  gate        {report['gate_failure']}\n" in text
     # the same block as a TARGET on the command line: FIXED exits 0 (hylint can fix it), as documented
@@ -94,14 +94,21 @@ def test_gate_fails_on_a_block_that_needs_a_fix(project, backend):
     assert report["verdict"] == "hybridizes" and result.exit_code == 0 and report["gate_failure"] is None
 
 
-def test_gate_names_the_opt_in_fix_that_check_fix_does_not_make(project):
+def test_gate_names_the_evidence_fix_and_verify_fix_writes_it(project):
+    """HY102 is retired (`hylint check` never makes its fix), but a hybridized run that fails at the operator
+    proves its broadcast fix needed: the gate names it, and `hylint verify --fix` writes it."""
     write(project, "m.py", "from mxnet.gluon import nn\n\n\nclass N(nn.HybridBlock):\n"
                            "    def hybrid_forward(self, F, x, y):\n        z = F.relu(x)\n        return z + y\n")
     write(project, "pyproject.toml", '[tool.hylint]\n\n[[tool.hylint.verify]]\ntarget = "m.py::N"\n'
                                      'inputs = ["2x3", "1x3"]\n')
-    result, [report] = as_json(["--fix"])
+    result, [report] = as_json([])
     assert report["verdict"] == "fixed" and result.exit_code == 1
-    assert report["gate_failure"].endswith("`hylint check --fix --extend-select HY102` writes HY102 line 7")
+    assert report["gate_failure"].endswith("HY102 line 7; `hylint verify --fix` writes them")
+    result = verify(["--fix"])
+    assert result.exit_code == 0, result.output
+    assert "return F.broadcast_add(z, y)" in (project / "m.py").read_text()
+    result, [report] = as_json([])
+    assert report["verdict"] == "hybridizes" and result.exit_code == 0 and report["gate_failure"] is None
 
 
 def test_gate_passes_blocks_that_hybridize_as_committed(project):

@@ -31,7 +31,7 @@ Evidence hylint tracks for each tensor of a hybrid context:
 - in a helper called with F (`_attention(F, q, k)`, `self._step(F, x)`), each parameter carries
   the evidence of the argument passed at the (first) call.
 Operands with equal or unknown shapes (the residual `x + self.body(x)`) are not flagged here:
-HY102 (off by default) flags every tensor-tensor operator whose shapes are not proven equal.
+HY102 (retired: false on real code) flagged every tensor-tensor operator whose shapes were not proven equal.
 
 ## Why is this bad?
 Eagerly, NDArray operators broadcast (`(2, 3) + (1, 3)` works). After `hybridize()` the same

@@ -11,7 +11,7 @@ class ModeGuard(LintRule):
     DEFAULT_ENABLED = False
     DOC = """
 ## What it does
-Off by default (`--extend-select HY803`). Lists every mode guard of a hybrid context:
+Retired (see above). It listed every mode guard of a hybrid context:
 `if F is nd:`, `if F is mx.sym:`, `if isinstance(x, nd.NDArray):`, `if not isinstance(x, Symbol):`.
 
 ## Why is this bad?

@@ -18,8 +18,8 @@ class TensorSubscript(LintRule):
 Flags subscripts on a tensor inside a hybrid context: `x[0]`, `x[-1]`, `x[1:3]`, `x[:, 0]`, `x[::2]`,
 `x[0, 1]`, `x[..., 0]`. A value counts as a tensor when it is the result of an `F.` operator or of
 arithmetic on tensors, or a `hybrid_forward` argument that the body uses as a tensor (or the first
-data argument, when nothing suggests it is a list). Arguments whose kind is unknown are left to the
-opt-in HY302. Not flagged: `x[:]`, output selection on multi-output results (`F.split(x, 2)[1]`),
+data argument, when nothing suggests it is a list). Arguments whose kind is unknown are not flagged
+(HY302 flagged them and was retired: on real code they were Python sequences). Not flagged: `x[:]`, output selection on multi-output results (`F.split(x, 2)[1]`),
 Python sequences (`args[0]`, `states[0]`).
 
 ## Why is this bad?

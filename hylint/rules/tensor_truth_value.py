@@ -31,7 +31,7 @@ class TensorTruthValue(LintRule):
 Flags a tensor in an `if`, `elif` or `while` condition, an `assert`, a conditional expression, an
 operand of `and`/`or`/`not`, and `bool(x)`, `float(x)`, `int(x)` of a tensor, inside a hybrid
 context. Mode guards (`if F is nd:`, `isinstance(x, NDArray)`) are Python values and are never
-flagged (see HY803 to list them).
+flagged.
 
 ## Why is this bad?
 Python needs a concrete value, which only an NDArray has. After `hybridize()`, `bool(symbol)` raises

@@ -13,7 +13,8 @@ class UnprovenBroadcast(LintRule):
     DEFAULT_ENABLED = False
     DOC = """
 ## What it does
-Off by default (`--extend-select HY102` or `--select ALL`). Flags every `+ - * / % ** < <= > >= == !=`
+Retired (see above): no selector runs it; `hylint verify` applies its fix where a hybridized run
+fails at the operator. It flagged every `+ - * / % ** < <= > >= == !=`
 between two tensors in a hybrid context whose shapes hylint cannot prove equal, and that HY101 does
 not already flag for evidence of different shapes. Shapes are proven equal when both operands derive
 from the same tensor through shape-preserving operations, are outputs of one `split`, or both have the

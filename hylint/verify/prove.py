@@ -109,9 +109,11 @@ def fix_and_prove(mx: Any, report: TargetReport, linter: Any, source: str, path:
     current = report.hybridized
     if text != source:
         current = _run_fixed(mx, text, fixed_filename(path), path, report.target, reference)
-    text, current, _ = _evidence_rounds(mx, report, text, source, current, path, reference)
+    text, current, rounds = _evidence_rounds(mx, report, text, source, current, path, reference)
     if text != source:
         report.fixed = current
+    if rounds and current.status == OK:
+        report.write_source = text  # the evidence fixes, proven by this run, are written with the others
     if report.hybridized.status != OK and current.status != OK and result is not None:
         _try_unsafe(mx, report, linter, report.check_fix_source or source, source, path, reference, unsafe)
     if report.hybridized.status == OK:
@@ -139,16 +141,16 @@ def _evidence_rounds(mx: Any, report: TargetReport, text: str, source: str, curr
         rounds += 1
         codes.append(diagnostic.code)
         report.fixes.append(AppliedFix(diagnostic.code, diagnostic.name, diagnostic.start[0], diagnostic.message,
-                                       diagnostic.fix.applicability.value, evidence=True,
+                                       diagnostic.fix.applicability.value, evidence=True, proven=unsafe_step,
                                        code_line=linecache.getline(fixed_name, diagnostic.start[0]).strip()))
         current = _run_fixed(mx, text, fixed_filename(path, codes, unsafe_step), path, report.target, reference)
     if rounds:
         names = sorted(set(codes))
-        report.notes.append(f"{rounds} opt-in {', '.join(names)} fix{'es' if rounds > 1 else ''} applied because "
+        report.notes.append(f"{rounds} {', '.join(names)} fix{'es' if rounds > 1 else ''} applied because "
                             f"the hybridized run failed at {'their' if rounds > 1 else 'its'} operator; "
-                            f"`hylint check --fix` does not make {'them' if rounds > 1 else 'it'} "
-                            f"unless {', '.join(names)} {'is' if len(names) == 1 else 'are'} selected "
-                            f"(`--extend-select {','.join(names)}`)")
+                            f"`hylint check --fix` does not make {'them' if rounds > 1 else 'it'} (retired "
+                            f"or opt-in: without a failing run, such diagnostics were false on real code); "
+                            f"`hylint verify --fix` writes {'them' if rounds > 1 else 'it'}")
     return text, current, rounds
 
 
@@ -192,13 +194,13 @@ def _try_unsafe(mx: Any, report: TargetReport, linter: Any, text: str, source: s
         return
     report.fixes.extend(fixes)
     report.fixed = outcome
-    report.unsafe_source = fixed_text
+    report.unsafe_source = proven_text  # with the evidence fixes this run applied after the unsafe ones
     # what remains on the lines this block runs (the module's other blocks are not this run's business)
     report.remaining = [d for d in linter.lint_source(proven_text, str(path)).diagnostics
                         if (d.fix is None or d.fix.applicability.value != "safe")
                         and executed.intersection(range(d.start[0], d.end[0] + 1))]
     if unsafe:
-        report.write_source = fixed_text
+        report.write_source = proven_text
     for fix in fixes:
         report.notes.append(f"{fix.code} line {fix.line}, `{fix.replaced}` -> `{fix.replacement}`, is unsafe in "
                             f"general (the rule's doc: \"{fix.why_unsafe}\"). Proven on these inputs: with it, the "

@@ -82,21 +82,12 @@ class TargetReport:
         if not self.target.gate or self.verdict != FIXED:
             return None
         unsafe_written = self.written and self.write_source == self.unsafe_source
-        needed = [fix for fix in self.fixes
-                  if fix.evidence or not self.written or (fix.proven and not unsafe_written)]
+        needed = [fix for fix in self.fixes if not self.written or (fix.proven and not unsafe_written)]
         if not needed:
             return None
-        writable = [fix for fix in needed if not fix.evidence]
-        evidence = [fix for fix in needed if fix.evidence]
-        ways = []
-        if writable:
-            flags = " --unsafe-fixes" if any(fix.proven for fix in writable) else ""
-            ways.append(f"`hylint verify --fix{flags}` writes {_fix_list(writable)}")
-        if evidence:
-            codes = ",".join(sorted({fix.code for fix in evidence}))
-            ways.append(f"`hylint check --fix --extend-select {codes}` writes {_fix_list(evidence)}")
+        flags = " --unsafe-fixes" if any(fix.proven for fix in needed) else ""
         return (f"fails: the gate needs the block to hybridize as committed, and it does only with the fixes "
-                f"{_fix_list(needed)}; " + "; ".join(ways))
+                f"{_fix_list(needed)}; `hylint verify --fix{flags}` writes them")
 
     def to_json(self) -> Dict[str, Any]:
         return {
