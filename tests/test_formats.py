@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from hylint.cli import main
-from hylint.diagnostic import Diagnostic, rule_url
+from hylint.diagnostic import Diagnostic, docs_base, rule_url
 from hylint.report import FORMATS, Report, render
 from hylint.report.github import escape_data, escape_property
 
@@ -221,7 +221,7 @@ def test_sarif_shape(project):
     (run_,) = log["runs"]
     driver = run_["tool"]["driver"]
     assert driver["name"] == "hylint" and driver["version"] == __version__
-    assert driver["informationUri"].startswith("https://")
+    assert driver["informationUri"] == docs_base() and docs_base().startswith("file://")  # this checkout's page
     assert [r["id"] for r in driver["rules"]] == list(all_rules())
     for rule in driver["rules"]:
         assert set(rule) >= {"id", "name", "shortDescription", "fullDescription", "helpUri", "defaultConfiguration"}
@@ -297,3 +297,23 @@ def test_url_points_at_a_heading_of_docs_rules_md():
         url = rule_url(code, rule.NAME)
         assert url.split("#", 1)[0].endswith("docs/rules.md")
         assert url.split("#", 1)[1] in anchors, code
+
+
+def test_a_link_only_where_the_page_exists(monkeypatch, tmp_path):
+    """No public site exists: without a docs/rules.md beside the package (a copied, not editable, install)
+    and without HYLINT_DOCS_URL, diagnostics carry no link, and the text says `hylint rule CODE`."""
+    import hylint.diagnostic as diagnostic
+
+    monkeypatch.delenv("HYLINT_DOCS_URL", raising=False)
+    monkeypatch.setattr(diagnostic, "RULES_PAGE", tmp_path / "missing" / "rules.md")
+    d = Diagnostic("HY301", "tensor-subscript", "m", "a.py", (1, 1), (1, 2))
+    assert d.url is None
+    full, as_json, linked = io.StringIO(), io.StringIO(), io.StringIO()
+    render("full", Report([d], {}), full)
+    render("json", Report([d], {}), as_json)
+    render("concise", Report([d], {}, hyperlinks=True), linked)
+    assert "= docs: hylint rule HY301" in full.getvalue()
+    assert json.loads(as_json.getvalue())[0]["url"] is None
+    assert "\x1b" not in linked.getvalue()
+    monkeypatch.setenv("HYLINT_DOCS_URL", "https://docs.example.org/hylint/rules.html")
+    assert d.url == "https://docs.example.org/hylint/rules.html#hy301-tensor-subscript"

@@ -459,6 +459,9 @@ def main() -> int:
     parser.add_argument("--python", default=sys.executable,
                         help="interpreter with MXNet 1.9.1 and the libraries (the runtime run uses it too: the "
                              "runtime stands in for MXNet under hylint verify --backend numpy)")
+    parser.add_argument("--runtime-python", default=None,
+                        help="interpreter for the runtime run, if not --python: one without MXNet, on numpy 2 say")
+    parser.add_argument("--out", default=None, help="folder of results.jsonl and RESULTS.md (default: verify/)")
     parser.add_argument("--per-library", type=int, default=40, help="OK models per library (all failing ones too)")
     parser.add_argument("--timeout", type=int, default=TIMEOUT, help="seconds per verify run")
     parser.add_argument("--limit", type=int, default=0, help="at most this many models in this run")
@@ -467,6 +470,11 @@ def main() -> int:
     parser.add_argument("--eager-fails", action="store_true",
                         help="verify the EAGER_FAIL labels on both backends (no traceback check) instead")
     args = parser.parse_args()
+    if args.out:
+        global OUT, RESULTS
+        OUT = Path(args.out).resolve()
+        RESULTS = OUT / "results.jsonl"
+        OUT.mkdir(parents=True, exist_ok=True)
     if args.render:
         render()
         return 0
@@ -474,7 +482,7 @@ def main() -> int:
         OUT.mkdir(exist_ok=True)
         run_eager_fails(args.python, args.timeout)
         return 0
-    run(args.per_library, args.python, args.python, args.timeout, args.limit, args.match)
+    run(args.per_library, args.runtime_python or args.python, args.python, args.timeout, args.limit, args.match)
     return 0
 
 

@@ -90,8 +90,8 @@ def fingerprints(diagnostics: List[Diagnostic], sources: Dict[str, str], paths: 
     return out
 
 
-def hyperlink(text: str, url: str, enabled: bool) -> str:
+def hyperlink(text: str, url: Optional[str], enabled: bool) -> str:
     """``text`` as an OSC 8 terminal hyperlink to ``url`` when ``enabled`` (a terminal), else as is."""
-    if not enabled:
+    if not enabled or url is None:
         return text
     return f"\x1b]8;;{url}\x1b\\{text}\x1b]8;;\x1b\\"

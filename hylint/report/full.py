@@ -19,7 +19,7 @@ def render(report: Report, out: TextIO) -> None:
     lines_cache = {}
     for d in report.diagnostics:
         mark = " [cyan]\\[*][/]" if fixable(d, report.unsafe_fixes) else ""
-        code = f"[link={d.url}]{d.code}[/link]" if report.color or report.hyperlinks else d.code
+        code = f"[link={d.url}]{d.code}[/link]" if (report.color or report.hyperlinks) and d.url else d.code
         console.print(f"[bold]{escape(where(d))}[/]:{d.start[0]}:{d.start[1]}: [bold red]{code}[/]{mark} "
                       f"{escape(d.message)}")
         source = source_of(d, report.sources, report.cell_sources)
@@ -43,9 +43,9 @@ def render(report: Report, out: TextIO) -> None:
             console.print(f"{' ' * width} [blue]|[/]")
             if d.fix is not None:
                 console.print(f"  [cyan]= help:[/] {escape(d.fix.message)}")
-            console.print(f"  [cyan]= docs:[/] {escape(d.url)}")
+            console.print(f"  [cyan]= docs:[/] {escape(d.url or f'hylint rule {d.code}')}")
             console.print("")
         else:
-            console.print(f"  [cyan]= docs:[/] {escape(d.url)}")
+            console.print(f"  [cyan]= docs:[/] {escape(d.url or f'hylint rule {d.code}')}")
     for line in summary_lines(report):
         console.print(escape(line))

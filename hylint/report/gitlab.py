@@ -24,7 +24,7 @@ def render(report: Report, out: TextIO) -> None:
             "type": "issue",
             "check_name": d.code,
             "description": description,
-            "content": {"body": f"[{d.code} {d.name}]({d.url})"},
+            "content": {"body": f"[{d.code} {d.name}]({d.url})" if d.url else f"{d.code} {d.name}: `hylint rule {d.code}`"},
             "categories": ["Bug Risk"],
             "severity": SEVERITY.get(d.code, "major"),
             "fingerprint": fingerprint,
@@ -32,7 +32,7 @@ def render(report: Report, out: TextIO) -> None:
                 "path": paths[d.filename],
                 "positions": {"begin": begin, "end": end},
             },
-            "url": d.url,
+            **({"url": d.url} if d.url else {}),
         })
     json.dump(issues, out, indent=2, ensure_ascii=False)
     out.write("\n")

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, TextIO
 from urllib.parse import quote
 
 from hylint import __version__
-from hylint.diagnostic import HOME_URL, Diagnostic, Location, rule_url
+from hylint.diagnostic import Diagnostic, Location, docs_base, rule_url
 from hylint.report import Report
 from hylint.report._common import fingerprints, relative_path, repository_root
 
@@ -42,13 +42,15 @@ def _rules() -> List[Dict[str, Any]]:
     out = []
     for code, rule in all_rules().items():
         url = rule_url(code, rule.NAME)
+        see = url or f"`hylint rule {code}`"
         out.append({
             "id": code,
             "name": rule.NAME,
             "shortDescription": {"text": rule.summary()},
             "fullDescription": {"text": rule.DOC.strip(), "markdown": rule.DOC.strip()},
-            "help": {"text": f"{rule.summary()}. See {url}", "markdown": f"[{code} {rule.NAME}]({url})"},
-            "helpUri": url,
+            "help": {"text": f"{rule.summary()}. See {see}",
+                     "markdown": f"[{code} {rule.NAME}]({url})" if url else f"{code} {rule.NAME}: {see}"},
+            **({"helpUri": url} if url else {}),  # only an address that leads somewhere
             "defaultConfiguration": {"level": level(code), "enabled": bool(rule.DEFAULT_ENABLED)},
         })
     return out
@@ -101,7 +103,7 @@ def render(report: Report, out: TextIO) -> None:
                 "name": "hylint",
                 "version": __version__,
                 "semanticVersion": __version__,
-                "informationUri": HOME_URL,
+                **({"informationUri": docs_base()} if docs_base() else {}),
                 "rules": rules,
             }},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri() + "/"}},

@@ -64,7 +64,8 @@ def to_lsp(diagnostic: Diagnostic, text: Text, documented: Sequence[str] = ()) -
         message=diagnostic.message,
         severity=severity(diagnostic),
         code=diagnostic.code,
-        code_description=lsp.CodeDescription(href=diagnostic.url) if diagnostic.code in documented else None,
+        code_description=lsp.CodeDescription(href=diagnostic.url)
+        if diagnostic.code in documented and diagnostic.url else None,  # a link only where the page exists
         source=SOURCE,
     )
 
