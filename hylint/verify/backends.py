@@ -70,13 +70,18 @@ def mxnet_names() -> Dict[str, frozenset]:
 def check_runtime_gap(mx: Any, error: BaseException) -> None:
     """On the reference runtime, a part it lacks stops verify (exit 2) with the name and where it is used,
     instead of a verdict: real MXNet may well run it."""
-    if not getattr(mx, "__hylint_runtime__", False):
+    from hylint.runtime.base import removed_numpy_alias  # numpy only: no MXNet, no runtime state
+
+    old_numpy = removed_numpy_alias(error)  # the model's library, on numpy >= 1.24: no backend can run it
+    if old_numpy is None and not getattr(mx, "__hylint_runtime__", False):
         return
-    name = runtime_gap(error)
-    if name is None:
+    name = None if old_numpy is not None else runtime_gap(error)
+    if old_numpy is None and name is None:
         return
     frames = user_frames(error)
     where = f" (used at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    if old_numpy is not None:
+        raise RuntimeGap(f"{old_numpy}{where}") from None
     raise RuntimeGap(f"hylint's NumPy runtime does not provide {name}{where}: run verify with --backend mxnet "
                      f"(real MXNet 1.x) for this block") from None
 
