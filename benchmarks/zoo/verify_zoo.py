@@ -35,6 +35,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -320,10 +321,12 @@ def done_names() -> set:
     return {(row["library"], row["name"]) for row in map(json.loads, RESULTS.open())}
 
 
-def run(per_library: int, runtime_python: str, mxnet_python: str, timeout: int, limit: int, match: str) -> None:
+def run(per_library: int, runtime_python: str, mxnet_python: str, timeout: int, limit: int, match: str,
+        libraries: Sequence[str] = ()) -> None:
     OUT.mkdir(exist_ok=True)
     todo = [label for label in chosen_models(load_labels(), per_library)
-            if (label["library"], label["name"]) not in done_names() and match in label["name"]]
+            if (label["library"], label["name"]) not in done_names() and match in label["name"]
+            and (not libraries or label["library"] in libraries)]
     for index, label in enumerate(todo[:limit] if limit else todo, 1):
         row = verify_one(label, runtime_python, mxnet_python, timeout)
         with RESULTS.open("a") as handle:
@@ -466,6 +469,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=int, default=TIMEOUT, help="seconds per verify run")
     parser.add_argument("--limit", type=int, default=0, help="at most this many models in this run")
     parser.add_argument("--match", default="", help="only models whose name contains this")
+    parser.add_argument("--library", action="append", default=[], help="only this library's models (repeatable)")
     parser.add_argument("--render", action="store_true", help="write verify/RESULTS.md from the results")
     parser.add_argument("--eager-fails", action="store_true",
                         help="verify the EAGER_FAIL labels on both backends (no traceback check) instead")
@@ -482,7 +486,8 @@ def main() -> int:
         OUT.mkdir(exist_ok=True)
         run_eager_fails(args.python, args.timeout)
         return 0
-    run(args.per_library, args.runtime_python or args.python, args.python, args.timeout, args.limit, args.match)
+    run(args.per_library, args.runtime_python or args.python, args.python, args.timeout, args.limit, args.match,
+        args.library)
     return 0
 
 
