@@ -118,7 +118,7 @@ def test_a_removed_numpy_alias_is_said_plainly():
 def test_what_the_runtime_lacks_is_a_named_gap_for_verify(reach, name):
     """The ways a zoo model meets a missing part (an operator function, an initialiser): each is an error verify
     turns into its one line and exit 2, naming the MXNet part."""
-    from hylint.verify import runtime_gap
+    from hylint.verify.backends import runtime_gap
     with pytest.raises(AttributeError) as caught:
         reach()
     assert runtime_gap(caught.value) == name
