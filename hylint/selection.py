@@ -79,9 +79,12 @@ def retired_warning(code: str) -> str:
     return f"hylint: warning: {code} is retired and checks nothing: {RETIRED[code]} (`hylint rule {code}`)"
 
 
-def select_rules(select: Iterable[str] = (), extend_select: Iterable[str] = (), ignore: Iterable[str] = ()) -> List[Type[LintRule]]:
+def select_rules(select: Iterable[str] = (), extend_select: Iterable[str] = (), ignore: Iterable[str] = (),
+                 named_retired: bool = False) -> List[Type[LintRule]]:
+    """``named_retired``: keep a retired rule its exact code names (its own examples and fixtures run it;
+    no user selection does)."""
     rules = all_rules()
-    select = list(select)
+    select, extend_select = list(select), list(extend_select)
     chosen: Set[str] = set()
     if select:
         for selector in select:
@@ -92,7 +95,8 @@ def select_rules(select: Iterable[str] = (), extend_select: Iterable[str] = (), 
         chosen |= expand(selector)
     for selector in ignore:
         chosen -= expand(selector)
-    return [rules[code] for code in sorted(chosen - set(RETIRED))]
+    kept = set(retired_named(select + extend_select)) if named_retired else set()
+    return [rules[code] for code in sorted(chosen - (set(RETIRED) - kept))]
 
 
 def unknown_code_in(values: Dict[str, Any], where: str) -> Optional[str]:

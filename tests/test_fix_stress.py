@@ -66,7 +66,7 @@ def test_fix_keeps_encoding_bom_and_line_endings(request, tmp_path, code, exampl
         pytest.skip("the example has no final newline to drop")
     path = tmp_path / "example.py"
     path.write_bytes(transform(example.code))
-    linter = Linter(select_rules(extend_select=[code]))  # as the rule example tests run it
+    linter = Linter(select_rules(extend_select=[code], named_retired=True))  # as the rule example tests run it
     outcome = process_path(path, linter, FIX, example.unsafe)
     assert not outcome.messages, outcome.messages
     expected = example.expected_fixed if variant != "trailing-ws-no-final-newline" else \

@@ -51,10 +51,8 @@ def folder_code(folder: Path) -> str:
 
 
 def linter_for(folder: Path) -> Linter:
-    code = folder_code(folder)
-    rules = select_rules(extend_select=[code])
-    # a retired rule is never selected; its fixtures still prove its logic (HY102's fix is verify's evidence)
-    return Linter(rules if all_rules()[code] in rules else rules + [all_rules()[code]])
+    # a retired rule is never selected by users; its fixtures still prove its logic (HY102's fix is verify's)
+    return Linter(select_rules(extend_select=[folder_code(folder)], named_retired=True))
 
 
 def expectations(text: str) -> Counter:
