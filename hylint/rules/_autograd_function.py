@@ -129,6 +129,10 @@ class FunctionCalls:
         self._classes: Tuple[Optional[cst.Module], Dict[str, cst.ClassDef]] = (None, {})
         self._locals: Tuple[Optional[cst.FunctionDef], Dict[str, str]] = (None, {})
 
+    def functions(self, ctx) -> Dict[str, cst.ClassDef]:
+        """The module's autograd.Function classes by name."""
+        return self._functions(ctx)
+
     def _functions(self, ctx) -> Dict[str, cst.ClassDef]:
         if self._classes[0] is not ctx.module:
             self._classes = (ctx.module, function_classes(ctx.module))
