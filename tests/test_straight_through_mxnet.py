@@ -75,3 +75,56 @@ def test_infinite_weight_is_why_the_fix_is_unsafe():
     (original, fixed), x = _pair("TernaryDense", (3, 4), weights)
     assert np.isfinite(original(x).asnumpy()).all()  # clip(inf) = 0.5
     assert np.isnan(fixed(x).asnumpy()).any()  # inf - inf
+
+
+QUANTIZE = '''
+import mxnet as mx
+from mxnet.gluon import nn
+
+
+class Round(mx.autograd.Function):
+    def forward(self, v):
+        return v.round()
+
+    def backward(self, g):
+        return g
+
+
+class Quantize(nn.HybridBlock):
+    def hybrid_forward(self, F, x):
+        y = x * 4
+        return Round()(y) / 4
+'''
+
+
+def test_hy810_input_gradient(tmp_path):
+    """HY810's case: a Function on data whose forward traces. The original cannot be recorded hybridized
+    (the process crashes), so the rewritten block is held to the original's eager output and input gradient."""
+    from hylint.lint.engine import Linter
+    from hylint.selection import select_rules
+
+    fixed = Linter(select_rules(select=["HY810"])).fix_source(QUANTIZE, "q.py", unsafe=True).source
+    assert "Round()(" not in fixed and "F.BlockGrad(" in fixed
+    modules = []
+    for name, text in (("before", QUANTIZE), ("after", fixed)):
+        (tmp_path / f"q_{name}.py").write_text(text)
+        spec = importlib.util.spec_from_file_location(f"q_{name}", tmp_path / f"q_{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        modules.append(module)
+    x = mx.nd.array(np.random.RandomState(2).standard_normal((3, 5)) * 3)
+    results = []
+    for module, hybridize in ((modules[0], False), (modules[1], False), (modules[1], True)):
+        block = module.Quantize()
+        if hybridize:
+            block.hybridize()
+        inp = x.copy()
+        inp.attach_grad()
+        with mx.autograd.record():
+            y = block(inp)
+        y.backward(mx.nd.ones_like(y) * 3)
+        results.append((y.asnumpy(), inp.grad.asnumpy()))
+    (y0, g0), (y1, g1), (y2, g2) = results
+    assert np.array_equal(y0, y1) and np.array_equal(y0, y2)
+    np.testing.assert_allclose(g0, 3.0)  # identity backward of the Function, times d(x*4)/4
+    assert np.array_equal(g1, g0) and np.array_equal(g2, g0)

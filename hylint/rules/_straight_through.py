@@ -31,10 +31,20 @@ from hylint.syntax.rewrite import f_call
 from hylint.syntax.walk import walk
 
 
+FIX_TITLE = ("Inline a straight-through Function as `F.BlockGrad(forward(x)) + (x - F.BlockGrad(x))`; "
+             "assumes x is finite (inf - inf is nan)")
+
+
 @dataclass(frozen=True)
 class StraightThrough:
     replacement: cst.BaseExpression
     parameter_shape: Optional[str]  # the argument whose shape came from `self.<name>.shape`, if any
+
+    @property
+    def title(self) -> str:
+        """The fix's title: what it does and what it assumes."""
+        return FIX_TITLE + (f"; `{self.parameter_shape}.shape` is read from the Parameter "
+                            f"`self.{self.parameter_shape}`" if self.parameter_shape else "")
 
 
 def _method(cls: cst.ClassDef, functions: Dict[str, cst.ClassDef], name: str,

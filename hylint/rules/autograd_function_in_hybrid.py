@@ -1,7 +1,7 @@
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingFix, Valid, replace
 from hylint.rules._autograd_function import FORWARD, IN_INIT, SCALED_SIGN, SIGN, FunctionCalls, instead
-from hylint.rules._straight_through import straight_through
+from hylint.rules._straight_through import FIX_TITLE, straight_through
 
 # a straight-through Function (identity backward) applied to a Parameter of a Conv2D subclass
 BINARIZE = ("import math\nimport mxnet as mx\nfrom mxnet.gluon import nn\n\n\nclass Binarize(mx.autograd.Function):\n"
@@ -17,8 +17,7 @@ class AutogradFunctionInHybrid(LintRule):
     READS = frozenset({MXNET_IMPORTS})  # the names mx.autograd.Function is imported as
     NAME = "autograd-function-in-hybrid"
     MESSAGE = "An `mx.autograd.Function` is called in a hybrid context: it cannot be part of a graph"
-    FIX_TITLE = ("Inline a straight-through Function as `F.BlockGrad(forward(x)) + (x - F.BlockGrad(x))`; "
-                 "assumes x is finite (inf - inf is nan)")
+    FIX_TITLE = FIX_TITLE
     DOC = """
 ## What it does
 Flags a call of an `mx.autograd.Function` subclass of the module inside a hybrid context that fails
@@ -121,8 +120,7 @@ hybridized equal to eager, input gradients equal to the Function's.
                   if call.failure is not None and not call.failure.in_training else
                   "under autograd.record() the hybridized call fails or crashes the process")
         rewrite = None if call.stored else straight_through(node, call.cls, self._calls.functions(ctx), ctx)
-        fix = None if rewrite is None else PendingFix(Applicability.UNSAFE, self.FIX_TITLE + (
-            f"; `{rewrite.parameter_shape}.shape` is read from the Parameter `self.{rewrite.parameter_shape}`"
-            if rewrite.parameter_shape else ""), [replace(node, rewrite.replacement)])
+        fix = None if rewrite is None else PendingFix(Applicability.UNSAFE, rewrite.title,
+                                                      [replace(node, rewrite.replacement)])
         ctx.report(node, f"{call.what}: {stored}after hybridize() its forward runs once on Symbols, when the graph "
                          f"is traced, and {traced}; {instead(ctx.f_name)}", fix)
