@@ -9,6 +9,7 @@ from hylint.syntax.rewrite import f_call, int_node, tuple_node
 from hylint.analysis.ops import NDARRAY_ONLY_ATTRS
 from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingFix, Valid, replace
 from hylint.rules._eager_guard import eager_guard, enclosing_assert
+from hylint.rules._shape_instead import instead
 from hylint.syntax.walk import walk
 
 # an assert on a size in a hybrid function whose module imports `nd` (and whose F is named G)
@@ -123,7 +124,10 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
                 Applicability.UNSAFE, self.GUARD_TITLE.replace("F is mx.nd", guarded.split(":", 1)[0][3:]),
                 [replace(statement, guarded)]))
             return
-        ctx.report(node, message, self._fix(node, ctx))
+        fix = self._fix(node, ctx)
+        if fix is None and attr == "shape":
+            message += f"; write instead: {instead(node, parents, ctx.f_name, name)}"
+        ctx.report(node, message, fix)
 
     def visit_Call(self, node: cst.Call, ctx) -> None:
         if dotted_name(node.func) != "len" or len(node.args) != 1:
