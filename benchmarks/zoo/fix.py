@@ -5,6 +5,12 @@ else could not be judged by a re-label.
 
     python benchmarks/zoo/fix.py --python /work/venv-mx/bin/python            # both modes, every library
     python benchmarks/zoo/fix.py --python ... --mode safe --library gluoncv2   # one slice
+    python benchmarks/zoo/fix.py --python ... --mode unsafe --library gluoncv2 --select HY809 --work /tmp/zoo-fix
+        # only HY809's fixes (so only what they change is re-labelled, every affected model); copies in /tmp
+
+With `--select`, hylint applies only those rules' fixes; the re-labels go to labels/fixed-<mode>-<codes>/ and
+the summary entry is `<library>-<mode>-<codes>`, beside the unrestricted runs. `--work` puts the fixed copies
+and the mirror trees somewhere else than .work/ (two runs at once must not share them).
 
 For each library and mode: the pinned sources (sources.py) are copied and fixed by hylint; the changed files
 are laid over the installed packages in a mirror tree (symlinks to the installed package, real files for the
@@ -41,11 +47,13 @@ from sources import library_source  # noqa: E402
 FAILING = ("TRACE_FAIL", "GRAPH_FAIL", "DIFF")
 
 
-def fixed_copy(library: str, mode: str, hylint_root: Path, files=None) -> tuple[Path, list, dict]:
+def fixed_copy(library: str, mode: str, hylint_root: Path, files=None, select=(), work: Path = WORK,
+               ) -> tuple[Path, list, dict]:
     """A fixed copy of the library's sources and the relative paths hylint changed. With `files` (relative
-    paths), only those are fixed: the files labelled models run, the only ones a re-label can judge."""
+    paths), only those are fixed: the files labelled models run, the only ones a re-label can judge. With
+    `select` (rule codes), only those rules run, so only their fixes apply."""
     source = library_source(library)
-    target = WORK / f"fixed-{mode}" / library
+    target = work / f"fixed-{mode}" / library
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(source, target, ignore=shutil.ignore_patterns(".complete"))
@@ -56,7 +64,9 @@ def fixed_copy(library: str, mode: str, hylint_root: Path, files=None) -> tuple[
                "--output-format", "concise", *paths]
     if mode == "unsafe":
         command.insert(4, "--unsafe-fixes")
-    done = subprocess.run(command, cwd=WORK, env=dict(os.environ, PYTHONPATH=str(hylint_root)),
+    if select:
+        command[4:4] = ["--select", ",".join(select)]
+    done = subprocess.run(command, cwd=work, env=dict(os.environ, PYTHONPATH=str(hylint_root)),
                           capture_output=True, text=True)
     if done.returncode not in (0, 1):
         raise SystemExit(f"fix: hylint --fix failed on {library} ({mode}): {done.stderr[-2000:]}")
@@ -159,6 +169,9 @@ def main(argv=None) -> int:
     parser.add_argument("--mode", action="append", choices=("safe", "unsafe"))
     parser.add_argument("--hylint-root", type=Path, default=REPO)
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--select", action="append", metavar="CODE",
+                        help="apply only these rules' fixes (repeatable); labels/fixed-<mode>-<codes>/")
+    parser.add_argument("--work", type=Path, default=WORK, help="where the fixed copies and mirror trees go")
     parser.add_argument("--compare-only", action="store_true",
                         help="recompute labels/fixes.json from the committed fixed-*/ labels; run nothing")
     args = parser.parse_args(argv)
@@ -168,7 +181,7 @@ def main(argv=None) -> int:
     if args.compare_only:
         for out in sorted(LABELS.glob("fixed-*/*.jsonl")):  # a run stopped early has labels but no entry yet
             mode, library = out.parent.name.split("-", 1)[1], out.stem
-            if f"{library}-{mode}" not in summary:
+            if f"{library}-{mode}" not in summary and "-" not in mode:  # (`--select` runs always have one)
                 copy, source = WORK / f"fixed-{mode}" / library, library_source(library)
                 changed = sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*.py")
                                  if not filecmp.cmp(p, source / p.relative_to(copy), shallow=False))
@@ -177,13 +190,16 @@ def main(argv=None) -> int:
                                                 "note": "re-labelling stopped at the time limit"}
         for entry in summary.values():
             original = {label["name"]: label for label in labels[entry["library"]]}
-            relabelled = read_labels(LABELS / f"fixed-{entry['mode']}").get(entry["library"], [])
+            relabelled = read_labels(LABELS / entry.get("labels", f"fixed-{entry['mode']}")).get(entry["library"], [])
             entry["affected"] = len(_affected(original, entry["changed_files"]))
             entry.update(relabelled=len(relabelled),
                          **compare(original, {label["name"]: label for label in relabelled}))
         summary_path.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
         return 0
     installed = installed_site_packages(args.python)
+    select = sorted(set(args.select or ()))
+    suffix = "-" + "-".join(select) if select else ""
+    args.work.mkdir(parents=True, exist_ok=True)
     for mode in args.mode or ("safe", "unsafe"):
         for library in args.library or LIBRARIES:
             if library not in labels:
@@ -193,15 +209,16 @@ def main(argv=None) -> int:
             for label in original.values():
                 ran.update(label.get("eager_files") or ())
                 ran.update(label.get("trace_lines") or ())
-            fixed, changed, by_rule = fixed_copy(library, mode, args.hylint_root.resolve(), ran)
+            fixed, changed, by_rule = fixed_copy(library, mode, args.hylint_root.resolve(), ran, select,
+                                                 args.work.resolve())
             affected = _affected(original, changed)
             print(f"fix: {library} {mode}: {len(changed)} files changed, {len(affected)} models to re-label",
                   file=sys.stderr)
-            out = LABELS / f"fixed-{mode}"
+            out = LABELS / f"fixed-{mode}{suffix}"
             out.mkdir(parents=True, exist_ok=True)
             (out / f"{library}.jsonl").unlink(missing_ok=True)
             if affected:
-                site = WORK / f"site-{mode}-{library}"
+                site = args.work / f"site-{mode}{suffix}-{library}"
                 mirror(installed, fixed, changed, site)
                 command = [sys.executable, str(HERE / "label.py"), "--python", args.python, "--library", library,
                            "--out", str(out), "--library-path", str(site), "--timeout", str(args.timeout),
@@ -209,8 +226,9 @@ def main(argv=None) -> int:
                 subprocess.run(command, check=True)
             relabelled = read_labels(out).get(library, [])
             result = compare(original, {label["name"]: label for label in relabelled})
-            summary[f"{library}-{mode}"] = {"library": library, "mode": mode, "files_changed": len(changed),
-                                            "changed_files": changed, "fixes_by_rule": by_rule, "affected": len(affected), "relabelled": len(relabelled), **result}
+            summary[f"{library}-{mode}{suffix}"] = {
+                "library": library, "mode": mode + (f" ({', '.join(select)} only)" if select else ""),
+                "labels": out.name, "files_changed": len(changed), "changed_files": changed, "fixes_by_rule": by_rule, "affected": len(affected), "relabelled": len(relabelled), **result}
             summary_path.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return 0
 

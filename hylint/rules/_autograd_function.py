@@ -10,6 +10,7 @@ import libcst as cst
 from hylint.facts.attributes import NDARRAY_PYTHON_VALUES
 from hylint.syntax.nodes import dotted_name
 from hylint.rules._hazards import self_attr
+from hylint.rules._imports import top_level_imports
 from hylint.syntax.walk import walk
 
 # the templates of the examples: an mx.autograd.Function whose forward works on a Symbol (SIGN) or
@@ -29,27 +30,16 @@ def function_classes(module: cst.Module) -> Dict[str, cst.ClassDef]:
     """Classes of the module deriving from MXNet's ``autograd.Function`` (directly, through a name
     imported from ``mxnet.autograd``, or through another such class of the module)."""
     mxnet_names, autograd_names, function_names = {"mxnet"}, set(), set()
-    for stmt in module.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.Import):
-                for alias in small.names:
-                    name = dotted_name(alias.name)
-                    local = alias.asname.name.value if alias.asname is not None else None
-                    if name == "mxnet" and local:
-                        mxnet_names.add(local)
-                    elif name == "mxnet.autograd" and local:
-                        autograd_names.add(local)
-            elif isinstance(small, cst.ImportFrom) and small.module is not None and \
-                    not isinstance(small.names, cst.ImportStar):
-                source = dotted_name(small.module)
-                for alias in small.names:
-                    local = alias.asname.name.value if alias.asname is not None else alias.name.value
-                    if source == "mxnet" and alias.name.value == "autograd":
-                        autograd_names.add(local)
-                    elif source == "mxnet.autograd" and alias.name.value == "Function":
-                        function_names.add(local)
+    for source, name, local in top_level_imports(module):
+        if name is None and local:
+            if source == "mxnet":
+                mxnet_names.add(local)
+            elif source == "mxnet.autograd":
+                autograd_names.add(local)
+        elif source == "mxnet" and name == "autograd":
+            autograd_names.add(local)
+        elif source == "mxnet.autograd" and name == "Function":
+            function_names.add(local)
     bases = {f"{m}.autograd.Function" for m in mxnet_names} | {f"{a}.Function" for a in autograd_names} | function_names
     found: Dict[str, cst.ClassDef] = {}
     classes = [s for s in module.body if isinstance(s, cst.ClassDef)]
@@ -128,6 +118,10 @@ class FunctionCalls:
     def __init__(self) -> None:
         self._classes: Tuple[Optional[cst.Module], Dict[str, cst.ClassDef]] = (None, {})
         self._locals: Tuple[Optional[cst.FunctionDef], Dict[str, str]] = (None, {})
+
+    def functions(self, ctx) -> Dict[str, cst.ClassDef]:
+        """The module's autograd.Function classes by name."""
+        return self._functions(ctx)
 
     def _functions(self, ctx) -> Dict[str, cst.ClassDef]:
         if self._classes[0] is not ctx.module:

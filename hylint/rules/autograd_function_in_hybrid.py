@@ -1,5 +1,15 @@
-from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, Valid
+from hylint.diagnostic import Applicability
+from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingFix, Valid, replace
 from hylint.rules._autograd_function import FORWARD, IN_INIT, SCALED_SIGN, SIGN, FunctionCalls, instead
+from hylint.rules._straight_through import FIX_TITLE, straight_through
+
+# a straight-through Function (identity backward) applied to a Parameter of a Conv2D subclass
+BINARIZE = ("import math\nimport mxnet as mx\nfrom mxnet.gluon import nn\n\n\nclass Binarize(mx.autograd.Function):\n"
+            "    def forward(self, w):\n        return math.sqrt(1.0 / w.shape[1]) * w.sign()\n\n"
+            "    def backward(self, g):\n        return g\n\n\n"
+            "class Conv(nn.Conv2D):\n    def __init__(self, channels, in_channels):\n"
+            "        super().__init__(channels, 3, in_channels=in_channels)\n\n    def hybrid_forward(self, F, x, weight, bias=None):\n"
+            "        w = {}\n        return super().hybrid_forward(F, x, weight=w, bias=bias)\n")
 
 
 class AutogradFunctionInHybrid(LintRule):
@@ -7,6 +17,7 @@ class AutogradFunctionInHybrid(LintRule):
     READS = frozenset({MXNET_IMPORTS})  # the names mx.autograd.Function is imported as
     NAME = "autograd-function-in-hybrid"
     MESSAGE = "An `mx.autograd.Function` is called in a hybrid context: it cannot be part of a graph"
+    FIX_TITLE = FIX_TITLE
     DOC = """
 ## What it does
 Flags a call of an `mx.autograd.Function` subclass of the module inside a hybrid context that fails
@@ -59,7 +70,18 @@ class Conv1bit(nn.Conv2D):
 ```
 
 ## Fix safety
-No fix: what replaces a Function depends on its forward and backward.
+A Function made on the spot and called on one name, `Cls()(x)`, whose `forward(self, v)` is one
+`return f(v)` and whose `backward(self, dy)` is `return dy` (a straight-through estimator, as
+`Binarize` above), is rewritten to `(F.BlockGrad(f(x)) + (x - F.BlockGrad(x)))`: the value is
+`f(x) + 0`, bit-identical to the Function's for finite `x`, and the gradient into `x` is exactly
+`dy`. `v.shape` in `f` becomes `self.<x>.shape` when `x` is a `hybrid_forward` argument that Gluon
+fills with the block's Parameter of that name (declared in `__init__` or inherited from a built-in
+layer such as `nn.Conv2D`'s `weight`) and is never reassigned: a Parameter's shape is a Python tuple
+in both modes. Not rewritten: any other backward, a Function with `__init__`, a forward with more
+than one statement, NDArray-only reads (`v.size`, `mx.nd.*`), or names the hybrid function shadows.
+Unsafe: for an infinite `x` the value is nan (`inf - inf`) where the Function gave `f(x)`.
+Measured on MXNet 1.9.1 (`tests/test_straight_through_mxnet.py`): eager output bit-identical,
+hybridized equal to eager, input gradients equal to the Function's.
 """
     VALID = [
         Valid(SCALED_SIGN + FORWARD.format("        return F.sign(x)\n")),
@@ -80,6 +102,9 @@ No fix: what replaces a Function depends on its forward and backward.
         Invalid(SCALED_SIGN.replace("import mxnet as mx\n", "from mxnet.autograd import Function\n").replace(
             "mx.autograd.Function", "Function") + "class Sign2(Sign):\n    pass\n\n\n" +
             FORWARD.format("        return Sign2()(x)\n")),
+        Invalid(BINARIZE.format("Binarize()(weight)"),
+                BINARIZE.format("(F.BlockGrad(math.sqrt(1.0 / self.weight.shape[1]) * weight.sign()) + "
+                                "(weight - F.BlockGrad(weight)))"), unsafe=True),
     ]
 
     def __init__(self) -> None:
@@ -94,5 +119,8 @@ No fix: what replaces a Function depends on its forward and backward.
         traced = (f"its forward uses `{call.failure.code}`, which fails on a Symbol"
                   if call.failure is not None and not call.failure.in_training else
                   "under autograd.record() the hybridized call fails or crashes the process")
+        rewrite = None if call.stored else straight_through(node, call.cls, self._calls.functions(ctx), ctx)
+        fix = None if rewrite is None else PendingFix(Applicability.UNSAFE, rewrite.title,
+                                                      [replace(node, rewrite.replacement)])
         ctx.report(node, f"{call.what}: {stored}after hybridize() its forward runs once on Symbols, when the graph "
-                         f"is traced, and {traced}; {instead(ctx.f_name)}")
+                         f"is traced, and {traced}; {instead(ctx.f_name)}", fix)

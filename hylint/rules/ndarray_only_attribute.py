@@ -7,9 +7,14 @@ from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.syntax.rewrite import f_call, int_node, tuple_node
 from hylint.analysis.ops import NDARRAY_ONLY_ATTRS
-from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
+from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingFix, Valid, replace
+from hylint.rules._eager_guard import eager_guard, enclosing_assert
+from hylint.rules._shape_instead import instead
 from hylint.syntax.walk import walk
 
+# an assert on a size in a hybrid function whose module imports `nd` (and whose F is named G)
+GUARDED = ("from mxnet import nd\n\n\nclass N(HybridBlock):\n    def hybrid_forward(self, G, y):\n"
+           "        {}\n        return G.relu(y) if G is nd else G.sigmoid(y)\n")
 WHAT_HAPPENS = {
     "T": "raises AttributeError ('Symbol' object has no attribute 'T')",
 }
@@ -20,6 +25,9 @@ class NdarrayOnlyAttribute(LintRule):
     NAME = "ndarray-only-attribute"
     MESSAGE = "NDArray-only attribute on a tensor: a Symbol has no shape, size, ndim, dtype or context"
     FIX_TITLE = "Rewrite without the static shape"
+    READS = frozenset({MXNET_IMPORTS})  # the ndarray module's name, for an assert's eager-only guard
+    GUARD_TITLE = ("Run the assert only eagerly (`if F is mx.nd:`); unsafe: after hybridize() the check is "
+                   "dropped and a bad input passes silently")
     DOC = """
 ## What it does
 Flags `.shape`, `.size`, `.ndim`, `.dtype`, `.context`, `.ctx`, `.T`, `.grad` and `.stype` on a
@@ -49,10 +57,22 @@ code `0` (copy this axis); a trailing `x.shape[-1]` becomes `0` with `reverse=Tr
 `(-1, 0)` without `reverse` copies the wrong axis, measured); `F.zeros(x.shape, dtype=x.dtype)` /
 `F.ones(...)` become `F.zeros_like(x)` / `F.ones_like(x)`. Without `dtype=x.dtype` the same rewrite is
 unsafe: `F.zeros(x.shape)` is float32 on the default context, `F.zeros_like(x)` has x's dtype and
-context (they differ for float16 or int32 inputs). Every other use is reported without a fix: it needs
-a static value passed to the constructor or `F.shape_array`.
+context (they differ for float16 or int32 inputs).
+
+Unsafe: an `assert` that reads a shape (`assert x.shape[2] % 32 == 0`, alone on its line) becomes
+`if F is mx.nd: assert ...`, with the name the module already imports MXNet's ndarray module by (`mx.nd`,
+`mxnet.nd`, `nd`, `ndarray`; the name must also appear in the hybrid function). Eagerly `F` is that module
+(also in numpy mode), so every eager call still checks; traced, `F` is `mxnet.symbol` and the check is
+skipped: the hybridized block accepts the inputs the assert refused (measured on MXNet 1.9.1).
+
+Every other use is reported without a fix; the message says what to write: a static size passed to the
+constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, `-3` merge two axes,
+`-4` split one), the `like` operators (`F.reshape_like`, `F.slice_like`, `F.broadcast_like`,
+`F.zeros_like`, `F.contrib.arange_like`, `F.contrib.BilinearResize2D(y, x, mode='like')`), or
+`F.shape_array(x)` where the size only feeds data (never an attribute such as `pad_width`).
 """
     VALID = [
+        Valid(GUARDED.format("if G is nd: assert y.shape[1] % 4 == 0, 'channels'")),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, weight):\n"
               "        return F.dot(x, weight) * self.weight.shape[0]\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        a = np.ones((2, 3))\n"
@@ -77,6 +97,11 @@ a static value passed to the constructor or `F.shape_array`.
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x / len(x)\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.T\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, weight):\n        return F.dot(x, weight) * weight.shape[0]\n"),
+        Invalid(GUARDED.format("assert y.shape[1] % 4 == 0, 'channels'"),
+                GUARDED.format("if G is nd: assert y.shape[1] % 4 == 0, 'channels'"), unsafe=True),
+        # no ndarray binding the hybrid function uses: no fix, the message says what to write
+        Invalid(GUARDED.format("assert y.shape[1] % 4 == 0").replace(" if G is nd else G.sigmoid(y)", "")),
+        Invalid(GUARDED.format("assert y.shape[1] % 4 == 0; y = y * 2")),
     ]
 
     def visit_Attribute(self, node: cst.Attribute, ctx) -> None:
@@ -89,7 +114,20 @@ a static value passed to the constructor or `F.shape_array`.
         name = ctx.code(node.value).strip()
         what = WHAT_HAPPENS.get(attr, f"raises AttributeError ('Symbol' object has no attribute '{attr}')")
         message = f"`{name}.{attr}` is NDArray-only: after hybridize() `{name}` is a Symbol and `.{attr}` {what}"
-        ctx.report(node, message, self._fix(node, ctx))
+        parents = ctx.hybrid.parents if ctx.hybrid is not None else {}
+        statement = enclosing_assert(node, parents)
+        if statement is not None:
+            guarded = eager_guard(statement, parents, ctx)
+            message += (f"; an assert on sizes can run only eagerly: guard it with `if {ctx.f_name} is mx.nd:` "
+                        f"(the check is then skipped when traced), or check the sizes in __init__")
+            ctx.report(node, message, None if guarded is None else PendingFix(
+                Applicability.UNSAFE, self.GUARD_TITLE.replace("F is mx.nd", guarded.split(":", 1)[0][3:]),
+                [replace(statement, guarded)]))
+            return
+        fix = self._fix(node, ctx)
+        if fix is None and attr == "shape":
+            message += f"; write instead: {instead(node, parents, ctx.f_name, name)}"
+        ctx.report(node, message, fix)
 
     def visit_Call(self, node: cst.Call, ctx) -> None:
         if dotted_name(node.func) != "len" or len(node.args) != 1:

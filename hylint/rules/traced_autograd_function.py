@@ -1,5 +1,7 @@
-from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, Valid
+from hylint.diagnostic import Applicability
+from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingFix, Valid, replace
 from hylint.rules._autograd_function import FORWARD, IN_INIT, SCALED_SIGN, SIGN, FunctionCalls, instead
+from hylint.rules._straight_through import FIX_TITLE, straight_through
 
 # a Function whose training path calls mx.nd, as stochastic-depth and shake-shake regularisers do
 TRAINING_NOISE = SIGN.replace("        return x.sign()\n", "        if mx.autograd.is_training():\n"
@@ -10,6 +12,7 @@ class TracedAutogradFunction(LintRule):
     CODE = "HY810"
     READS = frozenset({MXNET_IMPORTS})  # the names mx.autograd.Function is imported as
     NAME = "traced-autograd-function"
+    FIX_TITLE = FIX_TITLE
     MESSAGE = "An `mx.autograd.Function` traced into a graph: hybridized training loses its backward, or fails"
     DOC = """
 ## What it does
@@ -58,7 +61,10 @@ Write the forward with `F` operators (`F.random.uniform`, a custom gradient as
 `x + F.BlockGrad(f(x) - x)`), or make it a registered `mx.operator.CustomOp`, which a graph can hold.
 
 ## Fix safety
-No fix: what replaces a Function depends on its forward and backward.
+A straight-through Function made on the spot, `Cls()(x)` (forward one `return f(v)`, backward
+`return dy`), is inlined as `(F.BlockGrad(f(x)) + (x - F.BlockGrad(x)))`, HY809's rewrite: the same value
+for finite `x`, the identity gradient, in the graph. Unsafe: for an infinite `x` the value is nan. Any
+other Function: no fix; what replaces it depends on its forward and backward.
 """
     VALID = [
         Valid(SIGN + FORWARD.format("        return F.sign(x)\n")),
@@ -70,6 +76,8 @@ No fix: what replaces a Function depends on its forward and backward.
         Invalid(SIGN + FORWARD.format("        return Sign()(x) * 2\n")),
         Invalid(TRAINING_NOISE + FORWARD.format("        return Sign()(x) + x\n")),
         Invalid(SIGN + FORWARD.format("        sign = Sign()\n        return sign(x)\n")),
+        Invalid(SIGN + FORWARD.format("        return Sign()(x) * 2\n"),
+                SIGN + FORWARD.format("        return (F.BlockGrad(x.sign()) + (x - F.BlockGrad(x))) * 2\n"), unsafe=True),
     ]
 
     def __init__(self) -> None:
@@ -82,6 +90,9 @@ No fix: what replaces a Function depends on its forward and backward.
         training = (f"a recorded first call runs its training path on Symbols, where `{call.failure.code}` fails"
                     if call.failure is not None else
                     "a recorded first call crashes the process (its backward cannot be recorded on Symbols)")
+        rewrite = straight_through(node, call.cls, self._calls.functions(ctx), ctx)
         ctx.report(node, f"{call.what}: after hybridize() its forward runs once on Symbols, when the graph is "
                          f"traced, and the graph keeps that run: training after a predict call runs the predict "
-                         f"path without its backward, and {training}; {instead(ctx.f_name)}")
+                         f"path without its backward, and {training}; {instead(ctx.f_name)}",
+                   None if rewrite is None else PendingFix(Applicability.UNSAFE, rewrite.title,
+                                                           [replace(node, rewrite.replacement)]))

@@ -1,0 +1,77 @@
+"""An assert that reads what a Symbol lacks, moved behind an eager-only guard (HY201's unsafe fix).
+
+``assert x.shape[2] % 32 == 0`` in ``hybrid_forward`` raises AttributeError when traced. Measured on MXNet
+1.9.1 (/work/shared/mxnet-truth/shape-free.md, and fixtures/HY201_3 on every run): ``if F is mx.nd:`` is
+true eagerly (F is the ``mxnet.ndarray`` module, also in numpy mode) and false when traced, so
+
+    if F is mx.nd: assert x.shape[2] % 32 == 0
+
+runs the check on every eager call and never in the trace. The check is then dropped from the hybridized
+block: a bad input that failed the assert eagerly passes silently. Hence unsafe.
+
+The guard names MXNet's ndarray module through a binding the module already has (``import mxnet as mx``,
+``import mxnet``, ``from mxnet import nd``/``ndarray``): a form hylint's guard analysis knows
+(analysis/guards.py), so the guarded assert is not flagged again. The binding's name must also be used in the
+hybrid function itself: then it is a word of the code the reduced parse keeps (lint/regions.py) and the
+fix is offered the same way in both parses.
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional
+
+import libcst as cst
+
+from hylint.analysis.guards import ND_NAMES
+from hylint.rules.returns_input_unchanged import bound_names
+from hylint.rules._imports import top_level_imports
+from hylint.syntax.nodes import param_names
+from hylint.syntax.walk import walk
+
+_STOP = (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.Lambda, cst.BaseComp)
+
+
+def enclosing_assert(node: cst.CSTNode, parents: Dict[cst.CSTNode, cst.CSTNode]) -> Optional[cst.Assert]:
+    """The assert statement ``node`` is part of, if any (not through a lambda or comprehension)."""
+    current = parents.get(node)
+    while current is not None and not isinstance(current, _STOP):
+        current = parents.get(current)
+    return current if isinstance(current, cst.Assert) else None
+
+
+def _nd_names(module: cst.Module):
+    """How the module's top-level imports name MXNet's ndarray module, in the forms guards.py knows."""
+    for source, name, local in top_level_imports(module):
+        if source == "mxnet" and name is None:
+            yield (local or "mxnet") + ".nd"
+        elif source == "mxnet" and name in ("nd", "ndarray"):
+            yield local
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.names = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+def eager_guard(assert_node: cst.Assert, parents: Dict[cst.CSTNode, cst.CSTNode], ctx) -> Optional[str]:
+    """The guarded assert's text (``if F is mx.nd: assert ...``), or None when its conditions do not hold:
+    the assert alone on its line (no semicolon), and an ndarray binding the hybrid function also uses."""
+    line = parents.get(assert_node)
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or \
+            not isinstance(assert_node.semicolon, cst.MaybeSentinel):
+        return None
+    fn = ctx.function
+    if fn is None:
+        return None
+    used = _Names()
+    walk(fn.body, used)
+    local = bound_names(fn) | {p.name.value for p in param_names(fn)} | \
+        {p.name.value for p in fn.params.kwonly_params}
+    for name in _nd_names(ctx.module):
+        root = name.split(".", 1)[0]
+        if name in ND_NAMES and root in used.names and root not in local:
+            return f"if {ctx.f_name} is {name}: {ctx.code(assert_node).strip()}"
+    return None
