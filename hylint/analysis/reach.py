@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Set, Tuple, Union
 
 __all__ = ["FunctionKey", "Reached", "PackageReach", "ReachedFunction", "FileReach", "analyze_package",
-           "parse_package", "module_name", "summarize"]
+           "parse_package", "module_name", "summarize", "imported_modules"]
 
 # Values are sets of atoms (what a name may hold). Atoms are tuples whose first item is the kind:
 F = ("F",)                  # the namespace: mx.nd eagerly, mx.sym hybridized
@@ -212,6 +212,23 @@ def parse_package(root: Path) -> Tuple[Dict[str, ast.Module], Dict[str, str]]:
         modules[name] = tree
         paths[name] = str(path)
     return modules, paths
+
+
+def imported_modules(name: str, tree: ast.Module, is_package: bool) -> Set[str]:
+    """The dotted names the module-level imports of module `name` may bind (``from .dist import getF``:
+    ``pkg.dist`` and ``pkg.dist.getF``; ``import a.b``: ``a`` and ``a.b``): the modules of its package the
+    reach can go to from it (imports inside functions are not followed)."""
+    found: Set[str] = set()
+    for target, attr in _Module(name, tree, is_package).imports.values():
+        found.add(target)
+        if attr:
+            found.add(f"{target}.{attr}")
+    for stmt in _top_level(tree.body):
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                parts = alias.name.split(".")
+                found.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return found
 
 
 class _Module:
@@ -1042,11 +1059,15 @@ def analyze_package(modules: Mapping[str, ast.Module], paths: Optional[Mapping[s
             related[key].add(base.key)
             related[base.key].add(key)
     self_attrs = {}
-    listlike = {key: _listlike_attrs(cls.node) for key, cls in package.classes.items()}
+    listlike: Dict[ClassKey, Set[str]] = {}  # read only for the classes whose attributes hold tensors
     for key, others in related.items():
         fs = set().union(*(f_attrs.get(other, ()) for other in others))
         ts = set().union(*(tensor_attrs.get(other, ()) for other in others))
-        ts -= set().union(*(listlike[other] for other in others))
+        if ts:
+            for other in others:
+                if other not in listlike:
+                    listlike[other] = _listlike_attrs(package.classes[other].node)
+                ts -= listlike[other]
         if fs or ts:
             self_attrs[key] = (tuple(sorted(fs)), tuple(sorted(ts - fs)))
     return PackageReach(dict(analysis.reached), dict(package.paths), f_attrs, tensor_attrs, dict(package.owner),
