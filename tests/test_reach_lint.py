@@ -211,3 +211,30 @@ def test_package_root_is_the_top_of_the_init_chain(tmp_path):
     (tmp_path / "lone.py").write_text("")
     assert package_root(tmp_path / "pkg" / "sub" / "m.py") == (tmp_path / "pkg", True)
     assert package_root(tmp_path / "lone.py") == (tmp_path / "lone.py", False)
+
+
+LAZY = '''
+from mxnet.gluon import HybridBlock, nn
+
+
+class Lazy(HybridBlock):
+    def __init__(self):
+        super().__init__()
+        self._gen = None
+
+    @property
+    def gen(self):
+        if self._gen is None:
+            self._gen = nn.Dense(2)
+        return self._gen
+
+    def hybrid_forward(self, F, x):
+        return self.gen(x)
+'''
+
+
+def test_state_rules_do_not_judge_reached_methods(tmp_path, monkeypatch):
+    # a child built lazily behind a property: a cache eager runs keep too, not trace state (HY807)
+    monkeypatch.chdir(tmp_path)
+    write_package(tmp_path, lazy=LAZY)
+    assert diagnostics(["--no-cache", "pkg"]) == []

@@ -91,8 +91,9 @@ class _Dispatcher(cst.CSTVisitor):
     def _call(self, handlers: List[Tuple[LintRule, Callable]], node: cst.CSTNode) -> None:
         ctx = self.ctx
         in_hybrid = ctx.hybrid is not None and self.eager_depth == 0
+        reached = ctx.hybrid is not None and bool(ctx.hybrid.reach_chain)
         for rule, handler in handlers:
-            if rule.HYBRID_ONLY and not in_hybrid:
+            if rule.HYBRID_ONLY and not in_hybrid or reached and not rule.REACHED:
                 continue
             ctx._rule = rule
             handler(node, ctx)
