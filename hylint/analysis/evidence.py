@@ -31,6 +31,15 @@ def _names_in(node: cst.CSTNode):
         yield from _names_in(node.expression)
 
 
+def docstring_python_params(fn: cst.FunctionDef) -> Set[str]:
+    """Parameters the docstring declares Python or NumPy values (``glob_num_columns : np.array``)."""
+    doc = fn.get_docstring(clean=False) if isinstance(fn.body, cst.IndentedBlock) else None
+    if not doc:
+        return set()
+    return {match.group(1) for match in re.finditer(
+        r"^\s*(\w+)\s*(?::|\()\s*(?:int|float|bool|str|np\.array|np\.ndarray|numpy)\b", doc, re.M)}
+
+
 def docstring_seq_params(fn: cst.FunctionDef) -> Set[str]:
     doc = fn.get_docstring(clean=False) if isinstance(fn.body, cst.IndentedBlock) else None
     if not doc:
@@ -263,12 +272,13 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
     evidence = ParamEvidence(names, f_name)
     walk(fn.body, evidence)
     doc_seq = docstring_seq_params(fn)
+    doc_python = docstring_python_params(fn) if reached else set()
     declared = cls.params if cls is not None else {}
     inherited = cls.inherited_params if cls is not None else set()
     for position, param in enumerate(data_params):
         name = param.name.value
-        if reached and name not in incoming:
-            result[name] = Value(Kind.UNKNOWN, name=name)  # the trace passes no tensor here
+        if reached and (name not in incoming or name in doc_python):
+            result[name] = Value(Kind.UNKNOWN, name=name)  # the trace passes no tensor here (or its doc says so)
             continue
         annotation = ""
         if param.annotation is not None:

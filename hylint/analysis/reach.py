@@ -75,6 +75,8 @@ NOTHING: Value = frozenset()
 _F_NAMESPACES = {"mxnet.nd", "mxnet.ndarray", "mxnet.sym", "mxnet.symbol"}
 # Tensor attributes that are Python values, not tensors
 _TENSOR_PY_ATTRS = {"shape", "dtype", "ndim", "size", "context", "ctx", "stype", "name", "T"}
+# Tensor methods whose result leaves the graph: NumPy or Python values (`rpn_score.asnumpy()`)
+_TENSOR_EXITS = {"asnumpy", "asscalar", "tolist", "item", "wait_to_read", "list_outputs", "tojson"}
 # Methods of builtin containers and strings: a call of one of these on an unknown object is not resolved
 # by name to a package method of the same name
 _BUILTIN_METHODS = set(dir(list)) | set(dir(dict)) | set(dir(str)) | set(dir(set)) | {"forward", "hybrid_forward"}
@@ -796,7 +798,7 @@ class _Function:
             if kind in ("F", "F.member"):
                 out.add(F_MEMBER)
             elif kind == "tensor":
-                if expr.attr not in _TENSOR_PY_ATTRS:
+                if expr.attr not in _TENSOR_PY_ATTRS and expr.attr not in _TENSOR_EXITS:
                     out.add(TENSOR_METHOD)
             elif kind in ("obj", "obj?", "class"):
                 method = self.package.method(atom[1], expr.attr)
