@@ -9,8 +9,8 @@ line or not, so a file's diagnostics do not depend on which files were named; th
 The reach of a package is computed once per run, and kept on disk under the result cache's folder,
 keyed by hylint's code fingerprint and the path, size, mtime and inode of every file of the package: a
 warm run reads one small JSON file per package, and neither parses nor imports the analysis (nor
-libcst). A package with a file modified in the last two seconds is not stored (a coarse timestamp could
-hide a later edit). A package in which no file mentions ``hybrid_forward`` has no reach. Nothing here
+libcst). When a stat differs, or a file was modified in the last two seconds (a coarse timestamp could
+hide a later edit: then no stat key is stored), the content digests of the package's files decide. A package in which no file mentions ``hybrid_forward`` has no reach. Nothing here
 raises: an unreadable file is left out of its package.
 """
 from __future__ import annotations
@@ -67,6 +67,9 @@ class ReachIndex:
 
     # -- one package -------------------------------------------------------------------------------
     def _package(self, root: Path, is_package: bool) -> Dict[str, Plain]:
+        """The package's summaries: from its cache file when the stat of every file is as recorded, else
+        when the content of every file is (a file modified too recently for its mtime to be trusted, or
+        touched without a change), else computed."""
         files = sorted(root.rglob("*.py")) if is_package else [root]
         stats: List[str] = []
         racy = False
@@ -78,13 +81,20 @@ class ReachIndex:
                 continue
             stats.append(f"{path}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}")
             racy = racy or st.st_mtime_ns + _RACY_NS > now
-        key = hashlib.sha256("\n".join([self._code(), *stats]).encode()).hexdigest()
-        cached = self._load(root, key)
-        if cached is not None:
-            return cached
-        summaries = _compute(root, files, is_package)
-        if not racy:
-            self._save(root, key, summaries)
+        code = self._code()
+        stat_key = hashlib.sha256("\n".join([code, *stats]).encode()).hexdigest()
+        data = self._load(root)
+        if data is not None and data.get("stat") == stat_key:
+            return _summaries(data)
+        raws = _read(files)
+        content_key = hashlib.sha256("\n".join(
+            [code, *(f"{path}:{hashlib.blake2b(raw, digest_size=16).hexdigest()}" for path, raw in raws.items())]
+        ).encode()).hexdigest()
+        if data is not None and data.get("content") == content_key:
+            summaries = _summaries(data)
+        else:
+            summaries = _compute(root, raws, is_package)
+        self._save(root, None if racy else stat_key, content_key, summaries)
         return summaries
 
     def _code(self) -> str:
@@ -99,19 +109,17 @@ class ReachIndex:
             return None
         return self.folder / (hashlib.sha256(str(root).encode()).hexdigest()[:24] + ".reach")  # JSON
 
-    def _load(self, root: Path, key: str) -> Optional[Dict[str, Plain]]:
+    def _load(self, root: Path) -> Optional[dict]:
         path = self._file(root)
         if path is None:
             return None
         try:
             data = json.loads(path.read_bytes())
-            if data.get("key") != key:
-                return None
-            return {str(name): _plain(entries) for name, entries in data["files"].items()}
-        except Exception:  # missing, corrupt, of another shape: computed again
+            return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else None
+        except Exception:  # missing, corrupt: computed again
             return None
 
-    def _save(self, root: Path, key: str, summaries: Dict[str, Plain]) -> None:
+    def _save(self, root: Path, stat_key: Optional[str], content_key: str, summaries: Dict[str, Plain]) -> None:
         path = self._file(root)
         if path is None:
             return
@@ -119,9 +127,27 @@ class ReachIndex:
 
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            replace_atomically(path, json.dumps({"root": str(root), "key": key, "files": summaries}).encode())
+            replace_atomically(path, json.dumps({"root": str(root), "stat": stat_key, "content": content_key,
+                                                 "files": summaries}).encode())
         except Exception:
             return
+
+
+def _summaries(data: dict) -> Dict[str, Plain]:
+    try:
+        return {str(name): _plain(entries) for name, entries in data["files"].items()}
+    except Exception:  # of another shape: nothing reached (the next computation rewrites it)
+        return {}
+
+
+def _read(files: List[Path]) -> Dict[Path, bytes]:
+    raws: Dict[Path, bytes] = {}
+    for path in files:
+        try:
+            raws[path] = path.read_bytes()
+        except OSError:
+            continue
+    return raws
 
 
 def _plain(entries) -> Plain:
@@ -129,7 +155,7 @@ def _plain(entries) -> Plain:
                  for q, fp, tp, fn, chain, block, fa, ta in entries)
 
 
-def _compute(root: Path, files: List[Path], is_package: bool) -> Dict[str, Plain]:
+def _compute(root: Path, raws: Dict[Path, bytes], is_package: bool) -> Dict[str, Plain]:
     """path -> plain summary, for the files of the package where a trace certainly reaches something.
 
     Only what a reach from a ``hybrid_forward`` can go to is parsed: the modules whose text mentions
@@ -138,12 +164,6 @@ def _compute(root: Path, files: List[Path], is_package: bool) -> Dict[str, Plain
     ``hybrid_forward`` in a module neither mentioning it nor imported so is not a root (measured: the
     same summaries as parsing every module, on the corpus's gluoncv, gluonnlp and mxnet and on gluonts,
     at a quarter to all of the parsing)."""
-    raws: Dict[Path, bytes] = {}
-    for path in files:
-        try:
-            raws[path] = path.read_bytes()
-        except OSError:
-            continue
     if not any(b"hybrid_forward" in raw for raw in raws.values()):
         return {}
     import ast
