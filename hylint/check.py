@@ -183,11 +183,14 @@ def run_check(options: CheckOptions) -> int:
                 continue
             from hylint.batch.parallel import check_files
             from hylint.batch.progress import progress
+            from hylint.batch.reach import ReachIndex
 
             linter_for = _guarded_linter_for(selection)
+            reach = ReachIndex(cache.folder if cache is not None else None)  # each file's package, traced
             with progress(len(files)) as advance:
                 outcomes += check_files(files, mode, bool(unsafe), lambda: linter_for(None),
-                                        jobs_or_default(options.jobs), cache, linter_for=linter_for, advance=advance)
+                                        jobs_or_default(options.jobs), cache, linter_for=linter_for, advance=advance,
+                                        reach_for=reach.for_file)
             if cache is not None:
                 cache.save()
         if not found_any:

@@ -105,6 +105,9 @@ class LintRule:
     # analysis collected (``ctx.cls.methods[name]``, with ``ctx.cls`` that class) names them: the engine
     # then visits just those methods for it, not the whole module. None: the whole module.
     METHODS: ClassVar[Optional[Tuple[str, ...]]] = None
+    # Also called in code a trace reaches from elsewhere in the package (docs/reach.md); False for a rule
+    # that judges what a block's hybrid_forward keeps from one call to the next
+    REACHED: ClassVar[bool] = True
     # The regions of a file the rule reads beyond its hybrid functions (see ``Region``): kept for it when
     # only part of a file is parsed. A rule that reads anything else sets PREFILTER = None.
     READS: ClassVar[FrozenSet[Region]] = frozenset()

@@ -351,3 +351,17 @@ def test_property_getters_and_starred_arguments():
     assert "F" in get(result, "pkg", "Mixture.sample").f_names
     draw = get(result, "pkg", "Mixture.sample.<locals>.draw")
     assert draw.tensor_params == {"p", "loc"} and "F" in draw.f_names
+
+
+def test_values_that_left_the_graph_are_not_tensors():
+    # gluoncv2 ntsnet: a NumPy helper called on `.asnumpy()` rows in hybrid_forward
+    result = reach(pkg="""
+    def hard_nms(cdds):
+        return cdds
+
+    class Model(HybridBlock):
+        def hybrid_forward(self, F, x):
+            rows = [hard_nms(y) for y in x.asnumpy()]
+            return x
+    """)
+    assert get(result, "pkg", "hard_nms").tensor_params == set()

@@ -19,13 +19,17 @@ import libcst as cst
 
 from hylint.analysis.interpreter import HybridContext
 from hylint.analysis.module import ClassInfo, ModuleInfo, collect_defs
+from hylint.analysis.reach import FileReach
+from hylint.analysis.traced import add_reached
 from hylint.syntax.nodes import param_names
 from hylint.analysis.values import Value
 
 __all__ = ["analyze_module", "HybridContext", "ModuleInfo", "ClassInfo"]
 
 
-def analyze_module(module: cst.Module) -> ModuleInfo:
+def analyze_module(module: cst.Module, reach: Optional[FileReach] = None) -> ModuleInfo:
+    """``reach``: the functions of this file that a trace of its package reaches (analysis/reach.py,
+    summarised per file): analysed as hybrid code too, after the module's own contexts."""
     classes: Dict[str, ClassInfo] = {}
     functions: Dict[str, cst.FunctionDef] = {}
     class_of: Dict[cst.FunctionDef, ClassInfo] = {}
@@ -48,6 +52,7 @@ def analyze_module(module: cst.Module) -> ModuleInfo:
         for helper, helper_cls, helper_f, helper_args in ctx.helper_calls:
             if helper not in info.contexts:
                 pending.append((helper, helper_cls, helper_f, helper_args, True))
+    add_reached(info, module, reach)
     return info
 
 

@@ -31,6 +31,15 @@ def _names_in(node: cst.CSTNode):
         yield from _names_in(node.expression)
 
 
+def docstring_python_params(fn: cst.FunctionDef) -> Set[str]:
+    """Parameters the docstring declares Python or NumPy values (``glob_num_columns : np.array``)."""
+    doc = fn.get_docstring(clean=False) if isinstance(fn.body, cst.IndentedBlock) else None
+    if not doc:
+        return set()
+    return {match.group(1) for match in re.finditer(
+        r"^\s*(\w+)\s*(?::|\()\s*(?:int|float|bool|str|np\.array|np\.ndarray|numpy)\b", doc, re.M)}
+
+
 def docstring_seq_params(fn: cst.FunctionDef) -> Set[str]:
     doc = fn.get_docstring(clean=False) if isinstance(fn.body, cst.IndentedBlock) else None
     if not doc:
@@ -232,12 +241,18 @@ class ParamEvidence(cst.CSTVisitor):
 
 
 def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], is_helper: bool,
-                    incoming: Dict[str, Value]) -> Tuple[Dict[str, Value], Optional[str]]:
+                    incoming: Dict[str, Value], reached: bool = False) -> Tuple[Dict[str, Value], Optional[str]]:
     """What each data parameter of ``fn`` holds, and the name of the first one when it is a tensor.
 
     ``incoming`` holds what a call passes (for helpers called with F); otherwise the evidence is the
     parameter's declaration (a Parameter of the class, annotation, default, docstring, name) and how
-    the body uses it."""
+    the body uses it.
+
+    ``reached``: ``fn`` is reached by a trace from elsewhere in the package (analysis/reach.py), and
+    ``incoming`` names the parameters that receive tensors there: parameters before F are data too
+    (`__init__(self, probs, F=None)`), a parameter the trace passes no tensor is not judged from its use,
+    and one it passes a tensor is a list of tensors when its declaration or use says so (the reach does
+    not tell a tensor from a list of them)."""
     result: Dict[str, Value] = {}
     first_data_param: Optional[str] = None
     params = param_names(fn)
@@ -246,7 +261,8 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
     for index, param in enumerate(params):
         if param.name.value == f_name:
             f_index = index
-    data_params = [p for i, p in enumerate(params) if i >= skip and i != f_index and (f_index is None or i > f_index)]
+    data_params = [p for i, p in enumerate(params)
+                   if i >= skip and i != f_index and (f_index is None or i > f_index or reached)]
     names = {p.name.value for p in data_params}
     star = fn.params.star_arg
     if isinstance(star, cst.Param):
@@ -256,19 +272,30 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
     evidence = ParamEvidence(names, f_name)
     walk(fn.body, evidence)
     doc_seq = docstring_seq_params(fn)
+    doc_python = docstring_python_params(fn) if reached else set()
     declared = cls.params if cls is not None else {}
     inherited = cls.inherited_params if cls is not None else set()
     for position, param in enumerate(data_params):
         name = param.name.value
-        if name in incoming and incoming[name].kind is not Kind.UNKNOWN:
-            result[name] = replace(incoming[name], name=name)
-            if position == 0 and result[name].is_tensor:
-                first_data_param = name
+        if reached and (name not in incoming or name in doc_python):
+            result[name] = Value(Kind.UNKNOWN, name=name)  # the trace passes no tensor here (or its doc says so)
             continue
         annotation = ""
         if param.annotation is not None:
             annotation = cst.Module([]).code_for_node(param.annotation.annotation)
         default = param.default
+        listlike = reached and (bool(annotation) or default is not None or name in evidence.seq or
+                                name in doc_seq or bool(SEQ_NAME.match(name)) or
+                                name in evidence.indexed_by_variable | evidence.indexed_by_counter |
+                                evidence.read_by_counter)
+        if name in incoming and incoming[name].kind is not Kind.UNKNOWN and not listlike:
+            result[name] = replace(incoming[name], name=name)
+            if position == 0 and result[name].is_tensor:
+                first_data_param = name
+            continue
+        if reached and not (annotation or default is not None):
+            result[name] = Value(Kind.SEQ, certain=False, name=name)  # a list of tensors, perhaps
+            continue
         if (name in declared or name in inherited) and not is_helper:
             shape = declared.get(name)
             symbolic = cls.symbolic_params.get(name)
@@ -308,4 +335,7 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
     if fn.params.star_kwarg is not None:
         kw = fn.params.star_kwarg.name.value
         result[kw] = Value(Kind.KWARGS, name=kw)
+    if reached:  # the reach does not tell a list of tensors from a list of lists: elements are not proven
+        result = {name: replace(value, certain=False) if value.kind is Kind.SEQ else value
+                  for name, value in result.items()}
     return result, first_data_param

@@ -6,7 +6,7 @@ both branches of an ``if`` are walked. Operator calls are read from the table in
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -42,9 +42,17 @@ class HybridContext:
     """One function that runs with F = mxnet.sym after hybridize()."""
 
     def __init__(self, fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], module: ModuleInfo,
-                 incoming: Dict[str, Value], is_helper: bool) -> None:
+                 incoming: Dict[str, Value], is_helper: bool, f_aliases: FrozenSet[str] = frozenset(),
+                 reach_chain: str = "", self_attrs: Tuple[FrozenSet[str], FrozenSet[str]] = (frozenset(), frozenset())
+                 ) -> None:
         self.fn = fn
         self.f_name = f_name
+        # for a function the package's trace reach found (analysis/reach.py): local names that take F by
+        # assignment (`F = self.F`, `F = getF(x)`), and how the trace reaches it (shown in diagnostics)
+        self.f_aliases = f_aliases
+        self.reach_chain = reach_chain
+        # for a method of a plain object the trace reaches: attributes of `self` that hold F, and tensors
+        self.self_f_attrs, self.self_tensor_attrs = self_attrs
         self.cls = cls
         self.module = module
         self.is_helper = is_helper
@@ -67,7 +75,7 @@ class HybridContext:
         self.statement_order: Dict[cst.CSTNode, int] = {}
         self._eager_depth = 0
         self._bindings = 0
-        self.params, self.first_data_param = classify_params(fn, f_name, cls, is_helper, incoming)
+        self.params, self.first_data_param = classify_params(fn, f_name, cls, is_helper, incoming, bool(reach_chain))
         self._env.update(self.params)
         self._env[f_name] = Value(Kind.F)
         self._env["self"] = Value(Kind.BLOCK)
@@ -238,6 +246,8 @@ class HybridContext:
 
     def _bind(self, target: cst.CSTNode, value: Value) -> None:
         if isinstance(target, cst.Name):
+            if target.value in self.f_aliases and value.kind is not Kind.TENSOR:
+                value = Value(Kind.F)  # `F = self.F`: the reach found F stored on the object
             if value.kind is Kind.TENSOR and value.shape.root is None:
                 # a new tensor of unknown shape: a root of its own (not the name's: `x = self.conv(x)`
                 # has not the shape of the argument `x`, nor of an earlier binding of `x`)
@@ -446,6 +456,12 @@ class HybridContext:
                 return tensor(certain=base.certain)
             return PY  # shape, dtype, ... are Python values eagerly
         if base.kind is Kind.BLOCK:
+            if (self.self_f_attrs or self.self_tensor_attrs) and isinstance(node.value, cst.Name) and \
+                    node.value.value == "self":
+                if attr in self.self_f_attrs:
+                    return Value(Kind.F)
+                if attr in self.self_tensor_attrs:
+                    return tensor(Shape(root=f"self.{attr}"))
             if self.cls is not None and attr in self.cls.params:
                 return Value(Kind.PARAM_OBJ)
             if self.cls is not None and attr in self.cls.children:

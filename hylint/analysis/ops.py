@@ -170,6 +170,16 @@ def like_second(call: OpCall) -> Shape:
     return UNKNOWN_SHAPE
 
 
+def matrix_product(call: OpCall) -> Shape:
+    """``linalg_gemm2(A, B)``: (..., rows of A, columns of B), so a trailing size-1 axis of B
+    (``delta.expand_dims(axis=-1)``) is one of the result; unknown with a transpose flag."""
+    if len(call.values) > 1 and all(v.kind is Kind.TENSOR for v in call.values[:2]) and \
+            call.keyword("transpose_a") is None and call.keyword("transpose_b") is None:
+        b = call.values[1].shape
+        return Shape(rank=b.rank, unit_axis=b.unit_axis, why=b.why)
+    return UNKNOWN_SHAPE
+
+
 def broadcast_binary(call: OpCall) -> Shape:
     if len(call.values) >= 2 and all(v.kind is Kind.TENSOR for v in call.values[:2]):
         return merge_shapes(call.values[0].shape, call.values[1].shape)
@@ -253,6 +263,7 @@ _declare("reshape", shape=reshape)
 _declare("broadcast_to", shape=broadcast_to)
 _declare("broadcast_like reshape_like", shape=like_second)
 _declare("pick", shape=pick)
+_declare("linalg_gemm2 gemm2", shape=matrix_product)
 _declare("ones zeros full empty arange eye linspace array", shape=creation, creation=True)
 
 # several outputs (`[i]` selects an output, eagerly and hybridized alike); counted with

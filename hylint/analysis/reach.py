@@ -55,7 +55,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Set, Tuple, Union
 
-__all__ = ["FunctionKey", "Reached", "PackageReach", "analyze_package", "parse_package", "module_name"]
+__all__ = ["FunctionKey", "Reached", "PackageReach", "ReachedFunction", "FileReach", "analyze_package",
+           "parse_package", "module_name", "summarize", "imported_modules"]
 
 # Values are sets of atoms (what a name may hold). Atoms are tuples whose first item is the kind:
 F = ("F",)                  # the namespace: mx.nd eagerly, mx.sym hybridized
@@ -74,6 +75,8 @@ NOTHING: Value = frozenset()
 _F_NAMESPACES = {"mxnet.nd", "mxnet.ndarray", "mxnet.sym", "mxnet.symbol"}
 # Tensor attributes that are Python values, not tensors
 _TENSOR_PY_ATTRS = {"shape", "dtype", "ndim", "size", "context", "ctx", "stype", "name", "T"}
+# Tensor methods whose result leaves the graph: NumPy or Python values (`rpn_score.asnumpy()`)
+_TENSOR_EXITS = {"asnumpy", "asscalar", "tolist", "item", "wait_to_read", "list_outputs", "tojson"}
 # Methods of builtin containers and strings: a call of one of these on an unknown object is not resolved
 # by name to a package method of the same name
 _BUILTIN_METHODS = set(dir(list)) | set(dir(dict)) | set(dir(str)) | set(dir(set)) | {"forward", "hybrid_forward"}
@@ -123,6 +126,11 @@ class PackageReach:
     # `self.log_probs = log_probs`): what `self.<attr>` is in the methods of that class and its subclasses
     f_attrs: Dict[ClassKey, Set[str]] = field(default_factory=dict)
     tensor_attrs: Dict[ClassKey, Set[str]] = field(default_factory=dict)
+    owners: Dict[FunctionKey, ClassKey] = field(default_factory=dict)  # method -> its class
+    blocks: Set[ClassKey] = field(default_factory=set)  # the classes that are blocks
+    # class -> (attributes of self that may hold F, that may hold a tensor) in its methods: what f_attrs and
+    # tensor_attrs give for the class, its package bases and its subclasses (sorted)
+    self_attrs: Dict[ClassKey, Tuple[Tuple[str, ...], Tuple[str, ...]]] = field(default_factory=dict)
 
     def in_module(self, module: str) -> List[Reached]:
         return sorted((r for r in self.reached.values() if r.key.module == module), key=lambda r: r.lineno)
@@ -138,6 +146,48 @@ class PackageReach:
                     found.add(reached.root.module)
         found.discard(module)
         return found
+
+
+class ReachedFunction(NamedTuple):
+    """What the linter needs of one function a trace certainly reaches (plain strings: picklable, JSON)."""
+    qualname: str                  # ``Dist.log_prob``, ``helper.<locals>.step``
+    f_params: Tuple[str, ...]      # parameters that receive F
+    tensor_params: Tuple[str, ...]  # parameters that receive a tensor or Symbol
+    f_names: Tuple[str, ...]       # local names that may hold F (``F = self.F``)
+    chain: str                     # ``reached from Model.hybrid_forward via distr.log_prob``
+    block_method: bool             # a method of a block class (of the package's or MXNet's), not of a plain object
+    self_f_attrs: Tuple[str, ...] = ()       # for a method: attributes of self that may hold F (`self.F`)
+    self_tensor_attrs: Tuple[str, ...] = ()  # and those that may hold a tensor (`self.log_probs`)
+
+
+class FileReach(NamedTuple):
+    """The functions of one file that a trace of its package certainly reaches, other than the
+    ``hybrid_forward`` roots and lambdas (the linter analyses functions by their ``def``)."""
+    functions: Tuple[ReachedFunction, ...]
+
+    @classmethod
+    def from_plain(cls, data: Iterable) -> "FileReach":
+        """From the plain nested tuples or lists it travels and is cached as (hylint/batch/reach.py)."""
+        return cls(tuple(ReachedFunction(str(q), tuple(fp), tuple(tp), tuple(fn), str(chain), bool(block),
+                                         tuple(fa), tuple(ta))
+                         for q, fp, tp, fn, chain, block, fa, ta in data))
+
+
+def summarize(result: PackageReach) -> Dict[str, FileReach]:
+    """module -> the summary of its certainly reached functions (modules with none are left out).
+
+    A guessed reach (a method found by name only) is left out: it must not raise alarms."""
+    found: Dict[str, List[ReachedFunction]] = {}
+    owners, blocks = result.owners, result.blocks
+    for reached in result.reached.values():
+        if not reached.certain or reached.is_root or isinstance(reached.node, ast.Lambda) or \
+                "<lambda@" in reached.key.qualname:
+            continue
+        found.setdefault(reached.key.module, []).append(ReachedFunction(
+            reached.key.qualname, tuple(sorted(reached.f_params)), tuple(sorted(reached.tensor_params)),
+            tuple(sorted(reached.f_names)), reached.describe(),
+            owners.get(reached.key) in blocks, *result.self_attrs.get(owners.get(reached.key), ((), ()))))
+    return {module: FileReach(tuple(sorted(functions))) for module, functions in found.items()}
 
 
 # ---------------------------------------------------------------------------------------------- modules
@@ -164,6 +214,23 @@ def parse_package(root: Path) -> Tuple[Dict[str, ast.Module], Dict[str, str]]:
         modules[name] = tree
         paths[name] = str(path)
     return modules, paths
+
+
+def imported_modules(name: str, tree: ast.Module, is_package: bool) -> Set[str]:
+    """The dotted names the module-level imports of module `name` may bind (``from .dist import getF``:
+    ``pkg.dist`` and ``pkg.dist.getF``; ``import a.b``: ``a`` and ``a.b``): the modules of its package the
+    reach can go to from it (imports inside functions are not followed)."""
+    found: Set[str] = set()
+    for target, attr in _Module(name, tree, is_package).imports.values():
+        found.add(target)
+        if attr:
+            found.add(f"{target}.{attr}")
+    for stmt in _top_level(tree.body):
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                parts = alias.name.split(".")
+                found.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return found
 
 
 class _Module:
@@ -731,7 +798,7 @@ class _Function:
             if kind in ("F", "F.member"):
                 out.add(F_MEMBER)
             elif kind == "tensor":
-                if expr.attr not in _TENSOR_PY_ATTRS:
+                if expr.attr not in _TENSOR_PY_ATTRS and expr.attr not in _TENSOR_EXITS:
                     out.add(TENSOR_METHOD)
             elif kind in ("obj", "obj?", "class"):
                 method = self.package.method(atom[1], expr.attr)
@@ -952,6 +1019,21 @@ class _Function:
         return frozenset(result)
 
 
+def _listlike_attrs(node: ast.ClassDef) -> Set[str]:
+    """Attributes of self the class indexes with a variable or iterates over (`self.coeff[t]`, `for s in
+    self.states`): lists of tensors, as far as the reach can tell (it does not tell them from tensors)."""
+    found: Set[str] = set()
+    for sub in ast.walk(node):
+        target = None
+        if isinstance(sub, ast.Subscript) and not isinstance(sub.slice, (ast.Constant, ast.Slice, ast.Tuple)):
+            target = sub.value
+        elif isinstance(sub, (ast.For, ast.comprehension)):
+            target = sub.iter
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+            found.add(target.attr)
+    return found
+
+
 def analyze_package(modules: Mapping[str, ast.Module], paths: Optional[Mapping[str, Optional[str]]] = None
                     ) -> PackageReach:
     """The reach of every HybridBlock ``hybrid_forward`` of the package made of `modules` (dotted name ->
@@ -973,4 +1055,22 @@ def analyze_package(modules: Mapping[str, ast.Module], paths: Optional[Mapping[s
                 f_attrs.setdefault(key, set()).add(name)
             if TENSOR in value:
                 tensor_attrs.setdefault(key, set()).add(name)
-    return PackageReach(dict(analysis.reached), dict(package.paths), f_attrs, tensor_attrs)
+    related: Dict[ClassKey, Set[ClassKey]] = {key: set() for key in package.classes}
+    for key in package.classes:
+        for base in package.mro(key):
+            related[key].add(base.key)
+            related[base.key].add(key)
+    self_attrs = {}
+    listlike: Dict[ClassKey, Set[str]] = {}  # read only for the classes whose attributes hold tensors
+    for key, others in related.items():
+        fs = set().union(*(f_attrs.get(other, ()) for other in others))
+        ts = set().union(*(tensor_attrs.get(other, ()) for other in others))
+        if ts:
+            for other in others:
+                if other not in listlike:
+                    listlike[other] = _listlike_attrs(package.classes[other].node)
+                ts -= listlike[other]
+        if fs or ts:
+            self_attrs[key] = (tuple(sorted(fs)), tuple(sorted(ts - fs)))
+    return PackageReach(dict(analysis.reached), dict(package.paths), f_attrs, tensor_attrs, dict(package.owner),
+                        set(package.blocks), self_attrs)

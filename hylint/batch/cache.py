@@ -70,6 +70,23 @@ STALE_TEMP_SECONDS = 3600
 STALE_CACHE_SECONDS = 30 * 24 * 3600  # cache files of other configurations not written for this long go
 
 
+def replace_atomically(path: Path, payload: bytes) -> None:
+    """Write ``payload`` to a temporary file beside ``path`` and rename it over ``path`` (readers see a
+    whole file); the temporary file is removed if anything fails, and the error raised."""
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(payload)
+        os.chmod(temp, 0o644)  # mkstemp makes it 0600
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+
+
 def content_digest(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
@@ -96,6 +113,16 @@ def code_fingerprint() -> str:
                     continue
                 parts.append(f"{os.path.relpath(entry.path, package)}:{st.st_size}:{st.st_mtime_ns}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _keyed(digest: str, reach: str) -> str:
+    """The digest an entry stores: the content's, and the reach summary's after a colon when there is one
+    (so entries of files without reach read as before)."""
+    return f"{digest}:{reach}" if reach else digest
+
+
+def _reach_part(stored: str) -> str:
+    return str(stored).partition(":")[2]
 
 
 def cache_key(**settings: Any) -> str:
@@ -219,18 +246,20 @@ class ResultCache:
     def _name(path: Path) -> str:
         return os.path.abspath(path)
 
-    def lookup(self, path: Path, filename: str, st: os.stat_result) -> Tuple[Optional[CachedResult], bool]:
+    def lookup(self, path: Path, filename: str, st: os.stat_result,
+               reach: str = "") -> Tuple[Optional[CachedResult], bool]:
         """(the cached result or None, whether it is trusted without reading the file).
 
         ``(result, False)``: an entry exists but the file must be hashed and compared
-        (``verify``); ``(None, False)``: no usable entry.
+        (``verify``); ``(None, False)``: no usable entry. ``reach``: the digest of what a trace of the
+        file's package reaches in it (hylint/batch/reach.py); an entry made with another is not used.
         """
         entry = self.entries.get(self._name(path))
         if entry is None:
             return None, False
         try:
             shown, size, mtime_ns, ctime_ns, inode, hashed_ns, digest, data = entry
-            if shown != filename:
+            if shown != filename or _reach_part(digest) != reach:
                 return None, False
             result = CachedResult.from_json(data, filename)
             same = Stat((size, mtime_ns, ctime_ns, inode)) == Stat.of(st)
@@ -238,12 +267,12 @@ class ResultCache:
         except Exception:
             return None, False
 
-    def verify(self, path: Path, raw: bytes, st: os.stat_result) -> bool:
+    def verify(self, path: Path, raw: bytes, st: os.stat_result, reach: str = "") -> bool:
         """True when the entry's content hash is that of ``raw`` (and then refresh its file stat)."""
         name = self._name(path)
         entry = self.entries.get(name)
         try:
-            if entry is None or entry[6] != content_digest(raw):
+            if entry is None or entry[6] != _keyed(content_digest(raw), reach):
                 return False
             refreshed = [entry[0], *Stat.of(st), time.time_ns(), entry[6], entry[7]]
         except Exception:
@@ -251,9 +280,10 @@ class ResultCache:
         self.entries[name] = self.updated[name] = refreshed
         return True
 
-    def store(self, path: Path, filename: str, raw: bytes, st: os.stat_result, result: CachedResult) -> None:
+    def store(self, path: Path, filename: str, raw: bytes, st: os.stat_result, result: CachedResult,
+              reach: str = "") -> None:
         name = self._name(path)
-        entry = [filename, *Stat.of(st), time.time_ns(), content_digest(raw), result.to_json()]
+        entry = [filename, *Stat.of(st), time.time_ns(), _keyed(content_digest(raw), reach), result.to_json()]
         self.entries[name] = self.updated[name] = entry
 
     # -- saving ----------------------------------------------------------------------------
@@ -270,18 +300,7 @@ class ResultCache:
                 document["prefilter"] = None if self.prefilter_keys is None else list(self.prefilter_keys)
             payload = json.dumps(document,
                                  separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-            handle, temp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.stem}.", suffix=".tmp")
-            try:
-                with os.fdopen(handle, "wb") as out:
-                    out.write(payload)
-                os.chmod(temp, 0o644)  # mkstemp makes it 0600
-                os.replace(temp, self.path)
-            except BaseException:
-                try:
-                    os.unlink(temp)
-                except OSError:
-                    pass
-                raise
+            replace_atomically(self.path, payload)
             self._remove_stale_temporaries()
         except Exception:
             return

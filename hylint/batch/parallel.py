@@ -28,6 +28,7 @@ from hylint.lint.prefilter import might_hold_hybrid_code
 from hylint.batch.runner import DIFF, FIX, FileOutcome, _internal_error, process_path, process_source
 
 from hylint.batch.cache import UNKNOWN_KEYS as _UNKNOWN_KEYS
+from hylint.batch.reach import Plain, reach_digest
 
 if TYPE_CHECKING:
     from hylint.batch.cache import CachedResult, ResultCache
@@ -53,23 +54,28 @@ def default_jobs() -> int:
 def check_files(files: Sequence[Path], mode: str, unsafe: bool, make_linter: Callable[[], "Linter"],
                 jobs: int = 1, cache: Optional["ResultCache"] = None, prefilter: bool = True,
                 linter_for: Optional[Callable[[str], "Linter"]] = None,
-                advance: Callable[[], None] = lambda: None) -> List[FileOutcome]:
+                advance: Callable[[], None] = lambda: None,
+                reach_for: Optional[Callable[[Path], Optional[Plain]]] = None) -> List[FileOutcome]:
     """One outcome per file, in order. ``make_linter()`` gives the linter of the run (its rules decide
     the prefilter's keys); ``linter_for(filename)`` the one for a file (per-file-ignores), by default
-    the same. ``advance()`` is called once per file as it is done (a progress bar)."""
+    the same. ``advance()`` is called once per file as it is done (a progress bar). ``reach_for(path)``:
+    what a trace of the file's package reaches in it (hylint/batch/reach.py), checked as hybrid code;
+    a cached result is keyed on it too."""
     linter_for = linter_for or (lambda filename: make_linter())
     outcomes: List[Optional[FileOutcome]] = [None] * len(files)
-    work: List[Tuple[int, SourceFile, object]] = []  # (index, source, stat)
+    work: List[Tuple[int, SourceFile, object, Optional[Plain]]] = []  # (index, source, stat, reach)
     keys: object = _UNKNOWN  # the prefilter's keys, from the cache or (importing the rules) the linter
     for index, path in enumerate(files):
         filename = str(path)
+        reach = reach_for(path) if reach_for is not None else None
+        digest = reach_digest(reach)
         cached: Optional["CachedResult"] = None
         try:
             st: Optional[os.stat_result] = os.stat(path)
         except OSError:
             st = None
         if cache is not None and st is not None:
-            cached, trusted = cache.lookup(path, filename, st)
+            cached, trusted = cache.lookup(path, filename, st, digest)
             if cached is not None and trusted:
                 outcome = _from_cache(path, filename, cached)
                 if outcome is not None:
@@ -80,10 +86,10 @@ def check_files(files: Sequence[Path], mode: str, unsafe: bool, make_linter: Cal
             source = read_source(path)
         except SourceError:
             # unreadable, a directory, undecodable: the runner reports it (HY001); never cached
-            outcomes[index] = process_path(path, linter_for(filename), mode, unsafe)
+            outcomes[index] = process_path(path, linter_for(filename), mode, unsafe, reach)
             advance()
             continue
-        if cached is not None and st is not None and cache.verify(path, source.raw, st):
+        if cached is not None and st is not None and cache.verify(path, source.raw, st, digest):
             outcomes[index] = _from_cache(path, filename, cached, source)
             advance()
             continue
@@ -92,7 +98,7 @@ def check_files(files: Sequence[Path], mode: str, unsafe: bool, make_linter: Cal
                 else make_linter().prefilter_keys
             if cache is not None:
                 cache.prefilter_keys = keys
-        if prefilter and not might_hold_hybrid_code(source.text, keys):  # type: ignore[arg-type]
+        if prefilter and not reach and not might_hold_hybrid_code(source.text, keys):  # type: ignore[arg-type]
             if "noqa" in source.text.lower():
                 # not parsed, but noqa rules (unused-noqa) read its comments: the linter decides
                 outcomes[index] = _process(source, linter_for(filename), mode, unsafe)
@@ -102,16 +108,16 @@ def check_files(files: Sequence[Path], mode: str, unsafe: bool, make_linter: Cal
             _store(cache, path, filename, source, st, outcomes[index], mode)
             advance()
             continue
-        work.append((index, source, st))
+        work.append((index, source, st, reach))
     if work:
         make_linter().prefilter = prefilter
-        linters = [linter_for(str(files[index])) for index, _, _ in work]
+        linters = [linter_for(str(files[index])) for index, _, _, _ in work]
         for linter in linters:
             linter.prefilter = prefilter
         for index, outcome in _analyse(work, linters, mode, unsafe, jobs, advance):
             outcomes[index] = outcome
-        for index, source, st in work:
-            _store(cache, files[index], str(files[index]), source, st, outcomes[index], mode)
+        for index, source, st, reach in work:
+            _store(cache, files[index], str(files[index]), source, st, outcomes[index], mode, reach_digest(reach))
     return outcomes  # type: ignore[return-value]
 
 
@@ -131,7 +137,7 @@ def _from_cache(path: Path, filename: str, cached: "CachedResult",
 
 
 def _store(cache: Optional["ResultCache"], path: Path, filename: str, source: SourceFile, st,
-           outcome: FileOutcome, mode: str) -> None:
+           outcome: FileOutcome, mode: str, reach: str = "") -> None:
     if cache is None or st is None:
         return
     if getattr(outcome, "failed", False):
@@ -144,28 +150,29 @@ def _store(cache: Optional["ResultCache"], path: Path, filename: str, source: So
 
     cache.store(path, filename, source.raw, st, CachedResult(
         outcome.diagnostics, outcome.messages, outcome.fixed_by_code, outcome.diff,
-        outcome.fixed_text if mode == DIFF else None))
+        outcome.fixed_text if mode == DIFF else None), reach)
 
 
 # -- analysis, serial or in workers -------------------------------------------------------------
-def _analyse(work: Sequence[Tuple[int, SourceFile, object]], linters: Sequence["Linter"], mode: str, unsafe: bool,
+def _analyse(work: Sequence[Tuple[int, SourceFile, object, Optional[Plain]]], linters: Sequence["Linter"], mode: str, unsafe: bool,
              jobs: int, advance: Callable[[], None]) -> List[Tuple[int, FileOutcome]]:
     """(index, outcome) of every work item; ``linters[i]`` checks ``work[i]``."""
-    total = sum(len(source.raw) for _, source, _ in work)
+    total = sum(len(source.raw) for _, source, _, _ in work)
     jobs = min(jobs, len(work))
     if jobs <= 1 or len(work) < PARALLEL_MIN_FILES or total < PARALLEL_MIN_BYTES:
         results = []
-        for (index, source, _), linter in zip(work, linters):
-            results.append((index, _process(source, linter, mode, unsafe)))
+        for (index, source, _, reach), linter in zip(work, linters):
+            results.append((index, _process(source, linter, mode, unsafe, reach)))
             advance()
         return results
     return _analyse_in_workers(work, linters, mode, unsafe, jobs, advance)
 
 
-def _process(source: SourceFile, linter: "Linter", mode: str, unsafe: bool) -> FileOutcome:
+def _process(source: SourceFile, linter: "Linter", mode: str, unsafe: bool,
+             reach: Optional[Plain] = None) -> FileOutcome:
     """``process_source``; an internal error ends this file's check, not the run (as process_path)."""
     try:
-        return process_source(source, str(source.path), linter, mode, unsafe, mode == FIX)
+        return process_source(source, str(source.path), linter, mode, unsafe, mode == FIX, reach)
     except Exception as error:
         return _internal_error(str(source.path), error)
 
@@ -217,12 +224,12 @@ def _die_with(parent: int) -> None:
         threading.Thread(target=watch, name="hylint-parent-watch", daemon=True).start()
 
 
-def _worker_task(task: Tuple[int, SourceFile, int, str, bool]) -> Tuple[int, FileOutcome]:
-    index, source, linter_index, mode, unsafe = task
-    return index, _process(source, _WORKER_LINTERS[linter_index], mode, unsafe)
+def _worker_task(task: Tuple[int, SourceFile, int, str, bool, Optional[Plain]]) -> Tuple[int, FileOutcome]:
+    index, source, linter_index, mode, unsafe, reach = task
+    return index, _process(source, _WORKER_LINTERS[linter_index], mode, unsafe, reach)
 
 
-def _analyse_in_workers(work: Sequence[Tuple[int, SourceFile, object]], linters: Sequence["Linter"], mode: str,
+def _analyse_in_workers(work: Sequence[Tuple[int, SourceFile, object, Optional[Plain]]], linters: Sequence["Linter"], mode: str,
                         unsafe: bool, jobs: int, advance: Callable[[], None]) -> List[Tuple[int, FileOutcome]]:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -254,8 +261,8 @@ def _analyse_in_workers(work: Sequence[Tuple[int, SourceFile, object]], linters:
     futures = {}
     try:
         for i in order:
-            index, source, _ = work[i]
-            futures[executor.submit(_worker_task, (index, source, position[i], mode, unsafe))] = source
+            index, source, _, reach = work[i]
+            futures[executor.submit(_worker_task, (index, source, position[i], mode, unsafe, reach))] = source
         pending = set(futures)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)

@@ -11,6 +11,7 @@ from hylint.diagnostic import Diagnostic
 from hylint.batch.files import SourceError, SourceFile, WriteError, decode, encode, read_source, write_atomic
 
 if TYPE_CHECKING:  # the engine (and libcst) is imported only when a file is analysed
+    from hylint.analysis.reach import FileReach
     from hylint.lint.engine import Linter
 
 LINT, FIX, DIFF = "lint", "fix", "diff"
@@ -33,20 +34,21 @@ def unreadable(filename: str, reason: str) -> Diagnostic:
 
 
 def process_source(source: SourceFile, filename: str, linter: Linter, mode: str, unsafe: bool,
-                   write: bool) -> FileOutcome:
+                   write: bool, reach: Optional[FileReach] = None) -> FileOutcome:
+    """``reach``: what a trace of the file's package reaches in it (hylint/batch/reach.py)."""
     from hylint.lint.engine import FixLoopError
 
     outcome = FileOutcome(filename)
     if mode == LINT:
-        result = linter.lint_source(source.text, filename)
+        result = linter.lint_source(source.text, filename, reach)
         outcome.diagnostics, outcome.text = result.diagnostics, source.text
         return outcome
     try:
-        result = linter.fix_source(source.text, filename, unsafe=unsafe)
+        result = linter.fix_source(source.text, filename, unsafe=unsafe, reach=reach)
     except FixLoopError as error:
         outcome.messages.append(f"hylint: error: {error}; the file was left as it was")
         outcome.failed = True
-        result = linter.lint_source(source.text, filename)
+        result = linter.lint_source(source.text, filename, reach)
         outcome.diagnostics, outcome.text = result.diagnostics, source.text
         return outcome
     outcome.messages.extend(result.messages)
@@ -68,7 +70,7 @@ def process_source(source: SourceFile, filename: str, linter: Linter, mode: str,
                     source.text.splitlines(keepends=True), result.source.splitlines(keepends=True),
                     fromfile=f"a/{filename}", tofile=f"b/{filename}"))
             # in diff mode nothing is fixed: report the original's diagnostics
-            original = linter.lint_source(source.text, filename)
+            original = linter.lint_source(source.text, filename, reach)
             outcome.diagnostics, outcome.text = original.diagnostics, source.text
             outcome.fixed_by_code = {}
         elif write:
@@ -79,15 +81,15 @@ def process_source(source: SourceFile, filename: str, linter: Linter, mode: str,
             except WriteError as error:
                 outcome.messages.append(f"hylint: error: {filename}: cannot write the fixes: {error}")
                 outcome.failed = True
-                original = linter.lint_source(source.text, filename)
+                original = linter.lint_source(source.text, filename, reach)
                 outcome.diagnostics, outcome.text = original.diagnostics, source.text
                 outcome.fixed_by_code, outcome.fixed_text = {}, None
     return outcome
 
 
-def process_path(path: Path, linter: Linter, mode: str, unsafe: bool) -> FileOutcome:
+def process_path(path: Path, linter: Linter, mode: str, unsafe: bool, reach=None) -> FileOutcome:
     try:
-        return _process_path(path, linter, mode, unsafe)
+        return _process_path(path, linter, mode, unsafe, reach)
     except Exception as error:  # one file must not stop the run; HYLINT_DEBUG=1 shows the traceback
         return _internal_error(str(path), error)
 
@@ -102,7 +104,7 @@ def _internal_error(filename: str, error: Exception) -> FileOutcome:
     return outcome
 
 
-def _process_path(path: Path, linter: Linter, mode: str, unsafe: bool) -> FileOutcome:
+def _process_path(path: Path, linter: Linter, mode: str, unsafe: bool, reach=None) -> FileOutcome:
     filename = str(path)
     try:
         source = read_source(path)
@@ -111,7 +113,7 @@ def _process_path(path: Path, linter: Linter, mode: str, unsafe: bool) -> FileOu
         if "HY001" in linter.codes:
             outcome.diagnostics.append(unreadable(filename, str(error)))
         return outcome
-    return process_source(source, filename, linter, mode, unsafe, write=(mode == FIX))
+    return process_source(source, filename, linter, mode, unsafe, write=(mode == FIX), reach=reach)
 
 
 def process_stdin(raw: bytes, filename: str, linter: Linter, mode: str, unsafe: bool) -> FileOutcome:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -60,6 +60,11 @@ class RuleContext:
             fix = None  # a helper without F: a rewrite to `F.<op>` would name nothing there
             # messages name the F a fix would use; here that is the F the helper should be given
             message = (message or rule.MESSAGE).replace(self.hybrid.f_name, "F")
+        if self.hybrid is not None and self.hybrid.reach_chain:
+            # code a trace reaches from elsewhere in the package: say how; no fix (the rewrite is proven
+            # for hybrid_forward and its helpers, not for code reached through objects)
+            fix = None
+            message = f"{message or rule.MESSAGE} ({self.hybrid.reach_chain})"
         self._linter.reports.append(_Report(rule, node, message or rule.MESSAGE, fix, self._linter.statement_index,
                                             self.hybrid, self.outer_function))
 
@@ -80,13 +85,15 @@ class _Dispatcher(cst.CSTVisitor):
         self.hybrid_stack: List[Optional[HybridContext]] = []
         self.function_stack: List[Optional[cst.FunctionDef]] = []
         self.class_stack: List[Optional[ClassInfo]] = []
+        self.plain_methods: Set[cst.FunctionDef] = set()
         self.eager_depth = 0
 
     def _call(self, handlers: List[Tuple[LintRule, Callable]], node: cst.CSTNode) -> None:
         ctx = self.ctx
         in_hybrid = ctx.hybrid is not None and self.eager_depth == 0
+        reached = ctx.hybrid is not None and bool(ctx.hybrid.reach_chain)
         for rule, handler in handlers:
-            if rule.HYBRID_ONLY and not in_hybrid:
+            if rule.HYBRID_ONLY and not in_hybrid or reached and not rule.REACHED:
                 continue
             ctx._rule = rule
             handler(node, ctx)
@@ -106,6 +113,12 @@ class _Dispatcher(cst.CSTVisitor):
                 hybrid = None  # a nested def inside a hybrid context is not traced with F
             self.hybrid_stack.append(hybrid)
             self.function_stack.append(node)
+            if hybrid is not None and hybrid.reach_chain and hybrid.cls is None and ctx.cls is not None:
+                # a method of a plain object a trace reaches (a distribution): its attributes are no
+                # block's state, so the rules see no class
+                self.class_stack.append(None)
+                self.plain_methods.add(node)
+                ctx.cls = None
             ctx.hybrid = hybrid
             ctx.function = node
             ctx.outer_function = self.function_stack[0]
@@ -127,6 +140,10 @@ class _Dispatcher(cst.CSTVisitor):
         ctx.eager_only = self.eager_depth > 0
         node_type = type(original_node)
         if node_type is cst.FunctionDef:
+            if original_node in self.plain_methods:
+                self.plain_methods.discard(original_node)
+                self.class_stack.pop()
+                ctx.cls = self.class_stack[-1] if self.class_stack else None
             self.hybrid_stack.pop()
             self.function_stack.pop()
             ctx.hybrid = self.hybrid_stack[-1] if self.hybrid_stack else None

@@ -11,6 +11,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Type
 import libcst as cst
 
 from hylint.analysis import analyze_module
+from hylint.analysis.reach import FileReach
 from hylint.diagnostic import Diagnostic, Edit, Fix
 from hylint.lint.cascades import _collapse_cascades
 from hylint.lint.dispatch import RuleContext, _FileLinter, _Report  # noqa: F401 (RuleContext: what rules see)
@@ -67,20 +68,24 @@ class Linter:
         self.reads = reads_of(self.rule_types)  # what the rules read beyond their hybrid functions
 
     # -- linting ---------------------------------------------------------------------------
-    def lint_source(self, source: str, filename: str = "<stdin>") -> LintResult:
+    def lint_source(self, source: str, filename: str = "<stdin>", reach: Optional[FileReach] = None) -> LintResult:
+        """``reach``: the functions of the file that a trace of its package reaches (hylint/batch/reach.py):
+        checked as hybrid code, and then the whole file is parsed (neither prefilter nor regions)."""
         exempt = file_noqa(source)  # `# hylint: noqa` on a line of its own
         if exempt is not None and exempt.whole_file:
             return LintResult([], source)
         with _gc_relaxed():
-            result = self._lint_source(source, filename)
+            if reach is not None and not isinstance(reach, FileReach):
+                reach = FileReach.from_plain(reach)  # as the batch layer passes it: plain tuples
+            result = self._lint_source(source, filename, reach if reach and reach.functions else None)
         if exempt is not None:
             result.diagnostics = [d for d in result.diagnostics if d.code not in exempt.codes]
         return result
 
-    def _lint_source(self, source: str, filename: str) -> LintResult:
-        if self.prefilter and not might_hold_hybrid_code(source, self.prefilter_keys):
+    def _lint_source(self, source: str, filename: str, reach: Optional[FileReach]) -> LintResult:
+        if self.prefilter and reach is None and not might_hold_hybrid_code(source, self.prefilter_keys):
             return LintResult(self._check_noqa(source, filename, set()), source)
-        if self.regions and self.prefilter:  # regions are a finer prefilter: off with it
+        if self.regions and self.prefilter and reach is None:  # regions are a finer prefilter: off with it
             diagnostics = self._lint_regions(source, filename)
             if diagnostics is not None:
                 return LintResult(diagnostics, source)
@@ -91,7 +96,7 @@ class Linter:
             return LintResult(diagnostics, source)
         except RecursionError:
             return LintResult([too_deeply_nested(filename)], source)
-        return LintResult(self._lint_module(module, source, filename), source)
+        return LintResult(self._lint_module(module, source, filename, reach=reach), source)
 
     def _lint_regions(self, source: str, filename: str) -> Optional[List[Diagnostic]]:
         """The diagnostics of a run on the reduced source, or None where the whole file must be linted:
@@ -113,9 +118,9 @@ class Linter:
         return diagnostics
 
     def _lint_module(self, module: cst.Module, source: str, filename: str,
-                     module_source: Optional[str] = None) -> List[Diagnostic]:
+                     module_source: Optional[str] = None, reach: Optional[FileReach] = None) -> List[Diagnostic]:
         """``module_source``: the text ``module`` was parsed from, when not ``source`` (regions)."""
-        module_info = analyze_module(module)
+        module_info = analyze_module(module, reach)
         file_linter = _FileLinter(module, module_info)
         file_linter.run(self.rules)
         file_linter.reports = _collapse_cascades(file_linter.reports)
@@ -176,6 +181,7 @@ class Linter:
         return Fix(report.fix.applicability, report.fix.message, tuple(edits))
 
     # -- fixing ----------------------------------------------------------------------------
-    def fix_source(self, source: str, filename: str = "<stdin>", unsafe: bool = False) -> LintResult:
+    def fix_source(self, source: str, filename: str = "<stdin>", unsafe: bool = False,
+                   reach: Optional[FileReach] = None) -> LintResult:
         """Apply fixes until nothing changes; return the fixed source and what remains (lint/fixes.py)."""
-        return fix_loop(self, source, filename, unsafe)
+        return fix_loop(self, source, filename, unsafe, reach)

@@ -10,6 +10,7 @@ import libcst as cst
 from hylint.diagnostic import Applicability, Diagnostic, Edit
 
 if TYPE_CHECKING:
+    from hylint.analysis.reach import FileReach
     from hylint.lint.engine import Linter, LintResult
 
 MAX_FIX_PASSES = 10
@@ -19,15 +20,16 @@ class FixLoopError(Exception):
     """The fix loop did not converge, or a fix broke the syntax."""
 
 
-def fix_loop(linter: Linter, source: str, filename: str, unsafe: bool) -> LintResult:
-    """Apply fixes until nothing changes; return the fixed source and what remains."""
+def fix_loop(linter: Linter, source: str, filename: str, unsafe: bool, reach: Optional[FileReach] = None) -> LintResult:
+    """Apply fixes until nothing changes; return the fixed source and what remains (``reach``: as
+    ``Linter.lint_source``)."""
     allowed = {Applicability.SAFE} | ({Applicability.UNSAFE} if unsafe else set())
     fixed_by_code: Dict[str, int] = defaultdict(int)
     messages: List[str] = []
     discarded = set()  # fixes whose result did not parse: never retried
     current = source
     for passes in range(MAX_FIX_PASSES + 1):
-        result = linter.lint_source(current, filename)
+        result = linter.lint_source(current, filename, reach)
         fixable = [d for d in result.diagnostics if d.fix is not None and d.fix.applicability in allowed
                    and _fix_key(d, current) not in discarded]
         if not fixable:
@@ -59,7 +61,7 @@ def fix_loop(linter: Linter, source: str, filename: str, unsafe: bool) -> LintRe
         for diagnostic in applied:
             fixed_by_code[diagnostic.code] += 1
         current = candidate
-    final = linter.lint_source(current, filename)
+    final = linter.lint_source(current, filename, reach)
     final.fixed = sum(fixed_by_code.values())
     final.fixed_by_code = dict(fixed_by_code)
     final.messages = messages

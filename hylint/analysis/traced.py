@@ -1,0 +1,112 @@
+"""Functions a trace reaches from elsewhere in the package (analysis/reach.py), analysed as hybrid code.
+
+``reach.FileReach`` names, by qualified name, the functions of one file that certainly run while some block
+of its package is traced (a distribution's ``log_prob`` called from another module's ``hybrid_forward``, a
+nested function, a class built in the trace), with the parameters that receive F or tensors and the local
+names that take F by assignment. ``add_reached`` gives each of them a ``HybridContext`` like a helper's,
+unless the module's own analysis made one already (then nothing of it changes), and records the chain
+that reached it, which the engine adds to the message of every diagnostic in it.
+"""
+from __future__ import annotations
+
+from typing import Dict, Iterable, Optional
+
+import libcst as cst
+
+from hylint.analysis.interpreter import NO_F, HybridContext
+from hylint.analysis.module import ModuleInfo
+from hylint.analysis.reach import FileReach, ReachedFunction
+from hylint.analysis.values import Kind, Shape, Value, tensor
+from hylint.syntax.nodes import blocks_of, param_names
+
+
+def functions_by_qualname(module: cst.Module) -> Dict[str, cst.FunctionDef]:
+    """Every function of ``module`` under the qualified name reach.py gives it: ``Cls.method``,
+    ``Outer.Inner.method``, ``fn.<locals>.inner`` (module-level ``if``/``try`` blocks looked into)."""
+    found: Dict[str, cst.FunctionDef] = {}
+
+    def top(body: Iterable[cst.CSTNode], prefix: str) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.FunctionDef):
+                found.setdefault(prefix + stmt.name.value, stmt)
+                inner(stmt, prefix + stmt.name.value + ".<locals>.")
+            elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+                name = prefix + stmt.name.value + "."
+                for item in stmt.body.body:
+                    if isinstance(item, cst.FunctionDef):
+                        found.setdefault(name + item.name.value, item)
+                        inner(item, name + item.name.value + ".<locals>.")
+                top([item for item in stmt.body.body if isinstance(item, cst.ClassDef)], name)
+            elif isinstance(stmt, (cst.If, cst.Try)) and not prefix:
+                for block in blocks_of(stmt):
+                    top(block, prefix)
+
+    def inner(fn: cst.FunctionDef, prefix: str) -> None:
+        stack = [fn.body]
+        while stack:
+            suite = stack.pop()
+            for stmt in getattr(suite, "body", ()):
+                if isinstance(stmt, cst.FunctionDef):
+                    found.setdefault(prefix + stmt.name.value, stmt)
+                    inner(stmt, prefix + stmt.name.value + ".<locals>.")
+                elif isinstance(stmt, cst.BaseCompoundStatement) and not isinstance(stmt, cst.ClassDef):
+                    stack.extend(_suites(stmt))
+
+    top(module.body, "")
+    return found
+
+
+def _suites(stmt: cst.BaseCompoundStatement) -> list:
+    """The statement blocks of a compound statement (``elif`` chains, handlers, ``else``, ``finally``)."""
+    suites = [stmt.body]
+    orelse = getattr(stmt, "orelse", None)
+    if isinstance(orelse, cst.If):
+        suites.extend(_suites(orelse))
+    elif orelse is not None:
+        suites.append(orelse.body)
+    for handler in getattr(stmt, "handlers", ()):
+        suites.append(handler.body)
+    final = getattr(stmt, "finalbody", None)
+    if final is not None:
+        suites.append(final.body)
+    return suites
+
+
+def _params(fn: cst.FunctionDef) -> list:
+    return [param.name.value for param in param_names(fn)]
+
+
+def _f_name(function: ReachedFunction) -> str:
+    if function.f_params:
+        return function.f_params[0]
+    if "F" in function.f_names:
+        return "F"
+    return function.f_names[0] if function.f_names else NO_F
+
+
+def add_reached(info: ModuleInfo, module: cst.Module, reach: Optional[FileReach]) -> None:
+    """A hybrid context for each function of ``reach`` the module's own analysis did not reach; the helpers
+    such a context calls with F get one too, with the same chain."""
+    if not reach or not reach.functions:
+        return
+    by_name = functions_by_qualname(module)
+    for function in sorted(reach.functions, key=lambda f: (f.chain.count(" -> "), f.qualname)):
+        fn = by_name.get(function.qualname)
+        if fn is None or fn in info.contexts:
+            continue
+        before = set(info.contexts)
+        incoming = {name: tensor(Shape(root=name), name=name) for name in function.tensor_params}
+        # a method of a block runs with the block's state; one of a plain object (a distribution built in
+        # the trace) sees only `self` (its attributes are no block state: no rule judges them as such)
+        cls = info.class_of.get(fn)
+        self_attrs: tuple = (frozenset(), frozenset())
+        if cls is not None and not function.block_method:
+            cls = None
+            incoming = {**incoming, _params(fn)[0]: Value(Kind.BLOCK)} if _params(fn) else incoming
+            self_attrs = (frozenset(function.self_f_attrs), frozenset(function.self_tensor_attrs))
+        context = HybridContext(fn, _f_name(function), cls, info, incoming, True,
+                                frozenset(function.f_names), function.chain, self_attrs)
+        info.contexts[fn] = context
+        for other, made in list(info.contexts.items()):
+            if other not in before and not made.reach_chain:
+                made.reach_chain = function.chain  # a helper it called with F, analysed on the way

@@ -1,0 +1,240 @@
+"""The trace reach in a lint run: code a trace reaches from elsewhere in the package is checked as hybrid code.
+
+Each package is written from one of issue 22's patterns (an object holding F in another module, a nested
+function, a function handed to a HybridLambda, a class built in the trace whose __init__ reads .shape), checked
+through the CLI (in process with CliRunner, and once as a real subprocess), and through check_files.
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from clirun import check as check_subprocess
+from hylint.batch.parallel import check_files
+from hylint.batch.reach import ReachIndex, package_root
+from hylint.cli import main
+from hylint.config import Config
+from hylint.report import FORMATS
+from hylint.selection import RuleSelection
+
+DIST = '''
+import mxnet as mx
+
+
+def getF(var):
+    if isinstance(var, mx.nd.NDArray):
+        return mx.nd
+    return mx.sym
+
+
+class Categorical:
+    def __init__(self, probs, F=None):
+        self.F = F if F else getF(probs)
+        self.probs = probs
+        self.num_cats = probs.shape[-1]
+
+    def log_prob(self, x):
+        F = self.F
+        if F.sum(x) > 0:
+            x = x + 1
+        return F.log(F.pick(self.probs, x))
+
+    def entropy(self):
+        return self.probs.shape
+
+
+def not_traced(x):
+    return x.shape
+'''
+
+MODEL = '''
+from mxnet.gluon import HybridBlock, nn
+
+from .dist import Categorical
+
+
+def act(F, x):
+    if F.sum(x) > 0:
+        return x
+    return -x
+
+
+class Model(HybridBlock):
+    def __init__(self):
+        super().__init__()
+        self.f = nn.HybridLambda(act)
+
+    def hybrid_forward(self, F, x, y):
+        distr = Categorical(F.softmax(x))
+
+        def step(z):
+            if z.shape[-1] > 0:
+                return z
+            return z
+
+        return self.f(step(distr.log_prob(y)))
+'''
+
+# a distribution chosen at run time (a constructor argument): its methods are found by name only, a guess
+GUESSED = '''
+from mxnet.gluon import HybridBlock
+
+
+class Output:
+    def distribution(self, x):
+        return x.shape
+
+
+class Guessed(HybridBlock):
+    def __init__(self, output):
+        super().__init__()
+        self.output = output
+
+    def hybrid_forward(self, F, x):
+        return self.output.distribution(x)
+'''
+
+
+def write_package(root: Path, **modules: str) -> Path:
+    package = root / "pkg"
+    package.mkdir(parents=True, exist_ok=True)
+    (package / "__init__.py").write_text("")
+    for name, source in modules.items():
+        (package / f"{name}.py").write_text(textwrap.dedent(source))
+    return package
+
+
+def run(args):
+    kwargs = {"mix_stderr": False} if "mix_stderr" in inspect.signature(CliRunner.__init__).parameters else {}
+    return CliRunner(**kwargs).invoke(main, ["check"] + args, catch_exceptions=False)
+
+
+def diagnostics(args):
+    result = run(["--output-format", "json"] + args)
+    return sorted((Path(d["filename"]).name, d["location"]["row"], d["code"], d["message"])
+                  for d in json.loads(result.stdout))
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_package(tmp_path, dist=DIST, model=MODEL)
+    return tmp_path
+
+
+def test_reached_code_is_checked_with_the_chain(project):
+    found = diagnostics(["--no-cache", "pkg"])
+    assert [(name, row, code) for name, row, code, _ in found] == [
+        ("dist.py", 15, "HY201"),   # Categorical(...).__init__ reads probs.shape: a class built in the trace
+        ("dist.py", 19, "HY802"),   # `F = self.F` in another module's object: if F.sum(x) > 0
+        ("model.py", 8, "HY802"),   # a function handed to HybridLambda
+        ("model.py", 22, "HY201"),  # a nested function called in the trace
+    ]
+    messages = {(name, row): message for name, row, _, message in found}
+    assert messages[("dist.py", 15)].endswith("(reached from Model.hybrid_forward via Categorical)")
+    assert messages[("dist.py", 19)].endswith("(reached from Model.hybrid_forward via distr.log_prob)")
+    assert messages[("model.py", 22)].endswith("(reached from Model.hybrid_forward via step)")
+    assert "reached from Model.hybrid_forward via self.f" in messages[("model.py", 8)]
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_the_chain_shows_in_every_output_format(project, fmt):
+    assert "reached from Model.hybrid_forward via distr.log_prob" in run(["--no-cache", "--output-format", fmt,
+                                                                          "pkg"]).stdout
+
+
+def test_naming_one_file_gives_what_the_whole_package_gives(project):
+    whole = [d for d in diagnostics(["--no-cache", "pkg"]) if d[0] == "dist.py"]
+    alone = diagnostics(["--no-cache", "pkg/dist.py"])
+    assert alone == whole and alone
+
+
+def test_code_not_reached_and_guessed_reach_raise_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_package(tmp_path, dist=DIST, guessed=GUESSED)
+    # nothing builds Categorical in a trace here; Output.distribution is reached by its name only
+    assert diagnostics(["--no-cache", "pkg"]) == []
+
+
+def test_fixes_are_not_offered_in_reached_code(project):
+    result = run(["--no-cache", "--output-format", "json", "--select", "ALL", "pkg"])
+    for d in json.loads(result.stdout):
+        if "reached from" in d["message"]:
+            assert d["fix"] is None
+
+
+def test_subprocess_and_check_files(project):
+    process = check_subprocess(["pkg"], "--no-cache", "--output-format", "concise", cwd=project)
+    assert process.code == 1
+    assert "pkg/dist.py:19:12: HY802" in process.out and "via distr.log_prob" in process.out
+    files = sorted((project / "pkg").glob("*.py"))
+    config = Config()
+    selection = RuleSelection(config.select, config.extend_select, config.ignore, config.per_file_ignores, project)
+    outcomes = check_files(files, "lint", False, selection.linter, jobs=2,
+                           reach_for=ReachIndex().for_file)
+    assert sorted((Path(o.filename).name, d.start[0]) for o in outcomes for d in o.diagnostics) == [
+        ("dist.py", 15), ("dist.py", 19), ("model.py", 8), ("model.py", 22)]
+
+
+def age(path: Path, seconds: float = 10) -> None:
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - int(seconds * 1e9)))
+
+
+def test_editing_another_file_rechecks_the_file_it_reaches(project):
+    for path in (project / "pkg").glob("*.py"):
+        age(path)
+    cold = diagnostics(["pkg"])
+    assert any(name == "dist.py" and row == 19 for name, row, _, _ in cold)
+    assert list((project / ".hylint_cache").rglob("*.reach"))  # the package's reach, kept for warm runs
+    assert diagnostics(["pkg"]) == cold  # warm
+    # model.py no longer calls log_prob: dist.py did not change, its diagnostics do
+    model = project / "pkg" / "model.py"
+    model.write_text(model.read_text().replace("step(distr.log_prob(y))", "step(y)"))
+    age(model)
+    warm = diagnostics(["pkg"])
+    assert [(n, r) for n, r, _, _ in warm if n == "dist.py"] == [("dist.py", 15)]
+    assert warm == diagnostics(["--no-cache", "pkg"])
+
+
+def test_package_root_is_the_top_of_the_init_chain(tmp_path):
+    write_package(tmp_path, dist=DIST)
+    (tmp_path / "pkg" / "sub").mkdir()
+    (tmp_path / "pkg" / "sub" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "sub" / "m.py").write_text("")
+    (tmp_path / "lone.py").write_text("")
+    assert package_root(tmp_path / "pkg" / "sub" / "m.py") == (tmp_path / "pkg", True)
+    assert package_root(tmp_path / "lone.py") == (tmp_path / "lone.py", False)
+
+
+LAZY = '''
+from mxnet.gluon import HybridBlock, nn
+
+
+class Lazy(HybridBlock):
+    def __init__(self):
+        super().__init__()
+        self._gen = None
+
+    @property
+    def gen(self):
+        if self._gen is None:
+            self._gen = nn.Dense(2)
+        return self._gen
+
+    def hybrid_forward(self, F, x):
+        return self.gen(x)
+'''
+
+
+def test_state_rules_do_not_judge_reached_methods(tmp_path, monkeypatch):
+    # a child built lazily behind a property: a cache eager runs keep too, not trace state (HY807)
+    monkeypatch.chdir(tmp_path)
+    write_package(tmp_path, lazy=LAZY)
+    assert diagnostics(["--no-cache", "pkg"]) == []
