@@ -77,25 +77,11 @@ def _reset_in_traced_parents(cls, info) -> Set[str]:
         for method in parent.methods.values():
             if method not in info.contexts:
                 continue
-            for called in info.memo("child-method-calls", method, _child_method_calls):
+            for called in info.memo("child-method-calls", method, lambda fn: _self_calls(fn, dots=2)):
                 child, _, name = called.partition(".")
                 if child in owned and name in resetting:
                     names |= info.memo("written-attrs", cls.methods[name], _written_attrs)
     return names
-
-
-def _child_method_calls(fn: cst.FunctionDef) -> Set[str]:
-    """``child.method`` for each call ``self.<child>.<method>(...)`` in ``fn``."""
-    called: Set[str] = set()
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            name = dotted_name(node.func) or ""
-            if name.startswith("self.") and name.count(".") == 2:
-                called.add(name[5:])
-
-    walk(fn, _Calls())
-    return called
 
 
 def _flow(fn: cst.FunctionDef, skip: Set[cst.CSTNode] = frozenset()) -> "_Flow":
@@ -122,14 +108,15 @@ def _clears_cache(fn: cst.FunctionDef) -> bool:
     return found[0]
 
 
-def _self_calls(fn: cst.FunctionDef) -> Set[str]:
-    """Names of the methods ``fn`` calls as ``self.<name>(...)``."""
+def _self_calls(fn: cst.FunctionDef, dots: int = 1) -> Set[str]:
+    """Names of the methods ``fn`` calls as ``self.<name>(...)`` (with ``dots=2``: ``child.method`` for
+    each ``self.<child>.<method>(...)``)."""
     called: Set[str] = set()
 
     class _Calls(cst.CSTVisitor):
         def visit_Call(self, node: cst.Call) -> None:
             name = dotted_name(node.func) or ""
-            if name.startswith("self.") and name.count(".") == 1:
+            if name.startswith("self.") and name.count(".") == dots:
                 called.add(name[5:])
 
     walk(fn, _Calls())
