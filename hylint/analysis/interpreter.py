@@ -599,6 +599,13 @@ class HybridContext:
         if constructor is None:
             return Value(Kind.CHILD, certain=False)
         short = constructor.rsplit(".", 1)[-1]
+        added = self.cls.last_added.get(attr)
+        added_cls = self.module.classes.get(added.rsplit(".", 1)[-1]) if added else None
+        if added_cls is not None and added_cls.hybrid_forward is not None and short.endswith("Sequential"):
+            # a Sequential returns what its last block returns: a tuple of outputs is a Python tuple
+            returned = self._returned_by_child(added_cls)
+            if returned.kind in (Kind.SEQ, Kind.MULTI) or returns_tuple(added_cls.hybrid_forward):
+                return Value(Kind.SEQ)
         built_in = child_output(short, self.cls.child_calls.get(attr), node, attr)
         if built_in is not None:
             return built_in

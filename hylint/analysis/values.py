@@ -172,9 +172,7 @@ def shape_difference(a: Shape, b: Shape) -> Optional[str]:
             return f"shapes differ ({format_dims(a.dims)} vs {format_dims(b.dims)})"
     if a.unit_axis != b.unit_axis:
         return (a if a.unit_axis else b).why or "one operand has a size-1 axis"
-    if a.static != b.static and (a.why or b.why) and (a.root or b.root):
-        # a parameter (fixed shape) against a tensor whose shape comes from the input batch
-        static = a if a.static else b
-        if static.why.startswith("parameter"):
-            return static.why + ", while the other operand's shape comes from the input"
+    # a parameter (fixed shape) against a tensor of the input is no evidence by itself: that the input
+    # has a batch axis the parameter lacks is an assumption (`w * x` with `shape=30` and `x` of (30,)
+    # hybridizes); a rank or a size known to differ, above, is the evidence
     return None

@@ -1,0 +1,61 @@
+"""analysis: shape facts and output kinds found by hand on real code (issue 23 item 9), each measured on
+MXNet 1.9.1 (the fixtures HY101_5, HY301_5 and HY807_3 run them on MXNet and on the reference runtime)."""
+from hylint.lint.engine import Linter
+from hylint.selection import select_rules
+
+
+def _codes(source, select=None):
+    return [(d.start[0], d.code) for d in Linter(select_rules(select or ())).lint_source(source, "m.py").diagnostics]
+
+
+PARAM = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+         "        self.w = self.params.get('w', shape={shape})\n\n    def hybrid_forward(self, F, x, w):\n{body}")
+
+
+def test_a_parameter_against_an_input_of_unknown_rank_is_no_evidence():
+    """`w * x`, `w` of shape=30 and `x` of (30,), hybridizes: the input's batch axis is an assumption."""
+    assert _codes(PARAM.format(shape="30", body="        return w * x\n")) == []
+    assert _codes(PARAM.format(shape="(30,)", body="        return x + w\n")) == []
+    # a rank known to differ is a fact: a (N, 30) Dense output against a (30,) parameter
+    dense = PARAM.format(shape="(30,)", body="        h = F.FullyConnected(x, num_hidden=30).reshape((-1, 30))\n"
+                                             "        return h * w\n")
+    assert _codes(dense) == [(8, "HY101")]
+    # a parameter with a size-1 axis is one too
+    assert _codes(PARAM.format(shape="(1, 30)", body="        return w * x\n")) == [(7, "HY101")]
+
+
+def test_dot_gives_the_rank_of_its_result():
+    body = ("        h = F.dot(x.reshape((-1, 30)), F.ones((30, 5)))\n        return h + F.ones((5,))\n")
+    assert _codes(PARAM.format(shape="(30,)", body=body)) == [(8, "HY101")]  # (N, 5) + (5,)
+
+
+def test_a_pool_to_size_one_is_a_size_one_axis():
+    pooled = ("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+              "        w = F.contrib.AdaptiveAvgPooling2D(x, output_size={size})\n        return x * F.sigmoid(w)\n")
+    assert _codes(pooled.format(size="1")) == [(4, "HY101")]
+    assert _codes(pooled.format(size="(1, 1)")) == [(4, "HY101")]
+    assert _codes(pooled.format(size="3")) == []  # (N, C, 3, 3): no size-1 axis
+    pooling = pooled.replace("F.contrib.AdaptiveAvgPooling2D(x, output_size={size})",
+                             "F.Pooling(x, kernel=(1, 1), pool_type='avg', global_pool={size})")
+    assert _codes(pooling.format(size="True")) == [(4, "HY101")]
+    assert _codes(pooling.format(size="False")) == []
+
+
+def test_the_parts_of_a_split_keep_a_size_one_axis_and_one_output_is_a_tensor():
+    split = ("class N(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+             "        a, b = F.split(x.expand_dims(1), num_outputs=2, axis=2)\n        return a * y\n")
+    assert _codes(split) == [(4, "HY101")]
+    one = ("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+           "        p = F.split(x, num_outputs=1, axis=1)\n        return p[0]\n")
+    assert _codes(one) == [(4, "HY301")]  # one output: a tensor whose `[0]` is a row only eagerly
+    two = one.replace("num_outputs=1", "num_outputs=2")
+    assert _codes(two) == []
+
+
+def test_a_sequential_returns_what_its_last_block_returns():
+    source = ("class Pair(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.relu(x), x\n\n\n"
+              "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.body = nn.HybridSequential()\n        self.body.add(nn.Dense(3), {last})\n\n"
+              "    def hybrid_forward(self, F, x):\n        preds = self.body(x)\n        return preds[0]\n")
+    assert _codes(source.format(last="Pair()")) == []  # a Python tuple of outputs
+    assert _codes(source.format(last="nn.Dense(2)")) == [(14, "HY301")]
