@@ -59,3 +59,41 @@ def test_a_sequential_returns_what_its_last_block_returns():
               "    def hybrid_forward(self, F, x):\n        preds = self.body(x)\n        return preds[0]\n")
     assert _codes(source.format(last="Pair()")) == []  # a Python tuple of outputs
     assert _codes(source.format(last="nn.Dense(2)")) == [(14, "HY301")]
+
+
+OPTED = ("from mxnet.gluon import nn\n\n\nclass Eager(nn.HybridBlock):\n    def hybridize(self, active=True, **kwargs):\n"
+         "{body}\n\n    def hybrid_forward(self, F, x):\n        y = x.asnumpy()\n        z = x[0] + x.shape[0]\n"
+         "        return x * nd.array([1.0])\n")
+
+
+def test_a_block_whose_hybridize_does_nothing_gets_one_diagnostic_at_the_class():
+    """Issue 23 item 8. Measured on MXNet 1.9.1: `hybridize()` overridden with `pass` leaves the block
+    eager (it runs when hybridized alone), but a hybridized parent still traces it (asnumpy raises
+    NotImplementedForSymbol); one that raises makes the parent's hybridize() raise too."""
+    for body in ('        pass', '        """Eager only."""', '        return', '        self.eager = True'):
+        found = Linter(select_rules(())).lint_source(OPTED.format(body=body), "m.py").diagnostics
+        assert [(d.start, d.code) for d in found] == [((4, 7), "HY401")], body
+        assert "`Eager` overrides hybridize() without hybridizing" in found[0].message
+        assert "its 5 diagnostics apply" in found[0].message and "`x.asnumpy()`" in found[0].message
+        assert found[0].fix is None
+
+
+def test_a_block_whose_hybridize_raises_gets_none():
+    source = OPTED.format(body='        raise NotImplementedError("eager only")')
+    assert _codes(source) == []
+
+
+def test_a_hybridize_that_calls_the_base_class_keeps_every_diagnostic():
+    source = OPTED.format(body="        self.eager = False\n        super().hybridize(active, **kwargs)")
+    assert len(_codes(source)) == 5
+    subclass = OPTED.format(body="        pass") + (
+        "\n\nclass Child(Eager):\n    def hybrid_forward(self, F, x):\n        return x[0]\n")
+    found = _codes(subclass)
+    assert found == [(4, "HY401"), (14, "HY301")]  # a subclass inherits the override: one at each class
+
+
+def test_the_fold_is_the_same_when_only_part_of_the_file_is_parsed(monkeypatch):
+    source = OPTED.format(body="        pass") + "\n\ndef unrelated():\n    return 1\n"
+    reduced = _codes(source)
+    monkeypatch.setenv("HYLINT_WHOLE_FILE", "1")
+    assert _codes(source) == reduced == [(4, "HY401")]

@@ -8,7 +8,9 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from hylint.analysis.guards import hybridize_opt_out
 from hylint.analysis.interpreter import HybridContext
+from hylint.analysis.module import ClassInfo, ModuleInfo
 from hylint.lint.dispatch import _Report
 from hylint.syntax.nodes import dotted_name, param_names
 from hylint.syntax.walk import walk
@@ -238,3 +240,43 @@ def _collapse_cascades(reports: List[_Report]) -> List[_Report]:
                            + (f" ({count} later diagnostic{'s follow' if count > 1 else ' follows'} from it, "
                               f"not shown)" if count else ""))
     return [report for report in reports if id(report) not in dropped]
+
+
+def _fold_opted_out(reports: List[_Report], module_info: ModuleInfo) -> List[_Report]:
+    """A block class that opts out of hybridize() gets at most one diagnostic, at the class: when its
+    hybridize() raises, none (a hybridized parent raises too, so its code is never traced); when it
+    does nothing, the first diagnostic of its code moves to the class, saying why and how many there
+    are (the block runs eagerly when hybridized alone, but a hybridized parent traces it all the same)."""
+    reasons: Dict[str, Optional[str]] = {}
+    by_class: Dict[str, List[_Report]] = defaultdict(list)
+    kept = []
+    for report in reports:
+        cls = _class_of(report, module_info)
+        if cls is not None and cls.name not in reasons:
+            reasons[cls.name] = hybridize_opt_out(cls, module_info.classes)
+        if cls is None or reasons[cls.name] is None:
+            kept.append(report)
+        else:
+            by_class[cls.name].append(report)
+    for name, folded in by_class.items():
+        if reasons[name] == "raises":
+            continue
+        cls, first = module_info.classes[name], folded[0]
+        count = len(folded)
+        message = (f"`{name}` overrides hybridize() without hybridizing: it runs eagerly when hybridized on "
+                   f"its own, but a hybridized parent still traces it with F = mxnet.sym, and then "
+                   f"{'its one diagnostic applies' if count == 1 else f'its {count} diagnostics apply'} "
+                   f"(the first, {first.rule.CODE}: {first.message}); derive it from gluon.Block if it is "
+                   f"eager-only")
+        kept.append(_Report(first.rule, cls.node.name, message, None, first.statement, None, None))
+    return kept
+
+
+def _class_of(report: _Report, module_info: ModuleInfo) -> Optional[ClassInfo]:
+    """The block class whose code ``report`` is in: its own method, or a function of the module that
+    only its methods call."""
+    info = module_info.class_of.get(report.function) if report.function is not None else None
+    if info is None and report.hybrid is not None and report.hybrid.callers:
+        owners = {getattr(module_info.class_of.get(caller.fn), "name", None) for caller, _ in report.hybrid.callers}
+        return module_info.classes.get(owners.pop()) if len(owners) == 1 and None not in owners else None
+    return module_info.classes.get(info.name) if info is not None else None
