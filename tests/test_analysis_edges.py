@@ -97,3 +97,20 @@ def test_the_fold_is_the_same_when_only_part_of_the_file_is_parsed(monkeypatch):
     reduced = _codes(source)
     monkeypatch.setenv("HYLINT_WHOLE_FILE", "1")
     assert _codes(source) == reduced == [(4, "HY401")]
+
+
+def test_the_output_of_a_block_reached_through_a_name_or_an_index_is_a_child_output():
+    source = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.blocks = nn.HybridSequential()\n\n    def hybrid_forward(self, F, x):\n"
+              "        for blk in self.blocks:\n            x = blk(x)\n        y = self.blocks[0](x)\n"
+              "        return x.shape[0] * y.asnumpy()\n")
+    assert _codes(source) == [(10, "HY201"), (10, "HY401")]
+
+
+def test_a_parameter_reached_through_kwargs_carries_its_declared_shape():
+    source = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.gamma = self.params.get('gamma', shape=(1, 3))\n\n"
+              "    def hybrid_forward(self, F, x, **kwargs):\n        h = F.relu(x)\n        return h * kwargs{get}\n")
+    assert _codes(source.format(get="['gamma']")) == [(8, "HY101")]
+    assert _codes(source.format(get=".get('gamma')")) == [(8, "HY101")]
+    assert _codes(source.format(get="['other']")) == []  # no declared shape: no evidence
