@@ -114,3 +114,38 @@ def test_a_parameter_reached_through_kwargs_carries_its_declared_shape():
     assert _codes(source.format(get="['gamma']")) == [(8, "HY101")]
     assert _codes(source.format(get=".get('gamma')")) == [(8, "HY101")]
     assert _codes(source.format(get="['other']")) == []  # no declared shape: no evidence
+
+
+def test_the_fix_loop_reports_the_broadcast_a_subscript_fix_exposes():
+    """Issue 23 item 9: `x.expand_dims(0)[0]` is (2, 3) and `x.expand_dims(0)[:, 0]` is (1, 3); once
+    HY301 rewrites both into `F.squeeze(F.slice_axis(...))`, the analysis knows where the size-1 axes
+    are (expand_dims, slice_axis of one element, squeeze), so the re-lint of the fix loop sees the `+`
+    that broadcasts and HY101 rewrites it. Measured on MXNet 1.9.1: the fixed block hybridizes and
+    computes the eager output of the original; the `+` alone fails hybridized."""
+    import numpy as np
+
+    source = ("class N(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
+              "        return ((x.expand_dims(0))[0] + (x.expand_dims(0))[:, 0])\n")
+    linter = Linter(select_rules(["ALL"]))
+    fixed = linter.fix_source(source, "m.py").source
+    assert "F.broadcast_add(F.squeeze(F.slice_axis(" in fixed
+    assert linter.lint_source(fixed, "m.py").diagnostics == []
+    half = source.replace("(x.expand_dims(0))[0]", "F.squeeze(F.slice_axis((x.expand_dims(0)), axis=0, begin=0, end=1), axis=0)")
+    half = half.replace("(x.expand_dims(0))[:, 0]", "F.squeeze(F.slice_axis((x.expand_dims(0)), axis=1, begin=0, end=1), axis=1)")
+    assert [d.code for d in linter.lint_source(half, "m.py").diagnostics] == ["HY101"]
+    mx = __import__("pytest").importorskip("mxnet")
+    from tests.test_fuzz import _evaluate
+
+    x = mx.nd.array(np.arange(6, dtype="float32").reshape(2, 3))
+    original = _evaluate(source, x, x, hybridize=False)
+    np.testing.assert_allclose(_evaluate(fixed, x, x, hybridize=True), original)
+    with __import__("pytest").raises(mx.base.MXNetError):
+        _evaluate(half, x, x, hybridize=True)
+
+
+def test_slice_axis_and_squeeze_track_the_size_one_axes():
+    body = ("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        a = {a}\n        return x * a\n")
+    assert _codes(body.format(a="F.slice_axis(x, axis=1, begin=0, end=1)")) == [(4, "HY101")]  # (N, 1) against x
+    assert _codes(body.format(a="F.slice_axis(x.expand_dims(1), axis=1, begin=0, end=1)")) == [(4, "HY101")]
+    assert _codes(body.format(a="F.squeeze(x.expand_dims(1), axis=1)")) == []  # the size-1 axis is gone
+    assert _codes(body.format(a="F.squeeze(x.expand_dims(0).expand_dims(2), axis=0)")) == [(4, "HY101")]

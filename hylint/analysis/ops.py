@@ -122,8 +122,58 @@ def reduced_shape(base: Shape, call: OpCall, axis_position: int) -> Shape:
 
 def expand_dims(call: OpCall) -> Shape:
     base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
+    axis = literal_int(call.arg(1, "axis"))
+    units = None
+    if axis is not None and axis >= 0:  # the new axis, and the known size-1 axes shifted past it
+        units = frozenset({p + 1 if p >= axis else p for p in _front_units(base)} | {axis})
     return Shape(rank=None if base.rank is None else base.rank + 1, unit_axis=True, static=base.static,
-                 why=f"`{call.label}` adds a size-1 axis")
+                 why=f"`{call.label}` adds a size-1 axis", unit_axes=units)
+
+
+def _front_units(shape: Shape) -> frozenset:
+    """The positions (from the front) of the size-1 axes of ``shape`` that are known."""
+    if shape.dims is not None:
+        return frozenset(i for i, d in enumerate(shape.dims) if d == 1)
+    return shape.unit_axes or frozenset()
+
+
+def _units_shape(base: Shape, rank: Optional[int], units: frozenset, why: str) -> Shape:
+    """A result whose size-1 axes are exactly ``units`` where the input's were tracked, else unknown."""
+    if base.unit_axes is None and base.dims is None and not units:
+        return Shape(rank=rank, static=base.static)
+    return Shape(rank=rank, unit_axis=bool(units), static=base.static, unit_axes=units,
+                 why=(why or base.why) if units else "")
+
+
+def slice_axis(call: OpCall) -> Shape:
+    """``slice_axis(x, axis, begin, end)``: the rank of ``x``; ``end == begin + 1`` (or ``begin=-1,
+    end=None``) leaves that axis of size 1, another literal range one of another size."""
+    base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
+    axis, begin = literal_int(call.arg(1, "axis")), literal_int(call.arg(2, "begin"))
+    end_node = call.arg(3, "end")
+    end = None if end_node is None or isinstance(end_node, cst.Name) and end_node.value == "None" \
+        else literal_int(end_node)
+    if axis is None or axis < 0 or begin is None or end is None and not (isinstance(end_node, cst.Name)):
+        return Shape(rank=base.rank, static=base.static)
+    units = set(_front_units(base))
+    one = end == begin + 1 if end is not None else begin == -1
+    if one:
+        units.add(axis)
+    elif end is not None and begin >= 0 and end > begin + 1:
+        units.discard(axis)
+    else:
+        return Shape(rank=base.rank, static=base.static)
+    return _units_shape(base, base.rank, frozenset(units), f"`{call.label}(..., end=begin + 1)` keeps a size-1 axis")
+
+
+def squeeze(call: OpCall) -> Shape:
+    """``squeeze(x, axis=a)``: removes axis ``a``; the known size-1 axes after it move one forward."""
+    base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
+    axis = literal_int(call.arg(1, "axis")) if call.arg(1, "axis") is not None else None
+    if axis is None or axis < 0:
+        return Shape(static=base.static)
+    units = frozenset(p - 1 if p > axis else p for p in _front_units(base) if p != axis)
+    return _units_shape(base, None if base.rank is None else max(base.rank - 1, 1), units, "")
 
 
 def reshape(call: OpCall) -> Shape:
@@ -291,6 +341,8 @@ _declare("broadcast_to", shape=broadcast_to)
 _declare("broadcast_like reshape_like", shape=like_second)
 _declare("pick", shape=pick)
 _declare("dot", shape=dot)
+_declare("slice_axis", shape=slice_axis)
+_declare("squeeze", shape=squeeze)
 _declare("AdaptiveAvgPooling2D Pooling", shape=pooled_to_one)
 _declare("ones zeros full empty arange eye linspace array", shape=creation, creation=True)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import List, Optional, Tuple
+from typing import FrozenSet, List, Optional, Tuple
 
 
 class Kind(Enum):
@@ -35,6 +35,9 @@ class Shape:
     # (analysis/symbolic.py): two parameters of one block with equal expressions have equal shapes
     symbolic: Optional[Tuple[str, Tuple[Optional[str], ...]]] = None
     why: str = ""  # short evidence text for messages
+    # where the size-1 axes are, counted from the front, when known without the rank (`x.expand_dims(0)`
+    # of an input of unknown rank: axis 0); None: not tracked
+    unit_axes: Optional[FrozenSet[int]] = None
 
     def with_rank(self, rank: Optional[int]) -> "Shape":
         return replace(self, rank=rank)
