@@ -175,3 +175,18 @@ def test_a_rank_alone_is_no_shape_fact_of_a_broadcast():
     body = "xs = F.broadcast_mod(i, w) + o.reshape((-1, self.k))\nreturn xs - s.reshape((-1, self.k))"
     assert _diagnostics(_forward(body, "i, w, o, s"), ["HY102"]) == []
     assert _diagnostics(_forward("return i * w", "i, w"), ["HY102"]) == [(3, "HY102")]
+
+
+def test_the_independent_hazards_after_a_root_cause_reach_every_output_format(tmp_path):
+    """The fold is the engine's: SARIF (and every other format) shows what the text output shows."""
+    import json
+
+    from tests.clirun import hylint
+
+    path = tmp_path / "m.py"
+    path.write_text(_forward("v = x.asnumpy()\nw = nd.array(v)\nc = nd.array([1.0, 2.0])\nreturn x * c"))
+    run = hylint("check", "--no-cache", "--output-format", "sarif", str(path))
+    results = json.loads(run.out)["runs"][0]["results"]
+    assert sorted((r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results) == [
+        ("HY401", 3), ("HY402", 5)]  # nd.array(v) folded into the root; the constant reported
+    assert "1 later diagnostic follows" in next(r["message"]["text"] for r in results if r["ruleId"] == "HY401")
