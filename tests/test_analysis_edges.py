@@ -149,3 +149,14 @@ def test_slice_axis_and_squeeze_track_the_size_one_axes():
     assert _codes(body.format(a="F.slice_axis(x.expand_dims(1), axis=1, begin=0, end=1)")) == [(4, "HY101")]
     assert _codes(body.format(a="F.squeeze(x.expand_dims(1), axis=1)")) == []  # the size-1 axis is gone
     assert _codes(body.format(a="F.squeeze(x.expand_dims(0).expand_dims(2), axis=0)")) == [(4, "HY101")]
+
+
+def test_a_tensor_of_ones_broadcasts_to_the_shape_of_the_other_operand():
+    """`F.broadcast_mul(gamma, out)` with `gamma` of shape (1,) has `out`'s shape: `+ out` is no
+    unproven broadcast (gluoncv's self-attention, `gamma` reached through **kwargs)."""
+    source = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.gamma = self.params.get('gamma', shape=(1,))\n\n"
+              "    def hybrid_forward(self, F, x, **kwargs):\n"
+              "        return F.broadcast_mul(kwargs['gamma'], x) + x\n")
+    assert _codes(source, ["ALL"]) == []
+    assert _codes(source.replace("shape=(1,)", "shape=(1, 1)"), ["ALL"]) == [(7, "HY102")]  # x may be 1-D

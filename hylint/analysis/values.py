@@ -113,6 +113,12 @@ def merge_shapes(a: Shape, b: Shape) -> Shape:
     """Shape of a broadcasting binary result (as far as known)."""
     if a.root is not None and a.root == b.root or shapes_proven_equal(a, b):
         return a
+    for one, other in ((a, b), (b, a)):
+        # a tensor of ones only, (1,) or of no higher rank than the other, broadcasts to the other's
+        # shape exactly (legacy MXNet has no 0-d arrays: every tensor has rank 1 or more)
+        if one.dims and all(d == 1 for d in one.dims) and \
+                (len(one.dims) == 1 or other.rank is not None and other.rank >= len(one.dims)):
+            return replace(other, static=a.static and b.static)
     rank = None
     if a.rank is not None and b.rank is not None:
         rank = max(a.rank, b.rank)
