@@ -160,3 +160,9 @@ def test_a_tensor_of_ones_broadcasts_to_the_shape_of_the_other_operand():
               "        return F.broadcast_mul(kwargs['gamma'], x) + x\n")
     assert _codes(source, ["ALL"]) == []
     assert _codes(source.replace("shape=(1,)", "shape=(1, 1)"), ["ALL"]) == [(7, "HY102")]  # x may be 1-D
+
+
+def test_a_hybridize_that_raises_when_asked_to_hybridize_opts_out():
+    """gluonts's DeepTPP: `if active: raise NotImplementedError(...)`; a subclass inherits it."""
+    source = OPTED.format(body='        if active:\n            raise NotImplementedError("no hybridization")')
+    assert _codes(source + "\n\nclass Child(Eager):\n    def hybrid_forward(self, F, x):\n        return x[0]\n") == []

@@ -113,7 +113,12 @@ def hybridize_opt_out(cls, classes, seen=None) -> Optional[str]:
             isinstance(s, (cst.Pass, cst.Raise)) or isinstance(s, cst.Expr) and isinstance(
                 s.value, (cst.SimpleString, cst.ConcatenatedString, cst.Call)) for s in smalls):
         return "raises"
-    return None if _calls_hybridize(method) else "does nothing"
+    if _calls_hybridize(method):
+        return None
+    # `if active: raise NotImplementedError(...)` (gluonts's DeepTPP): raises when asked to hybridize
+    raising = any(isinstance(stmt, cst.If) and stmt.orelse is None and ends_control_flow(stmt.body) == "raise"
+                  for stmt in body)
+    return "raises" if raising else "does nothing"
 
 
 def _calls_hybridize(method: cst.FunctionDef) -> bool:
