@@ -62,18 +62,40 @@ def test_a_list_of_feature_maps_read_by_a_loop_counter_is_a_list():
 
 
 def test_one_diagnostic_where_the_function_leaves_the_graph():
-    source = _forward("v = x.asnumpy()\nn = x.shape[0]\nreturn x[1:] * float(v.max()) / n")
+    """What reads the NumPy result (`w = nd.array(v)`) follows from the root and is folded into it."""
+    source = _forward("v = x.asnumpy()\nw = nd.array(v)\nreturn x * F.broadcast_mul(w, w)")
     found = _diagnostics(source)
-    assert found == [(3, "HY401")]  # x.shape and x[1:] follow from it; `v` is NumPy
+    assert found == [(3, "HY401")]  # nd.array(v) follows from it: `v` is NumPy
     message = Linter(select_rules()).lint_source(source, "m.py").diagnostics[0].message
-    assert "cannot hybridize" in message and "2 later diagnostics" in message
+    assert "cannot hybridize" in message and "1 later diagnostic follows" in message
     # an accidental x.shape is no exit: each hazard after it is reported
     assert _diagnostics(_forward("n = x.shape[0]\nreturn x[1:] * n")) == [(3, "HY201"), (4, "HY301")]
 
 
-def test_a_helper_called_only_after_the_root_cause_is_part_of_the_cascade():
+def test_hazards_that_do_not_follow_from_the_root_cause_are_reported():
+    """Issue 23 item 1: after `v = x.asnumpy()` only what derives from `v` (or from a row of a loop over
+    a tensor, or from `len(x)`) is a cascade; an independent constant, shape read, subscript or in-place
+    add would fail hybridized all the same once the asnumpy is fixed, so each is reported."""
+    source = _forward("v = x.asnumpy()\nc = nd.array([1.0, 2.0])\na = F.relu(x)\na += x\nn = x.shape[0]\n"
+                      "w = nd.array(v)\nreturn x[1:] * n + a * c + w")
+    assert _diagnostics(source) == [(3, "HY401"), (4, "HY402"), (6, "HY501"), (7, "HY201"), (9, "HY301")]
+    message = Linter(select_rules()).lint_source(source, "m.py").diagnostics[0].message
+    assert "(1 later diagnostic follows from it, not shown)" in message  # nd.array(v)
+    # a loop counter bounded by len(h) derives from it; a subscript of an argument in the loop does not
+    looped = _forward("h = F.relu(x)\nn = len(h)\nout = h\nfor i in range(n):\n    out = out + nd.array([i]) + h[0]\nreturn out")
+    assert _diagnostics(looped) == [(4, "HY201"), (7, "HY301")]
+
+
+def test_a_helper_called_only_with_values_from_the_root_cause_is_part_of_the_cascade():
+    helper = "def _first(F, r):\n    return r[0]\n\n"
+    looped = "h = F.relu(x)\nouts = []\nfor row in h:\n    outs.append(_first(F, row))\nreturn F.stack(*outs)"
+    assert [code for _, code in _diagnostics(helper + _forward(looped))] == ["HY801"]  # r[0] is a row's
+    # called with a tensor of the graph too, the helper's subscript is a hazard of its own
+    both = looped.replace("F.stack(*outs)", "F.stack(*outs) + _first(F, h)")
+    assert sorted(code for _, code in _diagnostics(helper + _forward(both))) == ["HY301", "HY801"]
+    # a helper reading the shape of a tensor the graph holds is not a consequence of `len(h)`
     source = ("def _rows(v):\n    return v.shape[0]\n\n" + _forward("h = F.relu(x)\nn = len(h)\nreturn h * _rows(h) * n"))
-    assert [code for _, code in _diagnostics(source)] == ["HY201"]  # len(x), not v.shape in the helper
+    assert [code for _, code in _diagnostics(source)] == ["HY201", "HY201"]
 
 
 def test_a_helper_without_f_is_analysed_and_gets_no_fix():
@@ -154,3 +176,18 @@ def test_a_rank_alone_is_no_shape_fact_of_a_broadcast():
     body = "xs = F.broadcast_mod(i, w) + o.reshape((-1, self.k))\nreturn xs - s.reshape((-1, self.k))"
     assert _diagnostics(_forward(body, "i, w, o, s"), ["HY102"]) == []
     assert _diagnostics(_forward("return i * w", "i, w"), ["HY102"]) == [(3, "HY102")]
+
+
+def test_the_independent_hazards_after_a_root_cause_reach_every_output_format(tmp_path):
+    """The fold is the engine's: SARIF (and every other format) shows what the text output shows."""
+    import json
+
+    from tests.clirun import hylint
+
+    path = tmp_path / "m.py"
+    path.write_text(_forward("v = x.asnumpy()\nw = nd.array(v)\nc = nd.array([1.0, 2.0])\nreturn x * c"))
+    run = hylint("check", "--no-cache", "--output-format", "sarif", str(path))
+    results = json.loads(run.out)["runs"][0]["results"]
+    assert sorted((r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results) == [
+        ("HY401", 3), ("HY402", 5)]  # nd.array(v) folded into the root; the constant reported
+    assert "1 later diagnostic follows" in next(r["message"]["text"] for r in results if r["ruleId"] == "HY401")

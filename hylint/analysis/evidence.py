@@ -240,6 +240,19 @@ class ParamEvidence(cst.CSTVisitor):
                     self.tensor.add(name)
 
 
+def declared_parameter(cls: ClassInfo, name: str) -> Value:
+    """What hybrid_forward receives for the Parameter ``name`` the class declares (or inherits): a
+    tensor with the declared shape, under a parameter argument of that name or in ``**kwargs``."""
+    shape = cls.params.get(name)
+    symbolic = cls.symbolic_params.get(name)
+    rank = len(shape) if shape is not None else len(symbolic) if symbolic is not None else None
+    return tensor(
+        Shape(rank=rank, dims=shape, unit_axis=bool(shape and 1 in shape), static=True, root=name,
+              symbolic=(cls.name, symbolic) if symbolic is not None else None,
+              why=f"parameter `{name}` declared with shape={shape}" if shape else ""),
+        name=name)
+
+
 def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], is_helper: bool,
                     incoming: Dict[str, Value], reached: bool = False) -> Tuple[Dict[str, Value], Optional[str]]:
     """What each data parameter of ``fn`` holds, and the name of the first one when it is a tensor.
@@ -297,14 +310,7 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
             result[name] = Value(Kind.SEQ, certain=False, name=name)  # a list of tensors, perhaps
             continue
         if (name in declared or name in inherited) and not is_helper:
-            shape = declared.get(name)
-            symbolic = cls.symbolic_params.get(name)
-            rank = len(shape) if shape is not None else len(symbolic) if symbolic is not None else None
-            result[name] = tensor(
-                Shape(rank=rank, dims=shape, unit_axis=bool(shape and 1 in shape), static=True, root=name,
-                      symbolic=(cls.name, symbolic) if symbolic is not None else None,
-                      why=f"parameter `{name}` declared with shape={shape}" if shape else ""),
-                name=name)
+            result[name] = declared_parameter(cls, name)
             continue
         if annotation and SEQ_ANNOTATION.search(annotation):
             result[name] = Value(Kind.SEQ, name=name)

@@ -11,7 +11,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 import libcst as cst
 
 from hylint.analysis import ops
-from hylint.analysis.evidence import classify_params
+from hylint.analysis.evidence import classify_params, declared_parameter
 from hylint.analysis.layers import child_output
 from hylint.analysis.guards import ND_NAMES, GuardRegion, ends_control_flow, guard_mode, python_container_test
 from hylint.analysis.module import ClassInfo, ModuleInfo
@@ -518,7 +518,8 @@ class HybridContext:
                 return Value(Kind.SEQ)
             return tensor(certain=False, assumed=True)
         if base.kind is Kind.KWARGS:
-            return tensor()
+            return self._keyword_parameter(node.slice[0].slice.value if len(node.slice) == 1 and
+                                           isinstance(node.slice[0].slice, cst.Index) else None)
         if base.kind is Kind.CHILD:
             return Value(Kind.CHILD, certain=False)
         if base.kind in (Kind.PY,):
@@ -532,6 +533,15 @@ class HybridContext:
         if base.kind is Kind.BLOCK:
             return Value(Kind.BLOCK)
         return UNKNOWN
+
+    def _keyword_parameter(self, key: Optional[cst.BaseExpression]) -> Value:
+        """``kwargs["weight"]`` (or ``kwargs.get("weight")``) of hybrid_forward's ``**kwargs``: the
+        class's Parameter of that name, with its declared shape, else a tensor of unknown shape."""
+        name = key.evaluated_value if isinstance(key, cst.SimpleString) else None
+        if self.cls is not None and not self.is_helper and isinstance(name, str) and \
+                (name in self.cls.params or name in self.cls.inherited_params):
+            return declared_parameter(self.cls, name)
+        return tensor()
 
     def _call(self, node: cst.Call) -> Value:
         func_value = self.expr(node.func) if not isinstance(node.func, cst.Name) else None
@@ -566,6 +576,11 @@ class HybridContext:
             if any(v.kind is Kind.TENSOR for v in arg_values):
                 return UNKNOWN
             return NUMPY
+        called = self._env.get(node.func.value) if isinstance(node.func, cst.Name) else func_value
+        if called is not None and called.kind is Kind.BLOCK and not callee.startswith("self."):
+            # a block reached through a name or an index (`for blk in self.blocks: x = blk(x)`,
+            # `self.blocks[0](x)`): its output, like a child's
+            return Value(Kind.CHILD, certain=False)
         if isinstance(node.func, cst.Name):
             name = node.func.value
             if name in PY_BUILTINS:
@@ -598,6 +613,8 @@ class HybridContext:
                 if dotted_name(node.func.value) == "self" and self.cls is not None and method in self.cls.methods:
                     return self._maybe_helper(self.cls.methods[method], self.cls, node, arg_values)
                 return self._child_call(node)
+            if base.kind is Kind.KWARGS and method == "get" and node.args:
+                return self._keyword_parameter(node.args[0].value)
             if base.kind is Kind.PARAM_OBJ:
                 return Value(Kind.UNKNOWN)  # self.weight.data(): an NDArray outside the graph
             if base.kind in (Kind.PY,):
@@ -615,6 +632,13 @@ class HybridContext:
         if constructor is None:
             return Value(Kind.CHILD, certain=False)
         short = constructor.rsplit(".", 1)[-1]
+        added = self.cls.last_added.get(attr)
+        added_cls = self.module.classes.get(added.rsplit(".", 1)[-1]) if added else None
+        if added_cls is not None and added_cls.hybrid_forward is not None and short.endswith("Sequential"):
+            # a Sequential returns what its last block returns: a tuple of outputs is a Python tuple
+            returned = self._returned_by_child(added_cls)
+            if returned.kind in (Kind.SEQ, Kind.MULTI) or returns_tuple(added_cls.hybrid_forward):
+                return Value(Kind.SEQ)
         built_in = child_output(short, self.cls.child_calls.get(attr), node, attr)
         if built_in is not None:
             return built_in

@@ -33,7 +33,7 @@ def child_output(short: str, constructor: Optional[cst.Call], call: cst.Call, at
         units = call_arg(constructor, 0, "units")
         flatten = keyword_value(constructor, "flatten")
         size = literal_int(units.value) if units is not None else None
-        if size is not None and (flatten is None or is_true(flatten)):
+        if flatten is None or is_true(flatten):  # flattened to (N, units), the units known or not
             return tensor(Shape(rank=2, dims=(None, size)))
     return tensor()
 

@@ -37,6 +37,9 @@ class ClassInfo:
     symbolic_params: Dict[str, SymShape] = field(default_factory=dict)
     # the parameters of a built-in base class (hybrid_forward receives them as `weight`, `bias`)
     inherited_params: Set[str] = field(default_factory=set)
+    # attribute -> dotted constructor name of the last block `self.<attr>.add(...)` adds in __init__
+    # (a Sequential returns what its last block returns)
+    last_added: Dict[str, str] = field(default_factory=dict)
 
     @property
     def hybrid_forward(self) -> Optional[cst.FunctionDef]:
@@ -57,6 +60,14 @@ class _InitScanner(cst.CSTVisitor):
             name = dotted_name(target.target)
             if name and name.startswith("self.") and name.count(".") == 1:
                 self._record(name[5:], node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = dotted_name(node.func) or ""
+        if callee.startswith("self.") and callee.count(".") == 2 and callee.endswith(".add") and node.args:
+            added = node.args[-1].value
+            name = dotted_name(added.func) if isinstance(added, cst.Call) and not node.args[-1].star else None
+            if name:
+                self.info.last_added[callee[5:-4]] = name
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         name = dotted_name(node.target)

@@ -122,8 +122,58 @@ def reduced_shape(base: Shape, call: OpCall, axis_position: int) -> Shape:
 
 def expand_dims(call: OpCall) -> Shape:
     base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
+    axis = literal_int(call.arg(1, "axis"))
+    units = None
+    if axis is not None and axis >= 0:  # the new axis, and the known size-1 axes shifted past it
+        units = frozenset({p + 1 if p >= axis else p for p in _front_units(base)} | {axis})
     return Shape(rank=None if base.rank is None else base.rank + 1, unit_axis=True, static=base.static,
-                 why=f"`{call.label}` adds a size-1 axis")
+                 why=f"`{call.label}` adds a size-1 axis", unit_axes=units)
+
+
+def _front_units(shape: Shape) -> frozenset:
+    """The positions (from the front) of the size-1 axes of ``shape`` that are known."""
+    if shape.dims is not None:
+        return frozenset(i for i, d in enumerate(shape.dims) if d == 1)
+    return shape.unit_axes or frozenset()
+
+
+def _units_shape(base: Shape, rank: Optional[int], units: frozenset, why: str) -> Shape:
+    """A result whose size-1 axes are exactly ``units`` where the input's were tracked, else unknown."""
+    if base.unit_axes is None and base.dims is None and not units:
+        return Shape(rank=rank, static=base.static)
+    return Shape(rank=rank, unit_axis=bool(units), static=base.static, unit_axes=units,
+                 why=(why or base.why) if units else "")
+
+
+def slice_axis(call: OpCall) -> Shape:
+    """``slice_axis(x, axis, begin, end)``: the rank of ``x``; ``end == begin + 1`` (or ``begin=-1,
+    end=None``) leaves that axis of size 1, another literal range one of another size."""
+    base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
+    axis, begin = literal_int(call.arg(1, "axis")), literal_int(call.arg(2, "begin"))
+    end_node = call.arg(3, "end")
+    end = None if end_node is None or isinstance(end_node, cst.Name) and end_node.value == "None" \
+        else literal_int(end_node)
+    if axis is None or axis < 0 or begin is None or end is None and not (isinstance(end_node, cst.Name)):
+        return Shape(rank=base.rank, static=base.static)
+    units = set(_front_units(base))
+    one = end == begin + 1 if end is not None else begin == -1
+    if one:
+        units.add(axis)
+    elif end is not None and begin >= 0 and end > begin + 1:
+        units.discard(axis)
+    else:
+        return Shape(rank=base.rank, static=base.static)
+    return _units_shape(base, base.rank, frozenset(units), f"`{call.label}(..., end=begin + 1)` keeps a size-1 axis")
+
+
+def squeeze(call: OpCall) -> Shape:
+    """``squeeze(x, axis=a)``: removes axis ``a``; the known size-1 axes after it move one forward."""
+    base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
+    axis = literal_int(call.arg(1, "axis")) if call.arg(1, "axis") is not None else None
+    if axis is None or axis < 0:
+        return Shape(static=base.static)
+    units = frozenset(p - 1 if p > axis else p for p in _front_units(base) if p != axis)
+    return _units_shape(base, None if base.rank is None else max(base.rank - 1, 1), units, "")
 
 
 def reshape(call: OpCall) -> Shape:
@@ -186,6 +236,35 @@ def broadcast_binary(call: OpCall) -> Shape:
     return UNKNOWN_SHAPE
 
 
+def dot(call: OpCall) -> Shape:
+    """``dot(a, b)``: the axes of ``a`` but its last and of ``b`` but its first (measured on MXNet 1.9.1:
+    (4, 84)·(84, 10) -> (4, 10), (2, 3, 4)·(4, 5) -> (2, 3, 5), two 1-D -> (1,)); the rank only."""
+    if len(call.values) < 2 or any(v.kind is not Kind.TENSOR or v.shape.rank is None for v in call.values[:2]):
+        return Shape(static=call.static)
+    static = call.values[0].shape.static and call.values[1].shape.static
+    return Shape(rank=max(call.values[0].shape.rank + call.values[1].shape.rank - 2, 1), static=static)
+
+
+def pooled_to_one(call: OpCall) -> Shape:
+    """``contrib.AdaptiveAvgPooling2D(x, output_size=1)`` and ``Pooling(x, global_pool=True)`` keep
+    (N, C) and pool every spatial axis to size 1 (measured on MXNet 1.9.1: (2, 4, 5, 5) -> (2, 4, 1, 1),
+    a 3-D input to (2, 4, 1)); another output size is no size-1 axis."""
+    base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
+    if call.name == "Pooling":
+        if not is_true(call.keyword("global_pool")):
+            return Shape(rank=base.rank, static=base.static)
+        rank = base.rank
+    else:
+        size = call.arg(1, "output_size")
+        dims = literal_shape(size) if size is not None else (1,)  # the default output size is 1
+        if dims is None or set(dims) != {1}:
+            return Shape(rank=4, static=base.static)
+        rank = 4
+    spatial = rank - 2 if rank is not None and rank > 2 else None
+    return Shape(rank=rank, dims=(None, None) + (1,) * spatial if spatial else None, unit_axis=True,
+                 static=base.static, why=f"`{call.label}` pools to size 1")
+
+
 def creation(call: OpCall) -> Shape:
     shape_node = call.keyword("shape")
     if shape_node is None and call.name in ("ones", "zeros", "full", "empty"):
@@ -216,11 +295,19 @@ def equal_parts(call: OpCall) -> Value:
     """``split(x, num_outputs)``: its outputs have one shape (a root naming this call) and, without
     ``squeeze_axis``, the rank of ``x``."""
     count = call.arg(1, "num_outputs")
+    number = literal_int(count) if count is not None else None
     base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
     squeezed = is_true(call.arg(3, "squeeze_axis"))
-    part = Shape(rank=None if squeezed else base.rank, root=f"<outputs of {call.label} at {id(call.node)}>",
-                 static=base.static)
-    return multi(literal_int(count) if count is not None else None, part)
+    # the split axis is not a size-1 axis of the input (it is cut into parts), so a size-1 axis of the
+    # input (`x.expand_dims(1)`) is one of every part, squeezed or not
+    unit = base.unit_axis and (number is None or number > 1)
+    part = Shape(rank=None if squeezed or base.rank is None else base.rank,
+                 root=f"<outputs of {call.label} at {id(call.node)}>", static=base.static,
+                 unit_axis=unit, why=base.why if unit else "")
+    if number == 1:  # one output: eagerly an NDArray, hybridized a Symbol (measured), `[0]` is a row
+        return tensor(replace(part, root=None, rank=None if squeezed and base.rank is None else
+                              (base.rank - 1 if squeezed else base.rank)))
+    return multi(number, part)
 
 
 def always_multi(call: OpCall) -> Value:
@@ -264,6 +351,10 @@ _declare("broadcast_to", shape=broadcast_to)
 _declare("broadcast_like reshape_like", shape=like_second)
 _declare("pick", shape=pick)
 _declare("linalg_gemm2 gemm2", shape=matrix_product)
+_declare("dot", shape=dot)
+_declare("slice_axis", shape=slice_axis)
+_declare("squeeze", shape=squeeze)
+_declare("AdaptiveAvgPooling2D Pooling", shape=pooled_to_one)
 _declare("ones zeros full empty arange eye linspace array", shape=creation, creation=True)
 
 # several outputs (`[i]` selects an output, eagerly and hybridized alike); counted with

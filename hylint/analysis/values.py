@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import List, Optional, Tuple
+from typing import FrozenSet, List, Optional, Tuple
 
 
 class Kind(Enum):
@@ -35,6 +35,9 @@ class Shape:
     # (analysis/symbolic.py): two parameters of one block with equal expressions have equal shapes
     symbolic: Optional[Tuple[str, Tuple[Optional[str], ...]]] = None
     why: str = ""  # short evidence text for messages
+    # where the size-1 axes are, counted from the front, when known without the rank (`x.expand_dims(0)`
+    # of an input of unknown rank: axis 0); None: not tracked
+    unit_axes: Optional[FrozenSet[int]] = None
 
     def with_rank(self, rank: Optional[int]) -> "Shape":
         return replace(self, rank=rank)
@@ -110,6 +113,12 @@ def merge_shapes(a: Shape, b: Shape) -> Shape:
     """Shape of a broadcasting binary result (as far as known)."""
     if a.root is not None and a.root == b.root or shapes_proven_equal(a, b):
         return a
+    for one, other in ((a, b), (b, a)):
+        # a tensor of ones only, (1,) or of no higher rank than the other, broadcasts to the other's
+        # shape exactly (legacy MXNet has no 0-d arrays: every tensor has rank 1 or more)
+        if one.dims and all(d == 1 for d in one.dims) and \
+                (len(one.dims) == 1 or other.rank is not None and other.rank >= len(one.dims)):
+            return replace(other, static=a.static and b.static)
     rank = None
     if a.rank is not None and b.rank is not None:
         rank = max(a.rank, b.rank)
@@ -172,9 +181,7 @@ def shape_difference(a: Shape, b: Shape) -> Optional[str]:
             return f"shapes differ ({format_dims(a.dims)} vs {format_dims(b.dims)})"
     if a.unit_axis != b.unit_axis:
         return (a if a.unit_axis else b).why or "one operand has a size-1 axis"
-    if a.static != b.static and (a.why or b.why) and (a.root or b.root):
-        # a parameter (fixed shape) against a tensor whose shape comes from the input batch
-        static = a if a.static else b
-        if static.why.startswith("parameter"):
-            return static.why + ", while the other operand's shape comes from the input"
+    # a parameter (fixed shape) against a tensor of the input is no evidence by itself: that the input
+    # has a batch axis the parameter lacks is an assumption (`w * x` with `shape=30` and `x` of (30,)
+    # hybridizes); a rank or a size known to differ, above, is the evidence
     return None

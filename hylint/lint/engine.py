@@ -13,7 +13,7 @@ import libcst as cst
 from hylint.analysis import analyze_module
 from hylint.analysis.reach import FileReach
 from hylint.diagnostic import Diagnostic, Edit, Fix
-from hylint.lint.cascades import _collapse_cascades
+from hylint.lint.cascades import _collapse_cascades, _fold_opted_out
 from hylint.lint.dispatch import RuleContext, _FileLinter, _Report  # noqa: F401 (RuleContext: what rules see)
 from hylint.lint.fixes import MAX_FIX_PASSES, FixLoopError, apply_fixes, fix_loop  # noqa: F401 (re-exported)
 from hylint.lint.hooks import hooks_of
@@ -123,7 +123,7 @@ class Linter:
         module_info = analyze_module(module, reach)
         file_linter = _FileLinter(module, module_info)
         file_linter.run(self.rules)
-        file_linter.reports = _collapse_cascades(file_linter.reports)
+        file_linter.reports = _fold_opted_out(_collapse_cascades(file_linter.reports), module_info)
         if not file_linter.reports:
             return self._check_noqa(source, filename, set())
         positions = Positions(module, source if module_source is None else module_source)

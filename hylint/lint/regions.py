@@ -19,7 +19,8 @@ rule.
   structure rules judge only such classes. Classes count where the analysis collects them: at top
   level, in module-level ``if``/``try``/``with`` blocks, nested in class bodies; a module-level
   function that defines a block class in its body is kept too (analysed as well);
-* in a kept top-level class, ``__init__``, ``forward``, ``backward`` and ``hybrid_forward`` always; any other
+* in a kept top-level class, ``__init__``, ``forward``, ``backward``, ``hybridize`` and ``hybrid_forward``
+  always; any other
   method (a unit of its own) when kept code outside ``__init__`` names it, when it reaches attributes
   by name (``setattr``, ``getattr``, ``vars``) or defines a class; region *self-attribute-methods*:
   when it names an attribute of ``self`` that the class's kept code outside ``__init__`` names (a
@@ -95,7 +96,9 @@ def applies(rule_types: Iterable[type]) -> bool:
     return True
 
 
-_ALWAYS_KEPT_METHODS = frozenset({"__init__", "forward", "backward", _HYBRID_FORWARD})  # backward: an autograd.Function's (HY809's fix)
+# backward: an autograd.Function's (HY809's fix); hybridize: a class that overrides it to do nothing opts
+# out (lint/cascades.py)
+_ALWAYS_KEPT_METHODS = frozenset({"__init__", "forward", "backward", "hybridize", _HYBRID_FORWARD})
 # the attributes of self a method names (`self.x`): the rules that read the other methods of a class
 # (region self-attribute-methods) read them only for attributes the class's hybrid code names
 _SELF_ATTRIBUTE = re.compile(r"\bself\s*\.\s*(\w+)")

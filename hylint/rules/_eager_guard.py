@@ -1,7 +1,7 @@
 """An assert that reads what a Symbol lacks, moved behind an eager-only guard (HY201's unsafe fix).
 
 ``assert x.shape[2] % 32 == 0`` in ``hybrid_forward`` raises AttributeError when traced. Measured on MXNet
-1.9.1 (/work/shared/mxnet-truth/shape-free.md, and fixtures/HY201_3 on every run): ``if F is mx.nd:`` is
+1.9.1 (the measured shape-free rewrites, and fixtures/HY201_3 on every run): ``if F is mx.nd:`` is
 true eagerly (F is the ``mxnet.ndarray`` module, also in numpy mode) and false when traced, so
 
     if F is mx.nd: assert x.shape[2] % 32 == 0

@@ -20,11 +20,15 @@ Evidence hylint tracks for each tensor of a hybrid context:
 - reductions with `keepdims=True` (a size-1 axis); without an axis, shape `(1,)` (legacy MXNet has
   no 0-d arrays, so `x - x.mean()` is flagged); with a literal axis of a tensor of known rank, that
   rank minus the reduced axes;
-- `expand_dims` (rank + 1, a size-1 axis); `reshape` and `broadcast_to` with a literal shape;
+- `expand_dims` (rank + 1, a size-1 axis), and each part of an `F.split` of it; `reshape` and
+  `broadcast_to` with a literal shape; `F.dot` (the rank of its result);
+- a pool to size 1 (`F.contrib.AdaptiveAvgPooling2D(x, output_size=1)`, `F.Pooling(..., global_pool=True)`,
+  `nn.GlobalAvgPool2D()`): size-1 spatial axes;
 - results of shape-preserving ops (unary math, activations, normalisations, `identity`, ...) keep
   their input's shape (and are proven equal to it);
-- parameters declared in `__init__` with `shape=` (a fixed shape, while inputs carry the batch axis);
-  two parameters whose shapes are the same expressions of the constructor's arguments are equal
+- parameters declared in `__init__` with `shape=` (their rank and sizes; that an input of unknown
+  rank has a batch axis the parameter lacks is an assumption, not evidence: `w * x` with `shape=30`
+  and `x` of shape (30,) hybridizes); two parameters whose shapes are the same expressions of the constructor's arguments are equal
   (a mask declared as `(out_channels, in_channels // groups, k[0], k[1])` in a class deriving from
   `nn.Conv2D` has the shape of the `weight` that Conv2D declares from the arguments of `super().__init__`);
 - `nd.array` literals (their literal shape);
@@ -60,6 +64,9 @@ comparisons (`a < b < c`) are reported without a fix.
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + 1\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return 2.0 * x - x / 3\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + self.body(x)\n"),
+        Valid("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.w = self.params.get('w', shape=30)\n\n"
+              "    def hybrid_forward(self, F, x, w):\n        return w * x\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n        return x * y\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.ones((2, 3))\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * np.float32(2) + F.relu(x)\n"),
@@ -82,10 +89,11 @@ comparisons (`a < b < c`) are reported without a fix.
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_greater(x, F.full((1, 3), 0.5))\n"),
         Invalid("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
                 "        self.bias = self.params.get('bias', shape=(3,))\n\n"
-                "    def hybrid_forward(self, F, x, bias):\n        return x + bias\n",
+                "    def hybrid_forward(self, F, x, bias):\n        h = x.reshape((-1, 3))\n        return h + bias\n",
                 "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
                 "        self.bias = self.params.get('bias', shape=(3,))\n\n"
-                "    def hybrid_forward(self, F, x, bias):\n        return F.broadcast_add(x, bias)\n"),
+                "    def hybrid_forward(self, F, x, bias):\n        h = x.reshape((-1, 3))\n"
+                "        return F.broadcast_add(h, bias)\n"),
     ]
 
     def _check(self, node, ctx) -> None:

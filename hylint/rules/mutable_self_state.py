@@ -61,6 +61,29 @@ def _written_attrs(fn: cst.FunctionDef) -> Set[str]:
     return names
 
 
+def _reset_in_traced_parents(cls, info) -> Set[str]:
+    """The attributes a traced parent resets on every call: a hybrid context of another block class
+    calls ``self.<child>.<method>()`` on a child of this class, and that method assigns them
+    (``self.decoder.cache_reset()`` around the decoding steps it unrolls). Like a recurrent cell's
+    ``reset()``, the state then lives for one call of the parent, passed between the steps it unrolls."""
+    names: Set[str] = set()
+    resetting = {name for name in cls.methods if name not in ("__init__", "__call__", "forward", "hybrid_forward")}
+    if not resetting:
+        return names
+    for parent in info.classes.values():
+        owned = {attr for attr, constructor in parent.children.items() if constructor.rsplit(".", 1)[-1] == cls.name}
+        if parent is cls or not owned:
+            continue
+        for method in parent.methods.values():
+            if method not in info.contexts:
+                continue
+            for called in info.memo("child-method-calls", method, lambda fn: _self_calls(fn, dots=2)):
+                child, _, name = called.partition(".")
+                if child in owned and name in resetting:
+                    names |= info.memo("written-attrs", cls.methods[name], _written_attrs)
+    return names
+
+
 def _flow(fn: cst.FunctionDef, skip: Set[cst.CSTNode] = frozenset()) -> "_Flow":
     walker = _FlowWalker(set(skip))
     walker.block(fn.body, set())
@@ -85,14 +108,15 @@ def _clears_cache(fn: cst.FunctionDef) -> bool:
     return found[0]
 
 
-def _self_calls(fn: cst.FunctionDef) -> Set[str]:
-    """Names of the methods ``fn`` calls as ``self.<name>(...)``."""
+def _self_calls(fn: cst.FunctionDef, dots: int = 1) -> Set[str]:
+    """Names of the methods ``fn`` calls as ``self.<name>(...)`` (with ``dots=2``: ``child.method`` for
+    each ``self.<child>.<method>(...)``)."""
     called: Set[str] = set()
 
     class _Calls(cst.CSTVisitor):
         def visit_Call(self, node: cst.Call) -> None:
             name = dotted_name(node.func) or ""
-            if name.startswith("self.") and name.count(".") == 1:
+            if name.startswith("self.") and name.count(".") == dots:
                 called.add(name[5:])
 
     walk(fn, _Calls())
@@ -303,7 +327,9 @@ of one trace), an attribute whose every setter clears the cached graph (`self._c
 HybridBlock's `cast()`, which calls it), a scalar literal written on every call (`self.clip = -1`), an
 attribute only `__init__` assigns, and the state of a recurrent cell that its `reset()` clears (`unroll()`
 calls `reset()` before every sequence, so the state lives for one sequence; inside a hybridized
-parent the whole unroll is one trace). Nor an attribute that `__call__` or `forward` sets on every call
+parent the whole unroll is one trace), and likewise state that a block class of the same file resets
+from its own traced code (`self.decoder.cache_reset()` before or after the decoding steps it unrolls:
+measured, the parent gives the eager output on every call). A parent in another file is not seen. Nor an attribute that `__call__` or `forward` sets on every call
 from its arguments: like a Python argument of `hybrid_forward`, its value is frozen only for the
 calls that differ from the traced one (measured: a hybridized `rnn.LSTM`, whose `__call__` sets
 `self.skip_states = states is None`, called first without and then with states returns an NDArray
@@ -374,6 +400,13 @@ No fix.
         Valid(CLS.format("    def _make_layers(self, n):\n        self.body = nn.Dense(n)\n\n"
                          "    def hybrid_forward(self, F, x):\n        return self.body(x)\n")
               .replace("self.scale = 2.0", "self._make_layers(4)")),
+        Valid("class Step(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.cache = {}\n\n"
+              "    def cache_reset(self):\n        self.cache = {}\n\n    def hybrid_forward(self, F, x):\n"
+              "        cache = self.cache.copy()\n        if 'h' in cache:\n            x = x + cache['h']\n"
+              "        self.cache = {'h': x}\n        return x\n\n\n"
+              "class Sampler(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.step = Step()\n\n    def hybrid_forward(self, F, x):\n        self.step.cache_reset()\n"
+              "        for _ in range(3):\n            x = self.step(x)\n        return x\n"),
         Valid(CLS.format("    def cast(self, dtype):\n        super().cast(dtype)\n        self.dtype = dtype\n\n"
                          "    def hybrid_forward(self, F, x):\n        return x.astype(self.dtype)\n")),
     ]
@@ -411,6 +444,7 @@ No fix.
         reset = cls.methods.get("reset")
         if reset is not None and _is_recurrent_cell(cls, info.classes):
             ignored |= info.memo("written-attrs", reset, _written_attrs)  # per-sequence state of the unroll (see RECURRENT_CELL_BASES)
+        ignored |= info.memo("reset-by-parents", cls.node, lambda _: _reset_in_traced_parents(cls, info))
         writes = [(attr, write) for attr, write in flow.first_write.items() if attr not in ignored and attr in flow.varying]
         reads = [(attr, read) for attr, read in flow.first_read.items() if attr not in ignored and attr not in flow.written]
         if not writes and not reads:
