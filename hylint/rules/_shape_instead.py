@@ -1,7 +1,7 @@
 """What to write instead of a static shape read that HY201 cannot rewrite, by where the read is used.
 
 Each suggestion is a shape-free MXNet 1.x form measured on MXNet 1.9.1 (eager and hybridized equal to the
-shape-reading code; the shape-free rewrites measured on MXNet 1.9.1): reshape's special codes, the `like`
+shape-reading code): reshape's special codes, the `like`
 operators, `scale_height`/`scale_width`, and `F.shape_array` where the size only feeds data (never a
 static attribute such as `pad_width`, `height` or `shape`, which no tensor can feed).
 """
