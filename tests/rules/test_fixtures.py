@@ -9,7 +9,7 @@ reference runtime) and the per-block declarations RANDOM, BETWEEN, FAILS and SHO
 
 Regenerate the after files of a folder (then read them critically before committing)::
 
-    python tests/test_fixtures.py fixtures/HY301 [...]
+    python tests/rules/test_fixtures.py fixtures/HY301 [...]
 """
 from __future__ import annotations
 

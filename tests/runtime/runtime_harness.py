@@ -6,7 +6,7 @@ field by field with one from MXNet (live, or recorded in ``runtime_truth.json``)
 
 Recording the MXNet side (needs MXNet 1.9.1)::
 
-    python tests/runtime_harness.py --record
+    python tests/runtime/runtime_harness.py --record
 """
 import contextlib
 import re

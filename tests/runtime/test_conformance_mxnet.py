@@ -5,7 +5,7 @@ the runtime and must end the same way as on MXNet: same outcome class per step (
 imperative call, first and second hybridized call: ok / error while tracing / error at graph time),
 the same exception type, and equal numbers (atol 1e-5) where both succeed (shapes only for random ops).
 
-The MXNet side comes from ``runtime_truth.json`` (recorded with ``python tests/runtime_harness.py
+The MXNet side comes from ``runtime_truth.json`` (recorded with ``python tests/runtime/runtime_harness.py
 --record``) and, where MXNet imports, from a live run (``-m mxnet``).
 """
 import glob
