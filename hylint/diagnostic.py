@@ -7,7 +7,7 @@ from typing import Optional, Tuple
 
 # The project's public home is not decided yet; these two constants are the only place that names it.
 # Every diagnostic's `url` points at the rule's section (anchor) in docs/rules.md, which
-# scripts/gen_rule_docs.py generates from the rules' own DOC (tests/test_rule_docs.py keeps it current).
+# scripts/gen_rule_docs.py generates from the rules' own DOC (tests/rules/test_rule_docs.py keeps it current).
 HOME_URL = "https://github.com/hylint/hylint"
 DOCS_URL = HOME_URL + "/blob/main/docs/rules.md#{anchor}"
 
