@@ -173,6 +173,7 @@ def test_bad_module_targets_exit_2(package, target, message):
     assert "Traceback" not in result.stderr or "ZeroDivisionError" in message
 
 
+@pytest.mark.mxnet
 def test_module_target_does_not_keep_the_runtime_package_imported(package, monkeypatch):
     pytest.importorskip("mxnet")  # the module is imported first on the real mxnet, then verified
     monkeypatch.syspath_prepend(str(package))
