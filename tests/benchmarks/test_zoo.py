@@ -240,6 +240,7 @@ def test_scorer_flags_lednets_root_cause_on_the_committed_label():
 
 # ------------------------------------------------------------------------------------------ with MXNet
 
+@pytest.mark.slow
 @pytest.mark.mxnet
 @pytest.mark.parametrize("library", sorted(SLICE))
 def test_relabelling_the_slice_reproduces_the_committed_labels(library, tmp_path):

@@ -42,6 +42,7 @@ def test_any_module_lints_and_fixes_without_raising(source):
     assert fixed == text  # no hybrid context, nothing to change
 
 
+@pytest.mark.slow
 @FUZZ
 @given(hypothesmith.from_node())
 def test_any_module_as_a_hybrid_forward_body(source):
@@ -102,6 +103,7 @@ def hybrid_modules(draw):
     return hybrid, eager + "\n\n" + helper
 
 
+@pytest.mark.slow
 @FUZZ
 @given(hybrid_modules())
 def test_generated_hybrid_code(parts):

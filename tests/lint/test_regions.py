@@ -438,6 +438,7 @@ def _examples_and_fixtures():
     return sources
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", sorted(all_rules()))
 def test_each_rule_alone_reads_what_it_declares(code):
     """Selected alone, each rule gets only the regions it declares: its diagnostics are those of the

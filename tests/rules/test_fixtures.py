@@ -153,6 +153,7 @@ def test_fixtures_are_runnable_modules(folder):
             assert block in info.classes or block in info.functions, f"EXAMPLES names {block}, not defined in {name}"
 
 
+@pytest.mark.slow
 def test_check_fix_on_a_copy_leaves_only_diagnostics_without_fix(tmp_path):
     """`hylint check --fix` (default rules) over a copy of fixtures/: what remains has no safe fix;
     with --unsafe-fixes, nothing that remains has a fix at all."""
@@ -567,6 +568,7 @@ def _by_shape(result, reference: Outcome):
     return replace(result, eager=judged(result.eager), hybrid=[judged(o) for o in result.hybrid])
 
 
+@pytest.mark.slow
 @pytest.mark.mxnet
 @pytest.mark.parametrize("folder", FOLDERS, ids=IDS)
 def test_numerics_on_mxnet(folder):

@@ -98,6 +98,7 @@ MXNET_COMPARED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.mxnet
 @pytest.mark.parametrize("lib", sorted(MXNET_COMPARED))
 def test_models_match_mxnet(lib, tmp_path):

@@ -34,6 +34,7 @@ def _summary(report: v.TargetReport):
             "fixed": outcome(report.fixed), "fixes": [(f.code, f.line, f.evidence) for f in report.fixes]}
 
 
+@pytest.mark.slow
 @pytest.mark.mxnet
 @pytest.mark.parametrize("path", BEFORE, ids=[p.parent.name for p in BEFORE])
 def test_numpy_verdicts_equal_mxnet_verdicts(path):
