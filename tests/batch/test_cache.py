@@ -237,6 +237,7 @@ def test_concurrent_saves_merge_and_never_leave_a_broken_file(project):
     assert third.lookup(paths[0], "renamed", paths[0].stat()) == (None, False)
 
 
+@pytest.mark.slow
 def test_concurrent_runs(project):
     """Several hylint processes on the same project at once: all right, and the cache stays whole."""
     for index in range(12):

@@ -576,6 +576,7 @@ def test_numerics_on_mxnet(folder):
     _check_numerics(folder, "mxnet")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder", FOLDERS, ids=IDS)
 def test_numerics_on_reference_runtime(folder):
     runtime = pytest.importorskip("hylint.runtime")

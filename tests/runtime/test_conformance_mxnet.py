@@ -77,6 +77,7 @@ def test_variant_matches_recorded_mxnet(rt, vid, spec):
         assert not messages, "\n".join(messages)
 
 
+@pytest.mark.slow
 @pytest.mark.mxnet
 @pytest.mark.parametrize("vid, spec", _params())
 def test_variant_matches_live_mxnet(rt, vid, spec):

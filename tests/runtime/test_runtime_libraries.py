@@ -31,6 +31,7 @@ def run_python(code, timeout=600):
     return proc.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lib", sorted(LIBRARIES))
 def test_library_imports_under_activate(lib):
     if not installed(lib):
@@ -60,6 +61,7 @@ SMALL_MODELS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lib", sorted(SMALL_MODELS))
 def test_a_model_runs_eagerly_and_hybridized_on_the_runtime(lib):
     if not installed(lib):

@@ -1330,6 +1330,7 @@ NOT_COMPARED_WITH_MXNET = {"_random_uniform", "_random_normal", "_random_uniform
                            "_sample_multinomial", "_shuffle", "_cond_select", "RNN", "Dropout"}
 
 
+@pytest.mark.slow
 @pytest.mark.mxnet
 @pytest.mark.parametrize("name", [n for n in GENERIC_OPS if n not in NOT_COMPARED_WITH_MXNET])
 @settings(max_examples=3, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

@@ -16,6 +16,7 @@ BROKEN_SHAPE = ("from mxnet.gluon import nn\n\n\nclass N(nn.HybridBlock):\n    d
 # `hylint verify mxnet.gluon.model_zoo.vision:resnet18_v1 --input 1x3x224x224`
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_mxnet_model_zoo_target(project, backend):
     """Without MXNet it failed with "no module named 'mxnet'" (the runtime ships the zoo); with MXNet with
