@@ -1,6 +1,7 @@
 """Run the real `hylint` command line in a subprocess (exit codes, stderr, no tracebacks)."""
 from __future__ import annotations
 
+import inspect
 import os
 import subprocess
 import sys
@@ -50,6 +51,15 @@ def codes_at(run: Run):
         if len(parts) == 4 and parts[1].isdigit() and parts[3].strip()[:2] == "HY":
             found.append((parts[0], int(parts[1]), parts[3].split()[0]))
     return found
+
+
+def runner():
+    """click's CliRunner with stdout and stderr apart (click < 8.2 mixes them unless told not to)."""
+    from click.testing import CliRunner
+
+    if "mix_stderr" in inspect.signature(CliRunner.__init__).parameters:
+        return CliRunner(mix_stderr=False)
+    return CliRunner()
 
 
 def invoke(*args: str, cwd: Path) -> Run:

@@ -2,6 +2,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 # Property tests are reproducible by default: the same examples on every run (CI among them), no example
@@ -10,5 +11,24 @@ settings.register_profile("ci", derandomize=True, database=None)
 settings.register_profile("long", derandomize=False, database=None)
 settings.load_profile("long" if os.environ.get("HYLINT_FUZZ") == "long" else "ci")
 
-# tests/ holds small helper modules (runtime_harness, runtime_case_table) imported by the tests
+# tests/ holds small helper modules (clirun, realcode, verifyrun) imported by the tests in its folders
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """An empty folder as the current directory (a test module may define its own `project`)."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_runtest_call(item):
+    """Hypothesis keys a parametrized property test's derandomized examples by its node id, which names the
+    test's folder: key them by ``tests/<file>::<test>`` instead, so moving a test file between the folders of
+    tests/ keeps its examples (they are the examples the flat tests/ of before the folders drew)."""
+    inner = getattr(getattr(getattr(item, "obj", None), "hypothesis", None), "inner_test", None)
+    if inner is not None and hasattr(inner, "_hypothesis_internal_add_digest"):
+        path, _, rest = item.nodeid.partition("::")
+        inner._hypothesis_internal_add_digest = f"tests/{path.rsplit('/', 1)[-1]}::{rest}".encode()
+    yield

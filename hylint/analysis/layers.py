@@ -39,7 +39,7 @@ def child_output(short: str, constructor: Optional[cst.Call], call: cst.Call, at
 
 
 # The parameters a built-in layer declares, with their shapes as functions of its constructor's
-# arguments, measured on MXNet 1.9.1 (tests/test_layer_facts.py measures them again): for a class that
+# arguments, measured on MXNet 1.9.1 (tests/facts/test_layer_facts.py measures them again): for a class that
 # derives from the layer, `hybrid_forward(self, F, x, weight, bias)` receives these. `Conv2D(channels=6,
 # in_channels=4, kernel_size=(3, 5), groups=2)`: weight (6, 2, 3, 5), bias (6,); `Conv2DTranspose` of the
 # same arguments: weight (4, 3, 3, 5); `Dense(units=6, in_units=4)`: weight (6, 4), bias (6,). An

@@ -1,5 +1,5 @@
 """What an NDArray has and a Symbol lacks: attributes and methods that work eagerly and fail once a block is
-hybridized (MXNet 1.9.1: the generated lists in ``mxnet_api``, measured again by tests/test_facts.py)."""
+hybridized (MXNet 1.9.1: the generated lists in ``mxnet_api``, measured again by tests/facts/test_facts.py)."""
 from hylint.facts import mxnet_api
 
 _MISSING_ON_SYMBOL = mxnet_api.NDARRAY_ATTRS_MISSING_ON_SYMBOL

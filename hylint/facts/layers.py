@@ -1,5 +1,5 @@
 """Gluon's block classes and built-in layers (MXNet 1.9.1's ``gluon.nn``, ``gluon.rnn``, ``gluon.contrib.nn``):
-which are hybrid, which plain, what calling one returns. tests/test_facts.py and tests/test_layer_facts.py
+which are hybrid, which plain, what calling one returns. tests/facts/test_facts.py and tests/facts/test_layer_facts.py
 measure them again on MXNet."""
 from typing import Dict
 
@@ -37,7 +37,7 @@ PLAIN_LAYERS = frozenset({"Sequential", "Lambda", "Concurrent", "Block"})
 #
 # `y = layer(x)`: True when `y` can be `x` itself or share its memory, so that an in-place write
 # to `y` changes `x` (measured eagerly and hybridized, in predict and training mode, by writing
-# `y += 1` and reading `x`); False when `y` is always a new array. tests/test_layer_facts.py
+# `y += 1` and reading `x`); False when `y` is always a new array. tests/facts/test_layer_facts.py
 # measures every entry again where MXNet imports.
 #
 # - `Identity` (contrib) returns `x` itself eagerly; hybridized its output shares `x`'s memory.

@@ -2,7 +2,7 @@
 which scalar operators ``mx.nd``'s binary functions fall back to (MXNet 1.9.1, ``python/mxnet/ndarray/ndarray.py``).
 
 The linter's fix for ``a + b`` writes ``F.broadcast_add(a, b)``; the runtime's ``nd.add(a, b)`` runs the same
-operator. tests/test_facts.py checks every entry on MXNet."""
+operator. tests/facts/test_facts.py checks every entry on MXNet."""
 
 # a tensor-tensor Python operator -> the broadcast_* operator NDArray runs for it (Symbol runs the
 # elementwise one, which does not broadcast: the reason for HY101/HY102)

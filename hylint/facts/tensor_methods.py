@@ -1,5 +1,5 @@
 """Fluent methods: ``x.sum(axis=1)`` is ``F.sum(x, axis=1)``, on NDArray and on Symbol alike (measured with
-``hasattr`` on MXNet 1.9.1's ``mx.nd.NDArray`` and ``mx.sym.Symbol``; tests/test_facts.py measures them again).
+``hasattr`` on MXNet 1.9.1's ``mx.nd.NDArray`` and ``mx.sym.Symbol``; tests/facts/test_facts.py measures them again).
 
 The linter takes a call of one as evidence that the receiver is a tensor; the runtime gives both of its tensor
 classes these methods."""

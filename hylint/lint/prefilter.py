@@ -28,7 +28,7 @@ block classes defined in *other* files. A class deriving from a project HybridBl
 another module, whose file has neither ``hybrid_forward`` nor a block base name, is not recognised
 as a block by the analysis, so no rule reports in it with or without the prefilter; parsing it would
 only cost time. If the analysis ever follows classes across files, key on the project's class names
-in the same change. tests/test_prefilter.py checks, on every rule's examples, the fixtures, renamed
+in the same change. tests/lint/test_prefilter.py checks, on every rule's examples, the fixtures, renamed
 variants of them, cross-file cases (and, marked slow, the benchmark corpus) that no file the
 prefilter skips has a diagnostic when linted in full.
 

@@ -52,13 +52,13 @@ What is not reduced, so whole files are parsed (``None``):
   it; likewise a file with a lone carriage return as a line break;
 * selections with a rule that declares its own prefilter (``PREFILTER``): its needs are unknown
   (``applies``);
-* ``HYLINT_WHOLE_FILE=1`` in the environment: the switch to compare with (tests/test_regions.py);
+* ``HYLINT_WHOLE_FILE=1`` in the environment: the switch to compare with (tests/lint/test_regions.py);
 * a file in which every statement is kept.
 
 The engine (``Linter.lint_source``) lints the reduced module; when a diagnostic carries a fix it
 lints the whole file again and reports that run (a fix may read the whole module: the names already
 taken, the module's default indentation), and when libcst rejects the reduced source it parses the
-whole file. tests/test_regions.py compares, on every file of the benchmark corpus with a hybrid
+whole file. tests/lint/test_regions.py compares, on every file of the benchmark corpus with a hybrid
 context, diagnostics and ``--diff`` output of both ways, byte for byte.
 """
 from __future__ import annotations

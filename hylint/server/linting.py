@@ -87,7 +87,7 @@ class Checker:
     def linter(self, path: Optional[Path], whole_file: bool = False):
         """The linter for the file, as ``hylint check`` builds it (per-file-ignores deselect rules).
 
-        ``whole_file``: without the regions pass (``linter.regions = False``, which tests/test_regions.py
+        ``whole_file``: without the regions pass (``linter.regions = False``, which tests/lint/test_regions.py
         proves gives the same diagnostics); the engine lints a file again whole when a diagnostic has a
         fix, so for a buffer that had fixable diagnostics on the last keystroke the first pass is waste.
         """

@@ -1,6 +1,6 @@
 """The one eager/hybridized harness: build a block with deterministic parameters, call it eagerly, then a
 fresh hybridized instance twice (trace, cached graph) and optionally in train mode, each call compared
-with the reference output. ``hylint verify`` and the fixture tests (``tests/test_fixtures.py``) both use it."""
+with the reference output. ``hylint verify`` and the fixture tests (``tests/rules/test_fixtures.py``) both use it."""
 from __future__ import annotations
 
 import warnings

@@ -2,7 +2,7 @@
 
 They register into the same :data:`ops.OPS` table, with the same shape of definition (kernel, shape rule,
 typed attributes as MXNet parses them), and are checked against MXNet's own operators the same way
-(``tests/test_runtime_ops.py``). Ops named ``_contrib_<name>`` appear as ``nd.contrib.<name>`` and
+(``tests/runtime/test_runtime_ops.py``). Ops named ``_contrib_<name>`` appear as ``nd.contrib.<name>`` and
 ``sym.contrib.<name>``.
 """
 import numpy as np
@@ -378,7 +378,7 @@ def _box_nms_kernel(inputs, attrs):
     """Per batch row: records with score > valid_thresh (and not of background_id), sorted by score (stable,
     descending), the first topk kept; then greedy suppression of every later record whose IoU with a kept
     one exceeds overlap_thresh (same class id unless force_suppress). Kept records first, in score order,
-    coordinates in out_format; the remaining rows -1 (measured on MXNet 1.9.1, tests/test_runtime_boxes.py)."""
+    coordinates in out_format; the remaining rows -1 (measured on MXNet 1.9.1, tests/runtime/test_runtime_boxes.py)."""
     data = inputs[0]
     shape = data.shape
     records = data.reshape((-1,) + shape[-2:])

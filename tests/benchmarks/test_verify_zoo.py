@@ -1,0 +1,81 @@
+"""benchmarks/zoo/verify_zoo.py, the runtime-vs-MXNet measurement: which models, which inputs, and how outputs
+are judged (no MXNet needed: synthetic saved outputs)."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ZOO = Path(__file__).resolve().parents[2] / "benchmarks" / "zoo"
+sys.path.insert(0, str(ZOO))
+
+import verify_zoo  # noqa: E402
+
+
+def _label(library, name, verdict="OK", inputs=((1, 3, 32, 32),)):
+    return {"library": library, "name": name, "verdict": verdict, "inputs": [list(s) for s in inputs]}
+
+
+@pytest.mark.parametrize("label, texts", [
+    (_label("gluoncv2", "resnet18"), ["1x3x32x32"]),
+    (_label("gluonnlp", "standard_lstm_lm_200", inputs=[[5, 2], [[2, 2, 200], [2, 2, 200]]]),
+     ["5x2:float32:0..8:int", "[2x2x200, 2x2x200]"]),
+    (_label("gluonnlp", "bert_12_768_12", inputs=[[2, 5], [2, 5], [2], [2, 2]]),
+     ["2x5:float32:0..8:int", "2x5:float32:0..1:int", "2:float32:1..6:int", "2x2:float32:0..5:int"]),
+    (_label("gluoncv2", "jasper5x3", inputs=[[1, 64, 64], [1]]), ["1x64x64", "1:int32:64..65"]),
+    (_label("gluoncv2", "visemenet20", inputs=[[1, 19, 26], [1, 76]]), ["1x19x26", "1x76:float32:3..4:int"]),
+    (_label("gluoncv", "x", inputs=[]), None),
+])
+def test_input_texts_follow_models_build(label, texts):
+    assert verify_zoo.input_texts(label) == texts
+    if texts:  # every text is a valid --input
+        from hylint.verify import parse_inputs
+        parse_inputs(texts)
+
+
+def test_pick_takes_every_failing_label_and_spreads_the_ok_ones():
+    labels = [_label("gluoncv2", f"m{i:03d}") for i in range(100)]
+    labels += [_label("gluoncv2", "broken", "TRACE_FAIL"), _label("gluoncv2", "slow", "EAGER_FAIL")]
+    chosen = verify_zoo.pick(labels, 8)
+    assert chosen[0]["name"] == "broken" and "slow" not in [label["name"] for label in chosen]
+    ok = [int(label["name"][1:]) for label in chosen[1:]]
+    assert sorted(ok) == [0, 12, 25, 37, 50, 62, 75, 87]
+    assert ok[:2] == [0, 50] and sorted(ok[:4]) == [0, 25, 50, 75]  # every prefix is spread
+    assert verify_zoo.pick(labels, 8) == chosen  # reproducible
+
+
+def _save(path, **arrays):
+    np.savez(path, **arrays)
+    return path
+
+
+def test_outputs_are_judged_by_1e_4_of_their_scale(tmp_path):
+    mxnet = _save(tmp_path / "m.npz", **{"eager/0": np.array([0.5, 300.0]), "hybridized/0": np.array([0.5, 0.2])})
+    close = _save(tmp_path / "a.npz", **{"eager/0": np.array([0.5, 300.02]), "hybridized/0": np.array([0.50009, 0.2])})
+    result = verify_zoo.compare_outputs(close, mxnet)
+    assert result["eager"]["equal"] and result["hybridized"]["equal"]
+    assert result["eager"]["max_abs"] == pytest.approx(0.02) and result["eager"]["max_rel"] == pytest.approx(0.02 / 300)
+    far = _save(tmp_path / "b.npz", **{"eager/0": np.array([0.5, 300.0]), "hybridized/0": np.array([0.5002, 0.2])})
+    result = verify_zoo.compare_outputs(far, mxnet)
+    assert result["eager"]["equal"] and not result["hybridized"]["equal"]
+    assert "max |d| 0.0002" in result["hybridized"]["why"]
+    shape = _save(tmp_path / "c.npz", **{"eager/0": np.array([0.5]), "hybridized/0": np.array([0.5, 0.2])})
+    assert "shape (1,) instead of (2,)" in verify_zoo.compare_outputs(shape, mxnet)["eager"]["why"]
+
+
+def test_train_mode_values_are_reported_apart():
+    row = {"outputs": {"eager": {"equal": True}, "hybridized": {"equal": True},
+                       "train_eager": {"equal": False}, "train_hybridized": {"equal": True}}}
+    assert verify_zoo.outputs_equal(row) == (True, False)
+    assert verify_zoo.outputs_equal({"outputs": {"eager": {"equal": True}}}) == (True, None)
+    assert verify_zoo.outputs_equal({"outputs": {}}) == (False, None)
+
+
+def test_boxes_in_another_order_are_named(tmp_path):
+    boxes = np.array([[[1.0, 2, 3, 4], [5, 6, 7, 8], [0, 0, 1, 1]]])
+    mxnet = _save(tmp_path / "m.npz", **{"eager/0": boxes})
+    swapped = _save(tmp_path / "a.npz", **{"eager/0": boxes[:, [1, 0, 2]]})
+    why = verify_zoo.compare_outputs(swapped, mxnet)["eager"]["why"]
+    assert why.endswith("equal as rows in another order")
+    moved = _save(tmp_path / "b.npz", **{"eager/0": boxes[:, [1, 0, 2]] + [[[0, 0, 0, 0.5]]]})
+    assert "another order" not in verify_zoo.compare_outputs(moved, mxnet)["eager"]["why"]

@@ -1,0 +1,319 @@
+"""Every --output-format on real lint results: exact shapes, escaping, SARIF schema, doc links."""
+import io
+import json
+import re
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+from click.testing import CliRunner
+
+from hylint.cli import main
+from hylint.diagnostic import Diagnostic, docs_base, rule_url
+from hylint.report import FORMATS, Report, render
+from hylint.report.github import escape_data, escape_property
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+BAD = ("class Net(HybridBlock):\n"
+       "    def hybrid_forward(self, F, x):\n"
+       "        y = F.relu(x)  # noqa: HY301\n"
+       "        return y[0]\n")
+CLEAN = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.relu(x)\n"
+HY301_URL = rule_url("HY301", "tensor-subscript")
+HY090_URL = rule_url("HY090", "unused-noqa")
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A repository with one flagged file (in a folder with a space) and one clean file."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pkg dir").mkdir()
+    (tmp_path / "pkg dir" / "net.py").write_text(BAD)
+    (tmp_path / "clean.py").write_text(CLEAN)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(*args):
+    result = CliRunner().invoke(main, ["check", *args], catch_exceptions=False)
+    return result.exit_code, result.stdout
+
+
+def lint(fmt, *extra):
+    return run(".", "--extend-select", "HY090", "--output-format", fmt, *extra)
+
+
+def test_every_format_is_known_and_unknown_one_is_a_usage_error(project):
+    for fmt in FORMATS:
+        code, _ = lint(fmt)
+        assert code == 1, fmt
+    result = CliRunner().invoke(main, ["check", ".", "--output-format", "xml"])
+    assert result.exit_code == 2
+    assert "unknown output format 'xml'" in result.stderr
+
+
+def test_output_format_from_config(project):
+    (project / "pyproject.toml").write_text('[tool.hylint]\noutput-format = "pylint"\n')
+    code, out = run(".")
+    assert code == 1
+    assert out == "pkg dir/net.py:4: [HY301] `y[0]`: `y` is a tensor; after hybridize() this selects graph " \
+                  "output 0 and silently returns all of `y`\n"
+
+
+def test_pylint_exact(project):
+    code, out = lint("pylint")
+    assert out.splitlines() == [
+        "pkg dir/net.py:3: [HY090] Unused `noqa` directive (unused: `HY301`)",
+        "pkg dir/net.py:4: [HY301] `y[0]`: `y` is a tensor; after hybridize() this selects graph output 0 and "
+        "silently returns all of `y`",
+    ]
+
+
+def test_grouped_exact(project):
+    (project / "other.py").write_text(BAD.replace("  # noqa: HY301", ""))
+    code, out = lint("grouped")
+    msg = "`y[0]`: `y` is a tensor; after hybridize() this selects graph output 0 and silently returns all of `y`"
+    assert out == (
+        "other.py:\n"
+        f"  4:16 HY301 [*] {msg}\n"
+        "\n"
+        "pkg dir/net.py:\n"
+        "  3:24 HY090 [*] Unused `noqa` directive (unused: `HY301`)\n"
+        f"  4:16 HY301 [*] {msg}\n"
+        "\n"
+        "Found 3 errors.\n"
+        "[*] 3 fixable with the `--fix` option.\n")
+
+
+def test_json_lines_is_the_json_format_one_object_per_line(project):
+    _, as_json = lint("json")
+    _, as_lines = lint("json-lines")
+    objects = [json.loads(line) for line in as_lines.splitlines()]
+    assert objects == json.loads(as_json)
+    assert [(o["code"], o["location"], o["end_location"], o["url"]) for o in objects] == [
+        ("HY090", {"row": 3, "column": 24}, {"row": 3, "column": 37}, HY090_URL),
+        ("HY301", {"row": 4, "column": 16}, {"row": 4, "column": 20}, HY301_URL),
+    ]
+
+
+def test_junit_one_testcase_per_file(project):
+    code, out = lint("junit")
+    assert out.startswith('<?xml version="1.0" encoding="UTF-8"?>\n')
+    root = ET.fromstring(out.split("\n", 1)[1])
+    assert root.tag == "testsuites" and root.get("tests") == "2" and root.get("failures") == "1"
+    suite = root.find("testsuite")
+    cases = {case.get("name"): case for case in suite.findall("testcase")}
+    assert set(cases) == {"clean.py", "pkg dir/net.py"}
+    assert cases["clean.py"].find("failure") is None
+    failure = cases["pkg dir/net.py"].find("failure")
+    assert failure.get("message") == "2 diagnostics: HY090, HY301"
+    assert failure.text.splitlines() == [
+        "pkg dir/net.py:3:24: HY090 Unused `noqa` directive (unused: `HY301`)",
+        f"  {HY090_URL}",
+        "pkg dir/net.py:4:16: HY301 `y[0]`: `y` is a tensor; after hybridize() this selects graph output 0 and "
+        "silently returns all of `y`",
+        f"  {HY301_URL}",
+    ]
+
+
+def test_junit_survives_characters_xml_cannot_hold():
+    d = Diagnostic("HY000", "syntax-error", "SyntaxError: bad \x0b byte", "a\x01b.py", (1, 1), (1, 1))
+    out = io.StringIO()
+    render("junit", Report([d], {}), out)
+    root = ET.fromstring(out.getvalue().split("\n", 1)[1])  # parses: no control characters left
+    assert root.find("testsuite/testcase").get("name") == "a\ufffdb.py"
+
+
+def test_gitlab_code_quality(project):
+    code, out = lint("gitlab")
+    issues = json.loads(out)
+    assert [i["check_name"] for i in issues] == ["HY090", "HY301"]
+    issue = issues[1]
+    assert set(issue) >= {"description", "check_name", "fingerprint", "severity", "location"}
+    assert issue["severity"] == "major" and issues[0]["severity"] == "minor"
+    assert issue["location"] == {"path": "pkg dir/net.py",
+                                 "positions": {"begin": {"line": 4, "column": 16}, "end": {"line": 4, "column": 20}}}
+    assert issue["url"] == HY301_URL and HY301_URL in issue["content"]["body"]
+    assert len({i["fingerprint"] for i in issues}) == 2
+
+
+# -- github ------------------------------------------------------------------------------------------
+
+def parse_workflow_command(line):
+    """Parse a `::cmd k=v,...::message` line the way the Actions runner does (ActionCommand.TryParseV2)."""
+    assert line.startswith("::")
+    end = line.index("::", 2)
+    head, message = line[2:end], line[end + 2:]
+    command, _, props = head.partition(" ")
+    properties = {}
+    for pair in filter(None, props.split(",")):
+        key, _, value = pair.partition("=")
+        properties[key] = (value.replace("%0D", "\r").replace("%0A", "\n").replace("%3A", ":")
+                           .replace("%2C", ",").replace("%25", "%"))
+    message = message.replace("%0D", "\r").replace("%0A", "\n").replace("%25", "%")
+    return command, properties, message
+
+
+def test_github_exact(project):
+    code, out = lint("github")
+    assert out.splitlines() == [
+        "::error title=hylint (HY090),file=pkg dir/net.py,line=3,col=24,endLine=3,endColumn=37::"
+        f"HY090 Unused `noqa` directive (unused: `HY301`)%0A{HY090_URL}",
+        "::error title=hylint (HY301),file=pkg dir/net.py,line=4,col=16,endLine=4,endColumn=20::"
+        "HY301 `y[0]`: `y` is a tensor; after hybridize() this selects graph output 0 and silently returns all "
+        f"of `y`%0A{HY301_URL}",
+    ]
+
+
+def test_github_toolkit_escaping():
+    assert escape_data("100% a\r\nb: c, d") == "100%25 a%0D%0Ab: c, d"
+    assert escape_property("a:b,c%d\ne") == "a%3Ab%2Cc%25d%0Ae"
+    # %0A written literally must survive the round trip as text, not become a newline
+    assert escape_data("%0A") == "%250A"
+
+
+@pytest.mark.parametrize("path, message", [
+    ("dir,with:comma/file%20name.py", "50% of `x`:\r\n  then, a second line"),
+    ("plain.py", "literal %0A and %25 and ::double colons::"),
+    ("ünïcode dir/fïle.py", "message, with: everything %\n\r"),
+])
+def test_github_round_trips_awkward_messages_and_paths(path, message, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    d = Diagnostic("HY301", "tensor-subscript", message, path, (3, 5), (4, 2))
+    out = io.StringIO()
+    render("github", Report([d], {}), out)
+    lines = out.getvalue().split("\n")
+    assert lines[1:] == [""] and "\r" not in lines[0]  # exactly one command line
+    command, properties, text = parse_workflow_command(lines[0])
+    assert command == "error"
+    assert properties == {"title": "hylint (HY301)", "file": path, "line": "3", "col": "5", "endLine": "4",
+                          "endColumn": "2"}
+    assert text == f"HY301 {message}\n{rule_url('HY301', 'tensor-subscript')}"
+
+
+# -- sarif -------------------------------------------------------------------------------------------
+
+def sarif(project_dir):
+    code, out = lint("sarif")
+    assert code == 1
+    return json.loads(out)
+
+
+def test_sarif_validates_against_the_schema(project):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((DATA / "sarif-2.1.0-rtm.5.json").read_text())
+    log = sarif(project)
+    validator = jsonschema.Draft4Validator(schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
+    errors = sorted(validator.iter_errors(log), key=lambda e: list(e.path))
+    assert not errors, [f"{list(e.path)}: {e.message}" for e in errors]
+    # and a broken log does not validate: the validator really checks
+    log["runs"][0]["results"][0]["level"] = "fatal"
+    assert list(validator.iter_errors(log))
+
+
+def test_sarif_shape(project):
+    from hylint import __version__
+    from hylint.selection import all_rules
+
+    log = sarif(project)
+    assert log["version"] == "2.1.0"
+    assert log["$schema"] == "https://json.schemastore.org/sarif-2.1.0.json"
+    (run_,) = log["runs"]
+    driver = run_["tool"]["driver"]
+    assert driver["name"] == "hylint" and driver["version"] == __version__
+    assert driver["informationUri"] == docs_base() and docs_base().startswith("file://")  # this checkout's page
+    assert [r["id"] for r in driver["rules"]] == list(all_rules())
+    for rule in driver["rules"]:
+        assert set(rule) >= {"id", "name", "shortDescription", "fullDescription", "helpUri", "defaultConfiguration"}
+        assert rule["helpUri"] == rule_url(rule["id"], rule["name"])
+        assert rule["defaultConfiguration"]["level"] in ("error", "warning")
+        assert "## What it does" in rule["fullDescription"]["text"]
+    results = run_["results"]
+    assert [r["ruleId"] for r in results] == ["HY090", "HY301"]
+    result = results[1]
+    assert driver["rules"][result["ruleIndex"]]["id"] == "HY301"
+    assert result["level"] == "error"
+    assert result["message"]["text"].startswith("`y[0]`: `y` is a tensor")
+    assert HY301_URL in result["message"]["text"]
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"] == {"uri": "pkg%20dir/net.py", "uriBaseId": "%SRCROOT%"}
+    assert location["region"] == {"startLine": 4, "startColumn": 16, "endLine": 4, "endColumn": 20}
+    assert run_["originalUriBaseIds"]["%SRCROOT%"]["uri"] == project.resolve().as_uri() + "/"
+    (fix,) = result["fixes"]
+    (change,) = fix["artifactChanges"]
+    assert change["replacements"][0]["insertedContent"]["text"].startswith("F.squeeze(F.slice_axis(y")
+    assert set(result["partialFingerprints"]) == {"hylint/v1"}
+
+
+def _fingerprints(log):
+    return {r["ruleId"]: r["partialFingerprints"]["hylint/v1"] for r in log["runs"][0]["results"]}
+
+
+def test_sarif_fingerprints_are_stable_across_unrelated_edits(project):
+    before = _fingerprints(sarif(project))
+    net = project / "pkg dir" / "net.py"
+    # lines added above, another line of the function changed
+    net.write_text("import os\n\n\n" + BAD.replace("F.relu(x)", "F.sigmoid(x) * 2"))
+    after = _fingerprints(sarif(project))
+    assert after == before
+    # the flagged code itself changes: a new fingerprint
+    net.write_text(BAD.replace("return y[0]", "return y[1]"))
+    assert _fingerprints(sarif(project))["HY301"] != before["HY301"]
+
+
+def test_sarif_identical_lines_get_distinct_fingerprints(project):
+    (project / "pkg dir" / "net.py").write_text(BAD.replace("return y[0]", "z = y[0]\n        return y[0] + z"))
+    log = sarif(project)
+    prints = [r["partialFingerprints"]["hylint/v1"] for r in log["runs"][0]["results"] if r["ruleId"] == "HY301"]
+    assert len(prints) == 2 and len(set(prints)) == 2
+
+
+# -- doc links ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fmt", ["full", "json", "json-lines", "github", "sarif", "gitlab", "junit"])
+def test_every_diagnostic_carries_its_doc_url(project, fmt):
+    _, out = lint(fmt)
+    assert out.count(HY301_URL) >= 1 and out.count(HY090_URL) >= 1
+
+
+@pytest.mark.parametrize("fmt", ["full", "concise", "grouped", "pylint"])
+def test_text_formats_link_codes_on_a_terminal(fmt):
+    d = Diagnostic("HY301", "tensor-subscript", "m", "a.py", (1, 1), (1, 2))
+    linked, plain = io.StringIO(), io.StringIO()
+    # full is rendered by rich, which links only when it styles (a colour terminal)
+    render(fmt, Report([d], {}, color=(fmt == "full"), hyperlinks=True), linked)
+    render(fmt, Report([d], {}), plain)
+    assert "\x1b]8;" in linked.getvalue() and HY301_URL in linked.getvalue()
+    assert "\x1b" not in plain.getvalue()
+
+
+def test_url_points_at_a_heading_of_docs_rules_md():
+    from hylint.selection import all_rules
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text()
+    anchors = {re.sub(r"[^a-z0-9 _-]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+               for line in docs.splitlines() if line.startswith("#")}
+    for code, rule in all_rules().items():
+        url = rule_url(code, rule.NAME)
+        assert url.split("#", 1)[0].endswith("docs/rules.md")
+        assert url.split("#", 1)[1] in anchors, code
+
+
+def test_a_link_only_where_the_page_exists(monkeypatch, tmp_path):
+    """No public site exists: without a docs/rules.md beside the package (a copied, not editable, install)
+    and without HYLINT_DOCS_URL, diagnostics carry no link, and the text says `hylint rule CODE`."""
+    import hylint.diagnostic as diagnostic
+
+    monkeypatch.delenv("HYLINT_DOCS_URL", raising=False)
+    monkeypatch.setattr(diagnostic, "RULES_PAGE", tmp_path / "missing" / "rules.md")
+    d = Diagnostic("HY301", "tensor-subscript", "m", "a.py", (1, 1), (1, 2))
+    assert d.url is None
+    full, as_json, linked = io.StringIO(), io.StringIO(), io.StringIO()
+    render("full", Report([d], {}), full)
+    render("json", Report([d], {}), as_json)
+    render("concise", Report([d], {}, hyperlinks=True), linked)
+    assert "= docs: hylint rule HY301" in full.getvalue()
+    assert json.loads(as_json.getvalue())[0]["url"] is None
+    assert "\x1b" not in linked.getvalue()
+    monkeypatch.setenv("HYLINT_DOCS_URL", "https://docs.example.org/hylint/rules.html")
+    assert d.url == "https://docs.example.org/hylint/rules.html#hy301-tensor-subscript"
