@@ -7,7 +7,7 @@ A Function whose ``forward(self, x)`` is one ``return f(x)`` and whose ``backwar
 
 whose value is ``f(x) + 0`` (bit-identical for finite ``x``: ``x - x`` is exactly 0, and ``v + 0 == v``)
 and whose gradient into ``x`` is exactly ``dy`` (the ``F.BlockGrad`` terms pass none). Measured on
-MXNet 1.9.1 (tests/test_straight_through_mxnet.py): eager output bit-identical to the Function's,
+MXNet 1.9.1 (tests/rules/test_straight_through_mxnet.py): eager output bit-identical to the Function's,
 hybridized equal to eager, gradients equal. For an infinite ``x`` the value is nan (``inf - inf``),
 so the fix is unsafe.
 

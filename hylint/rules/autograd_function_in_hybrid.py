@@ -80,7 +80,7 @@ layer such as `nn.Conv2D`'s `weight`) and is never reassigned: a Parameter's sha
 in both modes. Not rewritten: any other backward, a Function with `__init__`, a forward with more
 than one statement, NDArray-only reads (`v.size`, `mx.nd.*`), or names the hybrid function shadows.
 Unsafe: for an infinite `x` the value is nan (`inf - inf`) where the Function gave `f(x)`.
-Measured on MXNet 1.9.1 (`tests/test_straight_through_mxnet.py`): eager output bit-identical,
+Measured on MXNet 1.9.1 (`tests/rules/test_straight_through_mxnet.py`): eager output bit-identical,
 hybridized equal to eager, input gradients equal to the Function's.
 """
     VALID = [

@@ -15,7 +15,7 @@ import pytest
 
 mx = pytest.importorskip("mxnet")
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "HY809_2"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "HY809_2"
 pytestmark = pytest.mark.mxnet
 
 

@@ -13,7 +13,7 @@ import pytest
 mx = pytest.importorskip("mxnet")
 pytestmark = pytest.mark.mxnet
 
-AFTER = Path(__file__).resolve().parents[1] / "fixtures" / "HY201_3" / "after_unsafe.py"
+AFTER = Path(__file__).resolve().parents[2] / "fixtures" / "HY201_3" / "after_unsafe.py"
 
 
 def _block():
