@@ -193,6 +193,8 @@ def run_check(options: CheckOptions) -> int:
                                         reach_for=reach.for_file)
             if cache is not None:
                 cache.save()
+                if cache.folder.is_dir():
+                    reach.save()
         if not found_any:
             click.echo("hylint: warning: no Python files found under the given paths", err=True)
         if added is not None:

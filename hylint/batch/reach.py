@@ -54,6 +54,14 @@ class ReachIndex:
         self.folder = Path(cache_folder) / __version__ / "reach" if cache_folder is not None else None
         self.packages: Dict[Path, Dict[str, Plain]] = {}
         self._fingerprint: Optional[str] = None
+        self._unsaved: List[Tuple[Path, Optional[str], str, Dict[str, Plain]]] = []
+
+    def save(self) -> None:
+        """Write the packages computed in this run; called once the result cache saved (so its folder, with
+        its CACHEDIR.TAG, exists: a run that writes no result cache, a --fix run, leaves no folder behind)."""
+        for args in self._unsaved:
+            self._write(*args)
+        self._unsaved.clear()
 
     def for_file(self, path: Path) -> Optional[Plain]:
         if path.suffix != ".py":
@@ -120,6 +128,9 @@ class ReachIndex:
             return None
 
     def _save(self, root: Path, stat_key: Optional[str], content_key: str, summaries: Dict[str, Plain]) -> None:
+        self._unsaved.append((root, stat_key, content_key, summaries))
+
+    def _write(self, root: Path, stat_key: Optional[str], content_key: str, summaries: Dict[str, Plain]) -> None:
         path = self._file(root)
         if path is None:
             return

@@ -134,8 +134,8 @@ import sys
 from pathlib import Path
 import hylint.lint.engine as engine
 original = engine.Linter.fix_source
-def fix_source(self, source, filename="<stdin>", unsafe=False):
-    result = original(self, source, filename, unsafe)
+def fix_source(self, source, filename="<stdin>", unsafe=False, reach=None):
+    result = original(self, source, filename, unsafe, reach)
     if Path(filename).name == "edited.py":
         Path(filename).write_text(source + "# saved by an editor\\n")
     return result
@@ -167,8 +167,8 @@ def test_file_removed_before_the_write(tmp_path):
     linter = Linter(select_rules())
     original = linter.fix_source
 
-    def fix_and_remove(source, filename="<stdin>", unsafe=False):
-        result = original(source, filename, unsafe)
+    def fix_and_remove(source, filename="<stdin>", unsafe=False, reach=None):
+        result = original(source, filename, unsafe, reach)
         path.unlink()
         return result
     linter.fix_source = fix_and_remove
