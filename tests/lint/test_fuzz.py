@@ -14,8 +14,12 @@ from hypothesis import strategies as st
 
 from hylint.lint.engine import Linter
 from hylint.selection import select_rules
+from mxeval import evaluate
 
-ALL = Linter(select_rules(["ALL"]))
+# every rule hylint has, the retired ones too: the properties are about the analysis and the fixes, and
+# "no diagnostic remains" means hybridize-clean only with what HY102 (unproven broadcasts) and HY302
+# (subscripts on values that may be tensors) flag counted; on real code those were false (issue 23)
+ALL = Linter(select_rules(["ALL"], ["HY102", "HY302", "HY803", "HY908"], named_retired=True))
 DEFAULT = Linter(select_rules())
 LONG = os.environ.get("HYLINT_FUZZ") == "long"  # tests/conftest.py: seeded by default, random and longer when set
 
@@ -151,20 +155,6 @@ def tensor_expressions(depth: int = 3):
     )
 
 
-def _evaluate(source: str, x, y, hybridize: bool):
-    import mxnet as mx
-    from mxnet.gluon import HybridBlock
-
-    namespace = {"HybridBlock": HybridBlock, "nd": mx.nd, "mx": mx}
-    exec(compile(source, "<fuzz>", "exec"), namespace)
-    block = namespace["N"]()
-    block.initialize()
-    if hybridize:
-        block.hybridize()
-    out = block(x, y)
-    return out.asnumpy()
-
-
 @pytest.mark.mxnet
 @fuzz(30)
 @given(tensor_expressions())
@@ -185,10 +175,10 @@ def test_fixed_expression_hybridized_equals_original_eager(expression):
         x = mx.nd.array(np.arange(6, dtype="float32").reshape(2, 3) - 2.5)
         y = mx.nd.array(np.arange(6, dtype="float32").reshape(2, 3) * 0.5 + 1)
         try:
-            original = _evaluate(source, x, y, hybridize=False)
+            original = evaluate(source, x, y, hybridize=False)
         except Exception:
             assume(False)  # the original does not evaluate (eagerly): nothing to compare with
         # a safe fix never changes what the code computes eagerly
-        np.testing.assert_allclose(_evaluate(fixed, x, y, hybridize=False), original, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(evaluate(fixed, x, y, hybridize=False), original, rtol=1e-5, atol=1e-6)
         if not remaining:  # hylint says the fixed code is hybridize-clean: then it must compute the same
-            np.testing.assert_allclose(_evaluate(fixed, x, y, hybridize=True), original, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(evaluate(fixed, x, y, hybridize=True), original, rtol=1e-5, atol=1e-6)
