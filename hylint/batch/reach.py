@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import time
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
@@ -78,26 +79,30 @@ class ReachIndex:
         """The package's summaries: from its cache file when the stat of every file is as recorded, else
         when the content of every file is (a file modified too recently for its mtime to be trusted, or
         touched without a change), else computed."""
-        files = sorted(root.rglob("*.py")) if is_package else [root]
+        candidates = sorted(root.rglob("*.py")) if is_package else [root]
+        files: List[Path] = []
         stats: List[str] = []
         racy = False
         now = time.time_ns()
-        for path in files:
+        for path in candidates:
             try:
                 st = os.stat(path)
             except OSError:
                 continue
+            if not stat.S_ISREG(st.st_mode):
+                continue  # a FIFO or a device named *.py: reading it could block forever
+            files.append(path)
             stats.append(f"{path}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}")
             racy = racy or st.st_mtime_ns + _RACY_NS > now
         code = self._code()
-        stat_key = hashlib.sha256("\n".join([code, *stats]).encode()).hexdigest()
+        stat_key = hashlib.sha256(_bytes("\n".join([code, *stats]))).hexdigest()
         data = self._load(root)
         if data is not None and data.get("stat") == stat_key:
             return _summaries(data)
         raws = _read(files)
-        content_key = hashlib.sha256("\n".join(
+        content_key = hashlib.sha256(_bytes("\n".join(
             [code, *(f"{path}:{hashlib.blake2b(raw, digest_size=16).hexdigest()}" for path, raw in raws.items())]
-        ).encode()).hexdigest()
+        ))).hexdigest()
         if data is not None and data.get("content") == content_key:
             summaries = _summaries(data)
         else:
@@ -115,7 +120,7 @@ class ReachIndex:
     def _file(self, root: Path) -> Optional[Path]:
         if self.folder is None:
             return None
-        return self.folder / (hashlib.sha256(str(root).encode()).hexdigest()[:24] + ".reach")  # JSON
+        return self.folder / (hashlib.sha256(_bytes(str(root))).hexdigest()[:24] + ".reach")  # JSON
 
     def _load(self, root: Path) -> Optional[dict]:
         path = self._file(root)
@@ -149,6 +154,11 @@ def _summaries(data: dict) -> Dict[str, Plain]:
         return {str(name): _plain(entries) for name, entries in data["files"].items()}
     except Exception:  # of another shape: nothing reached (the next computation rewrites it)
         return {}
+
+
+def _bytes(text: str) -> bytes:
+    """``text`` as bytes; a file name that is not UTF-8 (its undecodable bytes are surrogates) keeps them."""
+    return text.encode("utf-8", "surrogateescape")
 
 
 def _read(files: List[Path]) -> Dict[Path, bytes]:
