@@ -34,6 +34,19 @@ def _summary(report: v.TargetReport):
             "fixed": outcome(report.fixed), "fixes": [(f.code, f.line, f.evidence) for f in report.fixes]}
 
 
+def _hermetic(run, *args):
+    """``run(*args)`` with Python's and numpy's global generators seeded first: a block that draws from them
+    (HY808's fixture) gets the same draws on both backends, whatever earlier tests of the process drew (in
+    a full run, RandomScale's two np.random.randint draws came out equal on one backend only)."""
+    import random
+
+    import numpy as np
+
+    random.seed(0)
+    np.random.seed(0)
+    return run(*args)
+
+
 @pytest.mark.slow
 @pytest.mark.mxnet
 @pytest.mark.parametrize("path", BEFORE, ids=[p.parent.name for p in BEFORE])
@@ -42,7 +55,7 @@ def test_numpy_verdicts_equal_mxnet_verdicts(path):
     linter = Linter(select_rules())
     mismatches = []
     for name, specs in _blocks(path).items():
-        got = {backend: _summary(v.verify_target(v.Target(path, name, specs, backend=backend), linter))
+        got = {backend: _summary(_hermetic(v.verify_target, v.Target(path, name, specs, backend=backend), linter))
                for backend in ("numpy", "mxnet")}
         if got["numpy"] != got["mxnet"]:
             mismatches.append(f"{name}:\n  numpy {got['numpy']}\n  mxnet {got['mxnet']}")
