@@ -5,7 +5,9 @@ except those under ``if TYPE_CHECKING:`` (annotations only, never run).
 """
 import ast
 from pathlib import Path
-from typing import Dict, List, Set
+from typing import Dict, Set
+
+from importgraph import circles  # noqa: E402  (tests/, on sys.path under pytest)
 
 
 PACKAGE = Path(__file__).resolve().parent.parent / "hylint"
@@ -97,43 +99,6 @@ def _graph() -> Dict[str, Set[str]]:
 GRAPH = _graph()
 
 
-def _cycles(graph: Dict[str, Set[str]]) -> List[List[str]]:
-    """The strongly connected components with more than one module (Tarjan), each sorted."""
-    index: Dict[str, int] = {}
-    low: Dict[str, int] = {}
-    stack: List[str] = []
-    on_stack: Set[str] = set()
-    found: List[List[str]] = []
-    counter = [0]
-
-    def connect(node: str) -> None:
-        index[node] = low[node] = counter[0]
-        counter[0] += 1
-        stack.append(node)
-        on_stack.add(node)
-        for target in sorted(graph.get(node, ())):
-            if target not in index:
-                connect(target)
-                low[node] = min(low[node], low[target])
-            elif target in on_stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for node in sorted(graph):
-        if node not in index:
-            connect(node)
-    return found
-
-
 def _is_runtime(module: str) -> bool:
     return _top(module) == "runtime"
 
@@ -146,12 +111,12 @@ def test_the_graph_is_read():
 
 
 def test_no_circle_outside_the_runtime():
-    circles = [cycle for cycle in _cycles(GRAPH) if not all(_is_runtime(module) for module in cycle)]
-    assert circles == []
+    outside = [cycle for cycle in circles(GRAPH) if not all(_is_runtime(module) for module in cycle)]
+    assert outside == []
 
 
 def test_no_circle_in_the_runtime():
-    assert [cycle for cycle in _cycles(GRAPH) if all(_is_runtime(module) for module in cycle)] == []
+    assert [cycle for cycle in circles(GRAPH) if all(_is_runtime(module) for module in cycle)] == []
 
 
 def test_no_import_up_a_layer():

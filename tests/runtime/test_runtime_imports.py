@@ -6,6 +6,8 @@ The runtime may read ``hylint.facts`` (the MXNet facts it shares with the analys
 import ast
 import pathlib
 
+from importgraph import circles  # noqa: E402  (tests/, on sys.path under pytest)
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 RUNTIME = ROOT / "hylint" / "runtime"
 
@@ -48,51 +50,13 @@ def _graph():
     return edges, outside
 
 
-def _circles(edges):
-    """Strongly connected components of more than one module (Tarjan, iterative)."""
-    index, low, stack, on_stack, found = {}, {}, [], set(), []
-    for root in sorted(edges):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(edges[root])))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(edges[child]))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    found.append(sorted(component))
-    return found
-
-
 def test_the_runtime_has_no_import_circle():
     edges, _ = _graph()
-    assert _circles(edges) == []
+    assert circles(edges) == []
 
 
 def test_the_circle_finder_finds_a_lazy_circle():
-    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
 def test_the_runtime_imports_nothing_of_the_linter():
