@@ -51,7 +51,7 @@ class NdarrayOnlyFunction(LintRule):
 ## What it does
 Flags calls of `F.<name>` inside a hybrid context where `<name>` is a Python function of
 `mxnet.ndarray` with no counterpart in `mxnet.symbol` (the list is generated from MXNet 1.9.1's API
-by scripts/gen_mxnet_api.py): `F.add`, `F.subtract`, `F.multiply`, `F.divide`, `F.true_divide`,
+by scripts/gen_facts.py): `F.add`, `F.subtract`, `F.multiply`, `F.divide`, `F.true_divide`,
 `F.modulo`, `F.equal`, `F.not_equal`, `F.greater`, `F.greater_equal`, `F.lesser`, `F.lesser_equal`,
 `F.logical_and/or/xor`, `F.concatenate`, `F.moveaxis`, `F.onehot_encode`, `F.empty`, `F.waitall`,
 `F.contrib.isnan/isinf/isfinite`, `F.sparse.*` constructors and the other nd-only helpers.
