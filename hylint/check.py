@@ -145,11 +145,11 @@ def run_check(options: CheckOptions) -> int:
     if options.show_settings is not None:
         return show_settings(options, options.show_settings)
     groups = configs_for(options, paths)
+    file_groups = [] if "-" in paths else _files_by_config(options, groups)
     if options.show_files:
-        for group_config, group_paths in groups:
-            if "-" not in group_paths:
-                for path in _discover(options, group_config, group_paths, "lint", False)[0]:
-                    click.echo(str(path))
+        for _, files in file_groups:
+            for path in files:
+                click.echo(str(path))
         return EXIT_OK
     config = groups[0][0]  # the run's own settings (output, fixing) come from the first path's configuration
     fix_mode = options.fix if options.fix is not None else config.fix
@@ -162,7 +162,8 @@ def run_check(options: CheckOptions) -> int:
     mode = DIFF if options.diff else FIX if fix_mode else LINT
     if options.add_noqa and (options.diff or fix_mode):
         raise UsageError("--add-noqa cannot be combined with --fix or --diff")
-    for code in sorted({code for group_config, _ in groups for code in select(options, group_config).retired}):
+    configs = [group_config for group_config, _ in (file_groups or groups)]
+    for code in sorted({code for group_config in configs for code in select(options, group_config).retired}):
         click.echo(retired_warning(code), err=True)
     stdin_raw = b""
     if "-" in paths:
@@ -175,8 +176,8 @@ def run_check(options: CheckOptions) -> int:
         outcomes = []
         added: Optional[int] = 0 if options.add_noqa else None
         found_any = False
-        for group_config, group_paths in groups:
-            files, selection, cache = _discover(options, group_config, group_paths, mode, bool(unsafe))
+        for group_config, files in file_groups:
+            selection, cache = _prepare(options, group_config, mode, bool(unsafe))
             found_any = found_any or bool(files)
             if added is not None:
                 added += _add_noqa(files, selection)
@@ -323,10 +324,8 @@ def _add_noqa(files, selection: RuleSelection) -> int:
     return added
 
 
-def _discover(options: CheckOptions, config: Config, paths: Tuple[str, ...], mode: str, unsafe: bool):
-    """The files of ``paths`` under ``config`` (its excludes), the rule selection and the result cache."""
-    from hylint.batch.discovery import DEFAULT_EXCLUDE, PathError, discover
-
+def _prepare(options: CheckOptions, config: Config, mode: str, unsafe: bool):
+    """The rule selection of ``config`` and its result cache (None: caching is off)."""
     selection = select(options, config)
     cache = None
     if not options.no_cache and config.cache:
@@ -337,12 +336,48 @@ def _discover(options: CheckOptions, config: Config, paths: Tuple[str, ...], mod
             ignore=selection.ignore, per_file_ignores=selection.per_file_ignore_codes), options.cache_dir)
     if cache is None or cache.fresh:
         _resolved(selection)  # an unknown rule code is an error before any file is read
-    excludes = tuple(config.exclude or DEFAULT_EXCLUDE) + config.extend_exclude
+    return selection, cache
+
+
+def _excludes(config: Config) -> Tuple[str, ...]:
+    from hylint.batch.discovery import DEFAULT_EXCLUDE
+
+    return tuple(config.exclude or DEFAULT_EXCLUDE) + config.extend_exclude
+
+
+def _files_by_config(options: CheckOptions, groups) -> List[Tuple[Config, List[Path]]]:
+    """The files of each group's paths, under the configuration nearest to each file: a file found by
+    walking a folder that holds a sub-project with its own ``[tool.hylint]`` is checked with that table
+    (less its excludes), as a file named alone would be. ``--config`` applies one table to all."""
+    from hylint.batch.discovery import PathError, discover, excluded_explicitly
+    from hylint.config import ConfigError, find_pyproject, load_config
+
+    by_path: Dict[Optional[Path], Tuple[Config, List[Path]]] = {}
+    nearest_of: Dict[Path, Optional[Path]] = {}  # folder -> its nearest pyproject.toml with [tool.hylint]
     try:
-        files = discover(paths, excludes, config.root, force_exclude=bool(options.force_exclude or config.force_exclude))
-    except PathError as error:
+        for config, paths in groups:
+            force = bool(options.force_exclude or config.force_exclude)
+            try:
+                files = discover(paths, _excludes(config), config.root, force_exclude=force)
+            except PathError as error:
+                raise UsageError(str(error)) from None
+            by_path.setdefault(config.path, (config, []))
+            for path in files:
+                nearest = config.path
+                if not options.config_path:
+                    folder = path.parent
+                    if folder not in nearest_of:
+                        nearest_of[folder] = find_pyproject(folder)
+                    nearest = nearest_of[folder] or config.path
+                if nearest not in by_path:
+                    by_path[nearest] = (load_config(nearest, check_codes=False), [])
+                owner = by_path[nearest][0]
+                if nearest != config.path and excluded_explicitly(path, _excludes(owner), owner.root):
+                    continue  # excluded by the sub-project's own table
+                by_path[nearest][1].append(path)
+    except ConfigError as error:
         raise UsageError(str(error)) from None
-    return files, selection, cache
+    return list(by_path.values())
 
 
 def _collect(outcomes: List[FileOutcome]):

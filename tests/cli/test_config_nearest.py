@@ -64,3 +64,36 @@ def test_the_in_memory_api_uses_the_settings_of_the_path(tmp_path):
     assert fix_source(indexed, str(other / "m.py")).source == indexed  # HY301's fix is unsafe
     fixed = fix_source(indexed, str(other / "m.py"), CheckOptions(unsafe_fixes=True))
     assert fixed.fixed_by_code == {"HY301": 1} and "F.slice_axis(x, axis=0, begin=0, end=1)" in fixed.source
+
+
+def _sub_project(tmp_path):
+    """proj ignores HY201; proj/sub has its own table (HY201 on, legacy/ excluded), as ruff reads nested ones."""
+    project, _, elsewhere = _projects(tmp_path)
+    sub = project / "sub"
+    (sub / "legacy").mkdir(parents=True)
+    (sub / "pyproject.toml").write_text('[tool.hylint]\nextend-exclude = ["legacy"]\n')
+    (sub / "m.py").write_text(HAZARD)
+    (sub / "legacy" / "m.py").write_text(HAZARD)
+    return project, sub, elsewhere
+
+
+def test_a_folder_walk_checks_each_file_with_its_nearest_config(tmp_path):
+    project, sub, elsewhere = _sub_project(tmp_path)
+    run = check([str(project)], "--no-cache", cwd=elsewhere)
+    assert run.code == 1
+    # pkg/m.py under proj's table (HY201 ignored); sub/m.py under sub's; sub/legacy excluded by sub's table
+    assert [line.split(":")[0] for line in run.out.splitlines() if ": HY201" in line] == [str(sub / "m.py")]
+    files = hylint("check", "--show-files", str(project), cwd=elsewhere)
+    assert sorted(files.out.splitlines()) == sorted([str(project / "pkg" / "m.py"), str(sub / "m.py")])
+    # the same diagnostics as naming the file alone
+    alone = check([str(sub / "m.py")], "--no-cache", cwd=elsewhere)
+    assert [line for line in alone.out.splitlines() if ": HY" in line] == \
+        [line for line in run.out.splitlines() if line.startswith(str(sub / "m.py"))]
+
+
+def test_config_option_applies_one_table_to_every_file(tmp_path):
+    project, sub, elsewhere = _sub_project(tmp_path)
+    run = check([str(project)], "--no-cache", "--config", str(project / "pyproject.toml"), cwd=elsewhere)
+    assert (run.code, run.out) == (0, "All checks passed!\n")  # HY201 ignored everywhere
+    files = hylint("check", "--show-files", "--config", str(project / "pyproject.toml"), str(project), cwd=elsewhere)
+    assert str(sub / "legacy" / "m.py") in files.out.splitlines()  # sub's excludes are not read
