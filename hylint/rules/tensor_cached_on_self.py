@@ -62,25 +62,55 @@ def _built_with(fn: cst.CSTNode, f_name: str) -> Dict[str, cst.CSTNode]:
     return found
 
 
-def _guarded(hybrid_forward: cst.FunctionDef) -> List[cst.If]:
-    """The ``if`` statements of hybrid_forward whose test reads an attribute of self (``if not
-    self.ready:``, ``if self.basis is None:``): their body runs on some calls only, the first one."""
+def _self_attrs(node: cst.CSTNode, written: bool) -> Set[str]:
+    """The attributes of self that ``node`` reads (``written=False``) or assigns (``written=True``)."""
+    found: Set[str] = set()
+
+    class _Find(cst.CSTVisitor):
+        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
+            if written and self_attr(target.target):
+                found.add(self_attr(target.target))
+
+        def visit_Attribute(self, inner: cst.Attribute) -> None:
+            if not written and self_attr(inner):
+                found.add(self_attr(inner))
+
+    walk(node, _Find())
+    return found
+
+
+def _first_call_guards(hybrid_forward: cst.FunctionDef, family: List[ClassInfo]) -> List[cst.If]:
+    """The ``if`` statements of hybrid_forward whose body sets the state of self its test reads (``if not
+    self.ready: ...; self.ready = True``, ``if self.basis is None: self.basis = ...``), there or in a method
+    of self the body calls: the body runs on the first call only. A test on configuration (``if
+    self.use_bias:``) that the body leaves alone runs on every call."""
     found: List[cst.If] = []
 
     class _Find(cst.CSTVisitor):
         def visit_If(self, node: cst.If) -> None:
-            reads = [False]
-
-            class _Reads(cst.CSTVisitor):
-                def visit_Attribute(self, inner: cst.Attribute) -> None:
-                    if self_attr(inner):
-                        reads[0] = True
-
-            walk(node.test, _Reads())
-            if reads[0]:
+            written = _self_attrs(node.body, written=True)
+            for name in _self_calls(node.body):
+                method = _method(family, name)
+                if method is not None:
+                    written |= _self_attrs(method.body, written=True)
+            if _self_attrs(node.test, written=False) & written:
                 found.append(node)
 
     walk(hybrid_forward.body, _Find())
+    return found
+
+
+def _self_calls(node: cst.CSTNode) -> List[str]:
+    """The methods ``node`` calls on self (``self.build_basis(F)``)."""
+    found: List[str] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            name = dotted_name(call.func) or ""
+            if name.startswith("self.") and name.count(".") == 1:
+                found.append(name[5:])
+
+    walk(node, _Calls())
     return found
 
 
@@ -95,7 +125,7 @@ def cached_tensors(cls: ClassInfo, classes: Dict[str, ClassInfo]) -> Dict[str, T
         return {}
     f_name = params[1].name.value
     cached: Dict[str, Tuple[cst.CSTNode, cst.If, str]] = {}
-    for guard in _guarded(hybrid_forward):
+    for guard in _first_call_guards(hybrid_forward, family):
         for attr, assign in _built_with(guard.body, f_name).items():
             cached.setdefault(attr, (assign, guard, "hybrid_forward"))
         calls: List[cst.Call] = []
@@ -165,10 +195,12 @@ class TensorCachedOnSelf(LintRule):
     DOC = """
 ## What it does
 Flags the reads of an attribute of `self` that `hybrid_forward` fills with a tensor made with its `F`
-only on some calls, under a guard on the state of `self` (`if not self.basis_ready:` or `if self.basis
-is None:`), directly or in a method it passes `F` to (`self.build_basis(F)`); the reads flagged are
-those that run in a trace: in `hybrid_forward` outside the guard, and in a lambda taking `F` (the
-function of an `nn.HybridLambda` built in `__init__`).
+only on the first call, under a guard whose body sets the state of `self` its test reads (`if not
+self.basis_ready: ...; self.basis_ready = True`, or `if self.basis is None:`), directly or in a method it
+passes `F` to (`self.build_basis(F)`); the reads flagged are those that run in a trace: in
+`hybrid_forward` outside the guard, and in a lambda taking `F` (the function of an `nn.HybridLambda`
+built in `__init__`). A guard on configuration (`if self.use_bias:`), whose body runs on every call, is
+not one.
 
 ## Why is this bad?
 The tensor is an NDArray when the first call is eager, a Symbol when it is traced, and the guard keeps
@@ -207,6 +239,8 @@ No fix.
                          "        return F.dot(x, self.basis)\n")),
         Valid(CLS.format("    def hybrid_forward(self, F, x):\n        if not self.ready:\n            self.ready = True\n"
                          "        return x * 2\n")),
+        Valid(CLS.format("    def hybrid_forward(self, F, x):\n        if self.ready:\n            self.basis = F.ones((1, 4))\n"
+                         "        return F.dot(x, self.basis)\n")),
     ]
     INVALID = [
         Invalid(CLS.format("    def hybrid_forward(self, F, x):\n        if self.basis is None:\n"
