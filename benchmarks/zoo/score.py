@@ -13,7 +13,9 @@ an instruction starts on and hylint the line of the flagged expression):
   flagged by a diagnostic there or on the call in the frame just outside it (`Binarize()(w)` in
   hybrid_forward, when the failure is inside `Binarize.forward`);
   when the traceback holds no library frame, and for DIFF, the innermost block that differs (or fails) when
-  hybridized alone: its hybrid_forward (a block root cause, flagged when a diagnostic lies in that method);
+  hybridized alone: its hybrid_forward (a block root cause, flagged when a diagnostic lies in that method, or,
+  when that block is the whole model, on a statement that only models of this root cause ran in their traces:
+  a helper or a distribution's method its hybrid_forward calls);
 - recall: distinct root causes (not models) with a diagnostic on the statement (or in the block);
 - false alarm: a default-on diagnostic on a statement that an OK model executed and that is no root cause;
   the rules whose hazard shows in training (trace state HY805-HY807, HY810) are judged apart by the
@@ -180,12 +182,16 @@ def score_library(library: str, labels: list, default: list, everything: list, s
 
     causes = {}  # (kind, path, line) -> {"models": [...], "error": str, "verdict": str}
     unlocated = []
+    whole_model = {}  # model -> its block root cause when that block is the whole model (its trace is the model's)
     for label in labels:
         if label["verdict"] not in FAILURES + ("DIFF",):
             continue
         found = root_causes(label)
         if not found:
             unlocated.append(label["name"])
+        blocks = (label.get("diff") or {}).get("blocks") or label.get("blocks") or []
+        if len(found) == 1 and found[0][0] == "block" and [b.get("block") for b in blocks] == ["net"]:
+            whole_model[label["name"]] = found[0]
         for cause in found:
             frames = [f[:2] for f in label.get("error", {}).get("frames", [])]
             entry = causes.setdefault(cause, {"models": [], "verdict": label["verdict"], "error": _reason(label),
@@ -210,6 +216,16 @@ def score_library(library: str, labels: list, default: list, everything: list, s
                     return (kind, cause_path, line)
         return None
 
+    def traced_in_block(key):
+        """The whole-model block root cause a statement belongs to: it ran in the traces of models of that one
+        cause only (no OK model, no model of another cause ran it), so it is code the failing block's trace ran,
+        reached from its hybrid_forward (a helper, a distribution's method), not an unrelated line."""
+        ran = executed_any.get(key)
+        if not ran or executed_ok.get(key) or not all(name in whole_model for name in ran):
+            return None
+        found = {whole_model[name] for name in ran}
+        return found.pop() if len(found) == 1 else None
+
     def judge(diagnostics):
         """Per diagnostic: true (root cause), false (ran in an OK model), failing (ran only in failing models),
         unknown (never ran); trace-state rules by the train-mode call."""
@@ -218,7 +234,7 @@ def score_library(library: str, labels: list, default: list, everything: list, s
         false_alarms, not_run = [], []
         for code, path, row, message, *extent in diagnostics:
             key = (path, statements.span(path, row))
-            cause = cause_key(path, row)
+            cause = cause_key(path, row) or traced_in_block(key)
             if cause is not None:
                 flagged[cause].add(code)
             if code in TRACE_STATE_RULES:

@@ -14,7 +14,7 @@ from hylint.syntax.nodes import dotted_name, literal_int, param_names
 from hylint.analysis.values import Kind, Shape, Value, tensor
 from hylint.syntax.walk import walk
 
-SEQ_NAME = re.compile(r"^(states?|feats?|features|.*_(list|lst|states|seq|features|feats)|.*s_list)$")
+SEQ_NAME = re.compile(r"^(args|states?|feats?|features|.*_(list|lst|states|seq|features|feats|args)|.*s_list)$")
 SEQ_ANNOTATION = re.compile(r"\b(List|Tuple|Sequence|list|tuple|Iterable)\b")
 PY_ANNOTATION = re.compile(r"^(int|float|bool|str|Optional\[(int|float|bool|str)\])$")
 LIST_METHODS = {"append", "extend", "insert", "pop", "index", "count", "remove"}

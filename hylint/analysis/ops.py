@@ -220,6 +220,14 @@ def like_second(call: OpCall) -> Shape:
     return UNKNOWN_SHAPE
 
 
+def second_input(call: OpCall) -> Shape:
+    """``linalg_trmm(A, B)``: the shape of ``B``, its size-1 axes included (A is square; measured on MXNet
+    1.9.1: (2, 3, 3) and (2, 3, 1) -> (2, 3, 1), with ``rightside=True`` (2, 1, 3) -> (2, 1, 3))."""
+    if len(call.values) > 1 and call.values[1].kind is Kind.TENSOR:
+        return call.values[1].shape
+    return UNKNOWN_SHAPE
+
+
 def matrix_product(call: OpCall) -> Shape:
     """``linalg_gemm2(A, B)``: (..., rows of A, columns of B), so a trailing size-1 axis of B
     (``delta.expand_dims(axis=-1)``) is one of the result; unknown with a transpose flag."""
@@ -351,6 +359,7 @@ _declare("broadcast_to", shape=broadcast_to)
 _declare("broadcast_like reshape_like", shape=like_second)
 _declare("pick", shape=pick)
 _declare("linalg_gemm2 gemm2", shape=matrix_product)
+_declare("linalg_trmm trmm", shape=second_input)
 _declare("dot", shape=dot)
 _declare("slice_axis", shape=slice_axis)
 _declare("squeeze", shape=squeeze)

@@ -15,6 +15,13 @@ trace, across the package's modules:
 * property getters, when the property is read (gluonts' ``F = self.F`` is ``getF(self.mu)``);
 * calls of child blocks (``self.body(x)``, an object built from a block class of the package): their
   ``hybrid_forward`` (with F) or ``forward`` (without);
+* objects given to a block's ``__init__`` through a parameter annotated with a non-block class of the package
+  and kept on self (``distr_output: DistributionOutput``, ``self.distr_output = distr_output``): the attribute
+  holds an object of that class or of any of its package subclasses, and a method called on it is followed
+  for each (the caller may pass any of them); classes assigned in a class body (``distr_cls: type =
+  GenPareto``), built by ``self.distr_cls(...)``;
+* branches on ``isinstance(x, mx.nd.NDArray)`` / ``isinstance(x, mx.sym.Symbol)`` (and their negation): only
+  the branch that runs with Symbols is followed;
 * methods called on an object of a known class, and, when the class of the receiver is not known
   (``self.distr_output.distribution(args)`` with ``distr_output`` a constructor argument), every method of
   that name defined by a non-block class of the package, marked ``certain=False`` ("by name");
@@ -41,11 +48,11 @@ through the by-name methods above and through the merging described under call-s
 * the values inside containers (a list or dict of tensors is known to hold tensors, not which index does);
   loop bodies are read once with the loop variable bound to what the iterable yields;
 * flow sensitivity: a name holds the union of everything assigned to it in the function; branches on
-  ``isinstance(F, ...)`` or on the training mode are not pruned;
+  ``F is mx.nd`` or on the training mode are not pruned;
 * call-site sensitivity: a method is read once per class of ``self``, any other function once for all its
   callers, so a helper called with two different functions (``_sample_multiple(sample_func)``) calls both
   from each call (a nested function or lambda stays as certain as the function that defines it);
-* class-level attributes (``distr_cls: type = GenPareto``); attributes set on ``self`` outside ``__init__``
+* class-level attributes other than classes; attributes set on ``self`` outside ``__init__``
   and outside reached code; a block's ``__init__`` is read only for what it stores on ``self``.
 """
 from __future__ import annotations
@@ -54,6 +61,8 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Set, Tuple, Union
+
+from hylint.facts.names import ND_TYPES, SYM_TYPES
 
 __all__ = ["FunctionKey", "Reached", "PackageReach", "ReachedFunction", "FileReach", "analyze_package",
            "parse_package", "module_name", "summarize", "imported_modules"]
@@ -319,6 +328,9 @@ class _Package:
             if key not in self.blocks:
                 for name in cls.methods:
                     self.by_method_name.setdefault(name, []).append(key)
+        for cls in list(self.classes.values()):
+            self._class_level_attrs(cls)
+            self._typed_constructor_args(cls)
 
     def _collect(self, module: str, body: Iterable[ast.stmt], prefix: str) -> None:
         for stmt in _top_level(body):
@@ -335,27 +347,74 @@ class _Package:
                         cls.methods[item.name] = method
                 self._collect(module, [s for s in stmt.body if isinstance(s, ast.ClassDef)], key.qualname + ".")
 
+    def _init_assignments(self, cls: _Class):
+        """``(__init__, name of self, attribute, value)`` for each ``self.<attribute> = value`` in ``__init__``."""
+        init = cls.methods.get("__init__")
+        params = _params(self.functions[init]) if init is not None else []
+        if not params:
+            return
+        me = params[0].arg
+        for stmt in ast.walk(self.functions[init]):
+            if isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me:
+                        yield init, me, target.attr, stmt.value
+
     def _constructor_attrs(self, cls: _Class) -> None:
         """What ``__init__`` stores on self before any trace: children (``self.body = Body()``), functions and
         lambdas (``self.act = lambda F, x: ...``), blocks built around a function (``self.f =
         HybridLambda(fn)``: calling it runs `fn`). The trace's own assignments are added as they are reached."""
+        for init, me, attr, expr in self._init_assignments(cls):
+            value = self._static_value(init, expr, {me: frozenset({("obj", cls.key)})})
+            if value:
+                cls.attrs[attr] = cls.attrs.get(attr, NOTHING) | value
+
+    def _class_level_attrs(self, cls: _Class) -> None:
+        """Classes assigned in the class body (``distr_cls: type = GenPareto``): ``self.distr_cls(...)`` builds
+        one, in the trace when a reached method calls it (a subclass's own assignment comes first in its mro)."""
+        for stmt in cls.node.body:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else \
+                [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else []
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    value = frozenset(a for a in self._resolve_expr(cls.key.module, stmt.value) if a[0] == "class")
+                    if value:
+                        cls.attrs[target.id] = cls.attrs.get(target.id, NOTHING) | value
+
+    def _typed_constructor_args(self, cls: _Class) -> None:
+        """``self.distr_output = distr_output`` in ``__init__``, with the parameter annotated by a class of the
+        package that is not a block (``distr_output: DistributionOutput``): the attribute holds an object of that
+        class or of one of its package subclasses, each of which the caller may pass (a method called on it
+        runs, for the object given, the method of that object's class: the reach follows each)."""
         init = cls.methods.get("__init__")
         if init is None:
             return
         node = self.functions[init]
-        params = _params(node)
-        if not params:
-            return
-        me = params[0].arg
-        for stmt in ast.walk(node):
-            if not isinstance(stmt, ast.Assign):
-                continue
-            for target in stmt.targets:
-                if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                        and target.value.id == me):
-                    value = self._static_value(init, stmt.value, {me: frozenset({("obj", cls.key)})})
-                    if value:
-                        cls.attrs[target.attr] = cls.attrs.get(target.attr, NOTHING) | value
+        typed: Dict[str, Value] = {}
+        for param in _params(node)[1:] + list(node.args.kwonlyargs):
+            declared = self._annotated_class(cls.key.module, param.annotation)
+            if declared is not None and declared not in self.blocks:
+                typed[param.arg] = frozenset(("obj", key) for key in sorted(self.classes)
+                                             if any(base.key == declared for base in self.mro(key))
+                                             and key not in self.blocks)
+        for _, _, attr, expr in self._init_assignments(cls) if typed else ():
+            if isinstance(expr, ast.Name) and expr.id in typed:
+                cls.attrs[attr] = cls.attrs.get(attr, NOTHING) | typed[expr.id]
+
+    def _annotated_class(self, module: str, annotation: Optional[ast.expr]) -> Optional[ClassKey]:
+        """The package class an annotation names: ``Dist``, ``mod.Dist``, ``"Dist"``, ``Optional[Dist]``."""
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, (ast.Name, ast.Attribute)) and \
+                (annotation.value.id if isinstance(annotation.value, ast.Name) else annotation.value.attr) == "Optional":
+            annotation = annotation.slice
+        if not isinstance(annotation, (ast.Name, ast.Attribute)):
+            return None
+        classes = [atom[1] for atom in self._resolve_expr(module, annotation) if atom[0] == "class"]
+        return classes[0] if len(classes) == 1 else None
 
     def _static_value(self, owner: FunctionKey, expr: ast.expr, env: Dict[str, Value]) -> Value:
         if isinstance(expr, ast.Lambda):
@@ -479,6 +538,35 @@ def _all_param_names(node) -> List[str]:
     args = node.args
     names = [a.arg for a in _params(node)] + [a.arg for a in args.kwonlyargs]
     return names + [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+
+
+def _isinstance_mode(test: ast.expr) -> Optional[str]:
+    """'nd' when ``test`` is true only eagerly (``isinstance(x, mx.nd.NDArray)``, ``not isinstance(x,
+    mx.sym.Symbol)``), 'sym' when only in a trace, else None."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return {"nd": "sym", "sym": "nd"}.get(_isinstance_mode(test.operand) or "")
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2):
+        return None
+    kinds = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    names = {kind.attr if isinstance(kind, ast.Attribute) else getattr(kind, "id", "") for kind in kinds}
+    if names and names <= ND_TYPES:
+        return "nd"
+    if names and names <= SYM_TYPES:
+        return "sym"
+    return None
+
+
+# annotations of parameters that hold a Python value, never a tensor
+_SCALAR_TYPES = {"int", "float", "bool", "str"}
+
+
+def _scalar_annotation(annotation: Optional[ast.expr]) -> bool:
+    """``int``, ``float``, ``bool``, ``str`` or ``Optional[`` one of them ``]``."""
+    if isinstance(annotation, ast.Subscript) and isinstance(annotation.value, ast.Name) and \
+            annotation.value.id == "Optional":
+        annotation = annotation.slice
+    return isinstance(annotation, ast.Name) and annotation.id in _SCALAR_TYPES
 
 
 def _text(node: ast.AST) -> str:
@@ -605,8 +693,12 @@ class _Analysis:
             params = params[1:]
         star = next((i for i, arg in enumerate(call.args) if isinstance(arg, ast.Starred)), None) if call else None
         if star is not None and star < len(args):
-            # f(a, *rest): from the star on, any parameter may receive what `rest` holds
-            args = args[:star] + [frozenset().union(*args[star:])] * max(len(params) - star, 1)
+            # f(a, *rest): from the star on, any parameter may receive what `rest` holds, but one annotated
+            # with a Python scalar type (`label_smoothing: Optional[float] = None`) receives no tensor
+            spread = frozenset().union(*args[star:])
+            scalars = {p.arg for p in _params(node) if _scalar_annotation(p.annotation)}
+            args = args[:star] + [spread - {TENSOR} if name in scalars else spread
+                                  for name in params[star:] or [None]]
         for name, value in zip(params, args):
             bound[name] = value
         if len(args) > len(params) and node.args.vararg is not None:
@@ -738,8 +830,11 @@ class _Function:
             self.block(stmt.finalbody)
         elif isinstance(stmt, (ast.If, ast.While)):
             self.eval(stmt.test)
-            self.block(stmt.body)
-            self.block(stmt.orelse)
+            mode = _isinstance_mode(stmt.test) if isinstance(stmt, ast.If) else None
+            if mode != "nd":  # `if isinstance(x, mx.nd.NDArray):` runs eagerly only, never in a trace
+                self.block(stmt.body)
+            if mode != "sym":
+                self.block(stmt.orelse)
         else:
             for child in ast.iter_child_nodes(stmt):
                 if isinstance(child, ast.expr):

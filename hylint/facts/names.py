@@ -6,6 +6,11 @@ from typing import Dict
 
 _NAMES: Dict[str, frozenset] = {}
 
+# the class names of a tensor eagerly (mx.nd.NDArray) and when traced (mx.sym.Symbol): `isinstance(x, ...)`
+# with one of them is true in one mode only
+ND_TYPES = frozenset({"NDArray"})
+SYM_TYPES = frozenset({"Symbol"})
+
 
 def mxnet_names() -> Dict[str, frozenset]:
     """module -> its names; empty when the table is missing or unreadable."""

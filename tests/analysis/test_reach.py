@@ -365,3 +365,72 @@ def test_values_that_left_the_graph_are_not_tensors():
             return x
     """)
     assert get(result, "pkg", "hard_nms").tensor_params == set()
+
+
+def test_annotated_constructor_argument_and_class_level_class_are_certain():
+    # gluonts: `distr_output: DistributionOutput` kept on self, `distr_cls: type = Gaussian` in each subclass,
+    # `self.distr_cls(*distr_args)` builds the distribution in the trace
+    result = reach(pkg="""
+    class Gaussian:
+        def __init__(self, mu, sigma, label_smoothing: Optional[float] = None):
+            self.mu, self.sigma, self.label_smoothing = mu, sigma, label_smoothing
+
+        def log_prob(self, x):
+            return x - self.mu
+
+    class Laplace(Gaussian):
+        def log_prob(self, x):
+            return x + self.mu
+
+    class DistributionOutput:
+        distr_cls: type = None
+
+        def distribution(self, distr_args):
+            return self.distr_cls(*distr_args)
+
+    class GaussianOutput(DistributionOutput):
+        distr_cls: type = Gaussian
+
+    class LaplaceOutput(DistributionOutput):
+        distr_cls = Laplace
+
+    class Unrelated:
+        def log_prob(self, x):
+            return x
+
+    class Model(HybridBlock):
+        def __init__(self, distr_output: DistributionOutput, scale: "Optional[float]" = None):
+            super().__init__()
+            self.distr_output = distr_output
+
+        def hybrid_forward(self, F, x, y):
+            distr = self.distr_output.distribution((x, y))
+            return distr.log_prob(y)
+    """)
+    for qualname in ("DistributionOutput.distribution", "Gaussian.__init__", "Gaussian.log_prob", "Laplace.log_prob"):
+        assert get(result, "pkg", qualname).certain, qualname
+    assert get(result, "pkg", "Unrelated.log_prob") is None  # only the annotated class's family
+    # a parameter annotated with a Python scalar type receives no tensor from a starred spread
+    assert get(result, "pkg", "Gaussian.__init__").tensor_params == {"mu", "sigma"}
+
+
+def test_an_eager_only_isinstance_branch_is_not_reached():
+    result = reach(pkg="""
+    def check_shapes(x):
+        return x.shape
+
+    def on_symbols(x):
+        return x
+
+    class Model(HybridBlock):
+        def hybrid_forward(self, F, x):
+            if not isinstance(x, mx.sym.Symbol):
+                check_shapes(x)
+            if isinstance(x, mx.nd.NDArray):
+                check_shapes(x)
+            else:
+                on_symbols(x)
+            return x
+    """)
+    assert get(result, "pkg", "check_shapes") is None
+    assert get(result, "pkg", "on_symbols").certain

@@ -238,3 +238,54 @@ def test_state_rules_do_not_judge_reached_methods(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write_package(tmp_path, lazy=LAZY)
     assert diagnostics(["--no-cache", "pkg"]) == []
+
+
+# the same constructor argument, annotated: every output class of the package may be passed, and the class
+# each one names in its body (`distr_cls`) is built in the trace (gluonts' DistributionOutput)
+TYPED = '''
+import numpy as np
+from mxnet.gluon import HybridBlock
+
+from .dist import getF
+
+
+class Normal:
+    def __init__(self, mu, sigma):
+        self.mu, self.sigma = mu, sigma
+
+    @property
+    def F(self):
+        return getF(self.mu)
+
+    def log_prob(self, x):
+        F = self.F
+        return F.log(self.sigma) + F.log(F.sqrt(2 * F.full(1, np.pi)))
+
+
+class Output:
+    distr_cls: type = None
+
+    def distribution(self, args):
+        return self.distr_cls(*args)
+
+
+class NormalOutput(Output):
+    distr_cls: type = Normal
+
+
+class Typed(HybridBlock):
+    def __init__(self, output: Output):
+        super().__init__()
+        self.output = output
+
+    def hybrid_forward(self, F, x, y):
+        return self.output.distribution((x, y)).log_prob(x)
+'''
+
+
+def test_an_annotated_constructor_argument_is_followed_for_each_subclass(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_package(tmp_path, dist=DIST, typed=TYPED)
+    found = diagnostics(["--no-cache", "pkg"])
+    assert [(name, row, code) for name, row, code, _ in found] == [("typed.py", 18, "HY101")]
+    assert found[0][3].endswith("(reached from Typed.hybrid_forward via self.output.distribution((x, y)).log_prob)")

@@ -136,6 +136,26 @@ def test_a_failure_inside_a_called_function_is_flagged_at_its_call_site_too(tmp_
     assert cause["default"] == []
 
 
+def test_a_whole_model_block_is_flagged_in_code_only_its_own_models_traced(tmp_path):
+    """A GRAPH_FAIL with no library frame is the whole model's block; a diagnostic in a helper its trace ran
+    (`unused`, line 15) flags it when no other model ran that line; one on a line an OK model ran does not."""
+    source = _tree(tmp_path)
+    failing = {"name": "whole", "verdict": "GRAPH_FAIL", "trace_lines": {"pkg/m.py": [10, 12, 15, 3]},
+               "error": {"type": "MXNetError", "message": "shape", "frames": []},
+               "blocks": [{"block": "net", "class": "B", "path": "pkg/m.py", "line": 9}]}
+    ok = {"name": "ok", "verdict": "OK", "trace_lines": {"pkg/m.py": [3, 6]}}
+    in_helper = [("HY101", "pkg/m.py", 15, "helper")]
+    (cause,) = score.score_library("lib", [failing, ok], in_helper, in_helper, score.Statements(source))["root_causes"]
+    assert cause["default"] == ["HY101"]
+    shared = [("HY101", "pkg/m.py", 3, "ran in ok too")]
+    result = score.score_library("lib", [failing, ok], shared, shared, score.Statements(source))
+    assert result["root_causes"][0]["default"] == [] and [a["line"] for a in result["false_alarms"]] == [3]
+    # an inner block (not the whole model) is flagged only inside its own method
+    inner = dict(failing, blocks=[{"block": "net.body", "class": "B", "path": "pkg/m.py", "line": 9}])
+    (cause,) = score.score_library("lib", [inner, ok], in_helper, in_helper, score.Statements(source))["root_causes"]
+    assert cause["default"] == []
+
+
 def test_trace_state_rules_are_judged_by_the_train_mode_call(tmp_path):
     source = _tree(tmp_path)
     labels = [{"name": "same", "verdict": "OK", "trace_lines": {"pkg/m.py": [3]}, "train": {"verdict": "OK"}},
