@@ -116,7 +116,14 @@ def {helper}(F, function, *inputs):
 
 {i}Added by hylint (HY809). Its attributes must be Python literals; the reshape round trip gives the operator
 {i}its inputs in the default layout (with oneDNN it would read an internal one)."""
+{i}import ast
+
 {i}state = repr(dict(vars(function)))
+{i}try:
+{i}{i}ast.literal_eval(state)
+{i}except (ValueError, SyntaxError):
+{i}{i}raise TypeError("%s cannot be a custom operator: its attributes must be Python literals, not %s"
+{i}{i}{i}{i}{i}{i}% (type(function).__name__, state)) from None
 {i}inputs = [F.reshape_like(F.reshape(x, (-1,)), x) for x in inputs]
 {i}return F.Custom(*inputs, op_type={register}(type(function)), state=state)
 '''

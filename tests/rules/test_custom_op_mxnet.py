@@ -94,3 +94,49 @@ def test_the_graph_exports_and_runs_where_the_module_is_imported(tmp_path):
     loaded = mx.gluon.SymbolBlock.imports(str(tmp_path / "style-symbol.json"), ["data"],
                                           str(tmp_path / "style-0000.params"))
     np.testing.assert_allclose(loaded(x).asnumpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+TABLE = '''
+import mxnet as mx
+import numpy as np
+from mxnet.gluon import nn
+
+
+class Lookup(mx.autograd.Function):
+    def __init__(self, table):
+        super().__init__()
+        self.table = table
+
+    def forward(self, x):
+        return x * float(self.table.sum())
+
+    def backward(self, dy):
+        return dy * float(self.table.sum())
+
+
+class Scale(nn.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.lookup = Lookup(np.ones(3))
+
+    def hybrid_forward(self, F, x):
+        return self.lookup(x)
+'''
+
+
+def test_an_attribute_that_is_no_literal_is_refused_by_name(tmp_path):
+    """Why the fix is unsafe: a Function keeping a numpy array cannot reach the operator's string attributes.
+    The fixed block says so at its first call, eagerly and hybridized, instead of failing inside MXNet."""
+    from hylint.lint.engine import Linter
+    from hylint.selection import select_rules
+
+    fixed = Linter(select_rules(select=["HY809"])).fix_source(TABLE, "t.py", unsafe=True).source
+    assert "_as_custom_op(F, self.lookup, x)" in fixed
+    (tmp_path / "table_fixed.py").write_text(fixed)
+    module = load_module(tmp_path / "table_fixed.py", "table_fixed")
+    for hybridize in (False, True):
+        block = module.Scale()
+        if hybridize:
+            block.hybridize()
+        with pytest.raises(TypeError, match="Lookup cannot be a custom operator: its attributes must be Python literals"):
+            block(mx.nd.ones((2, 3)))
