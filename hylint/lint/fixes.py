@@ -3,7 +3,7 @@ nothing changes; a fix whose result does not parse is dropped and named)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -83,18 +83,22 @@ def _parse_error(source: str) -> Optional[Exception]:
 
 
 def apply_fixes(source: str, diagnostics: Iterable[Diagnostic]) -> Tuple[str, List[Diagnostic]]:
-    """Apply the fixes whose edits do not overlap an earlier fix's edits (in position order)."""
+    """Apply the fixes whose edits do not overlap an earlier fix's edits (in position order); an edit equal to one
+    already taken (same span, same text) is made once."""
     ordered = sorted((d for d in diagnostics if d.fix is not None and d.fix.edits),
                      key=lambda d: (d.fix.edits[0].start_offset, d.code))
     taken: List[Tuple[int, int]] = []
+    chosen: Set[Tuple[int, int, str]] = set()  # an edit two fixes share (the same helper inserted) is made once
     applied: List[Diagnostic] = []
     edits: List[Edit] = []
     for diagnostic in ordered:
-        spans = [(e.start_offset, e.end_offset) for e in diagnostic.fix.edits]
+        own = [e for e in diagnostic.fix.edits if (e.start_offset, e.end_offset, e.content) not in chosen]
+        spans = [(e.start_offset, e.end_offset) for e in own]
         if any(_overlaps(span, other) for span in spans for other in taken):
             continue
         taken.extend(spans)
-        edits.extend(diagnostic.fix.edits)
+        chosen.update((e.start_offset, e.end_offset, e.content) for e in own)
+        edits.extend(own)
         applied.append(diagnostic)
     pieces = []
     cursor = 0

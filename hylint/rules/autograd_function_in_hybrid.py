@@ -1,6 +1,9 @@
+import libcst as cst
+
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingFix, Valid, replace
 from hylint.rules._autograd_function import FORWARD, IN_INIT, SCALED_SIGN, SIGN, FunctionCalls, instead
+from hylint.rules._custom_op import FIX_TITLE as CUSTOM_OP_TITLE, custom_op, helper_code
 from hylint.rules._straight_through import FIX_TITLE, straight_through
 
 # a straight-through Function (identity backward) applied to a Parameter of a Conv2D subclass
@@ -17,7 +20,7 @@ class AutogradFunctionInHybrid(LintRule):
     READS = frozenset({MXNET_IMPORTS})  # the names mx.autograd.Function is imported as
     NAME = "autograd-function-in-hybrid"
     MESSAGE = "An `mx.autograd.Function` is called in a hybrid context: it cannot be part of a graph"
-    FIX_TITLE = FIX_TITLE
+    FIX_TITLE = FIX_TITLE + "; any other Function: " + CUSTOM_OP_TITLE
     DOC = """
 ## What it does
 Flags a call of an `mx.autograd.Function` subclass of the module inside a hybrid context that fails
@@ -57,7 +60,8 @@ class Conv1bit(nn.Conv2D):
 ## Use instead
 The forward with `F` operators, and a custom gradient written in the graph: the straight-through
 estimator above is `x + F.BlockGrad(f(x) - x)` (forward `f(x)`, gradient 1); sizes come from
-`__init__`'s arguments. Or a registered `mx.operator.CustomOp`, which a graph can hold.
+`__init__`'s arguments. Or a registered `mx.operator.CustomOp`, which a graph can hold (what the
+fix writes where the straight-through rewrite does not apply, see below).
 ```python
 class Conv1bit(nn.Conv2D):
     def __init__(self, in_channels, channels, kernel_size, **kwargs):
@@ -70,6 +74,8 @@ class Conv1bit(nn.Conv2D):
 ```
 
 ## Fix safety
+Two rewrites, both unsafe.
+
 A Function made on the spot and called on one name, `Cls()(x)`, whose `forward(self, v)` is one
 `return f(v)` and whose `backward(self, dy)` is `return dy` (a straight-through estimator, as
 `Binarize` above), is rewritten to `(F.BlockGrad(f(x)) + (x - F.BlockGrad(x)))`: the value is
@@ -77,11 +83,30 @@ A Function made on the spot and called on one name, `Cls()(x)`, whose `forward(s
 `dy`. `v.shape` in `f` becomes `self.<x>.shape` when `x` is a `hybrid_forward` argument that Gluon
 fills with the block's Parameter of that name (declared in `__init__` or inherited from a built-in
 layer such as `nn.Conv2D`'s `weight`) and is never reassigned: a Parameter's shape is a Python tuple
-in both modes. Not rewritten: any other backward, a Function with `__init__`, a forward with more
+in both modes. Not rewritten so: any other backward, a Function with `__init__`, a forward with more
 than one statement, NDArray-only reads (`v.size`, `mx.nd.*`), or names the hybrid function shadows.
 Unsafe: for an infinite `x` the value is nan (`inf - inf`) where the Function gave `f(x)`.
 Measured on MXNet 1.9.1 (`tests/rules/test_straight_through_mxnet.py`): eager output bit-identical,
 hybridized equal to eager, input gradients equal to the Function's.
+
+Any other Function, kept in an attribute (`self.cov(x)`), made on the spot (`Cls(k)(x)`) or bound to
+a local name, becomes a registered custom operator: the call `fn(x, y)` is rewritten to
+`_as_custom_op(F, fn, x, y)`, and the module gets the two helper functions once (after its last
+Function class). The helper registers the class as an `mx.operator.CustomOp` whose forward runs a
+fresh copy of the Function (its `forward`, in the call's training mode) and whose backward runs that
+copy's `backward`, so the single-use rule of an instance no longer matters; each input first goes
+through `F.reshape_like(F.reshape(x, (-1,)), x)`, without which the oneDNN build hands the operator
+its internal layout (nan, inf, or values off by 1e5). Proven statically: the call passes exactly
+`forward`'s positional arguments (no defaults, `*args` or keywords), every `return` of `forward` is
+one value (not a tuple or list), the class (or a Function base of the module) has a `backward`, and
+the module binds the helpers' names to nothing else. Unsafe, because these are not: the Function's
+own attributes (`self.n = n`) reach the operator as `repr` text read back with `ast.literal_eval`, so
+they must be Python literals (anything else raises at the first call); the output's shape is taken
+from one dry run of `forward` on ones, so it must depend on the input shapes alone; the output must
+have the inputs' dtype (else the call raises TypeError); and a graph holding the operator runs only
+where the module is imported. Measured on MXNet 1.9.1 (`tests/rules/test_custom_op_mxnet.py`, the
+six gluoncv2 isqrtcovresnet models): eager outputs bit-identical to the Function's, hybridized equal
+to eager, parameter and input gradients equal to the Function's backward, eagerly and hybridized.
 """
     VALID = [
         Valid(SCALED_SIGN + FORWARD.format("        return F.sign(x)\n")),
@@ -105,6 +130,12 @@ hybridized equal to eager, input gradients equal to the Function's.
         Invalid(BINARIZE.format("Binarize()(weight)"),
                 BINARIZE.format("(F.BlockGrad(math.sqrt(1.0 / self.weight.shape[1]) * weight.sign()) + "
                                 "(weight - F.BlockGrad(weight)))"), unsafe=True),
+        Invalid(SIGN + IN_INIT.format("        return self.sign(x)\n"),
+                SIGN + helper_code(cst.Module([])) + "\n\n" +
+                IN_INIT.format("        return _as_custom_op(F, self.sign, x)\n"), unsafe=True),
+        Invalid(SCALED_SIGN + FORWARD.format("        return Sign()(x) * 2\n"),
+                SCALED_SIGN + helper_code(cst.Module([])) + "\n\n" +
+                FORWARD.format("        return _as_custom_op(F, Sign(), x) * 2\n"), unsafe=True),
     ]
 
     def __init__(self) -> None:
@@ -119,8 +150,9 @@ hybridized equal to eager, input gradients equal to the Function's.
         traced = (f"its forward uses `{call.failure.code}`, which fails on a Symbol"
                   if call.failure is not None and not call.failure.in_training else
                   "under autograd.record() the hybridized call fails or crashes the process")
-        rewrite = None if call.stored else straight_through(node, call.cls, self._calls.functions(ctx), ctx)
-        fix = None if rewrite is None else PendingFix(Applicability.UNSAFE, rewrite.title,
-                                                      [replace(node, rewrite.replacement)])
+        functions = self._calls.functions(ctx)
+        rewrite = None if call.stored else straight_through(node, call.cls, functions, ctx)
+        fix = custom_op(node, call.cls, functions, ctx) if rewrite is None else \
+            PendingFix(Applicability.UNSAFE, rewrite.title, [replace(node, rewrite.replacement)])
         ctx.report(node, f"{call.what}: {stored}after hybridize() its forward runs once on Symbols, when the graph "
                          f"is traced, and {traced}; {instead(ctx.f_name)}", fix)

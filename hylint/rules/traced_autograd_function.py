@@ -1,6 +1,9 @@
+import libcst as cst
+
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingFix, Valid, replace
 from hylint.rules._autograd_function import FORWARD, IN_INIT, SCALED_SIGN, SIGN, FunctionCalls, instead
+from hylint.rules._custom_op import FIX_TITLE as CUSTOM_OP_TITLE, custom_op, helper_code
 from hylint.rules._straight_through import FIX_TITLE, straight_through
 
 # a Function whose training path calls mx.nd, as stochastic-depth and shake-shake regularisers do
@@ -12,7 +15,7 @@ class TracedAutogradFunction(LintRule):
     CODE = "HY810"
     READS = frozenset({MXNET_IMPORTS})  # the names mx.autograd.Function is imported as
     NAME = "traced-autograd-function"
-    FIX_TITLE = FIX_TITLE
+    FIX_TITLE = FIX_TITLE + "; any other Function: " + CUSTOM_OP_TITLE
     MESSAGE = "An `mx.autograd.Function` traced into a graph: hybridized training loses its backward, or fails"
     DOC = """
 ## What it does
@@ -63,8 +66,11 @@ Write the forward with `F` operators (`F.random.uniform`, a custom gradient as
 ## Fix safety
 A straight-through Function made on the spot, `Cls()(x)` (forward one `return f(v)`, backward
 `return dy`), is inlined as `(F.BlockGrad(f(x)) + (x - F.BlockGrad(x)))`, HY809's rewrite: the same value
-for finite `x`, the identity gradient, in the graph. Unsafe: for an infinite `x` the value is nan. Any
-other Function: no fix; what replaces it depends on its forward and backward.
+for finite `x`, the identity gradient, in the graph. Unsafe: for an infinite `x` the value is nan.
+Any other Function becomes a registered custom operator, HY809's second rewrite (`_as_custom_op(F, fn,
+x)` plus a helper added to the module): its forward then runs on NDArrays at every call, in the
+call's training mode, and training uses its backward. Unsafe for HY809's reasons (its attributes must
+be Python literals, the output shape must follow from the input shapes and its dtype be the input's).
 """
     VALID = [
         Valid(SIGN + FORWARD.format("        return F.sign(x)\n")),
@@ -78,6 +84,9 @@ other Function: no fix; what replaces it depends on its forward and backward.
         Invalid(SIGN + FORWARD.format("        sign = Sign()\n        return sign(x)\n")),
         Invalid(SIGN + FORWARD.format("        return Sign()(x) * 2\n"),
                 SIGN + FORWARD.format("        return (F.BlockGrad(x.sign()) + (x - F.BlockGrad(x))) * 2\n"), unsafe=True),
+        Invalid(TRAINING_NOISE + FORWARD.format("        return Sign()(x) + x\n"),
+                TRAINING_NOISE + helper_code(cst.Module([])) + "\n\n" +
+                FORWARD.format("        return _as_custom_op(F, Sign(), x) + x\n"), unsafe=True),
     ]
 
     def __init__(self) -> None:
@@ -90,9 +99,11 @@ other Function: no fix; what replaces it depends on its forward and backward.
         training = (f"a recorded first call runs its training path on Symbols, where `{call.failure.code}` fails"
                     if call.failure is not None else
                     "a recorded first call crashes the process (its backward cannot be recorded on Symbols)")
-        rewrite = straight_through(node, call.cls, self._calls.functions(ctx), ctx)
+        functions = self._calls.functions(ctx)
+        rewrite = straight_through(node, call.cls, functions, ctx)
+        fix = custom_op(node, call.cls, functions, ctx) if rewrite is None else \
+            PendingFix(Applicability.UNSAFE, rewrite.title, [replace(node, rewrite.replacement)])
         ctx.report(node, f"{call.what}: after hybridize() its forward runs once on Symbols, when the graph is "
                          f"traced, and the graph keeps that run: training after a predict call runs the predict "
                          f"path without its backward, and {training}; {instead(ctx.f_name)}",
-                   None if rewrite is None else PendingFix(Applicability.UNSAFE, rewrite.title,
-                                                           [replace(node, rewrite.replacement)]))
+                   fix)

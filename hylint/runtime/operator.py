@@ -1,7 +1,14 @@
-"""``mxnet.operator``: Python custom operators can be defined and registered (libraries do so at import
-time); running one (``nd.Custom``/``sym.Custom``) raises :class:`RuntimeUnsupported` (no model of the
-supported libraries runs one in its forward pass)."""
-from .base import RuntimeUnsupported
+"""``mxnet.operator``: Python custom operators, defined and registered as in MXNet, and run by the ``Custom``
+operator of the table (:mod:`.ops.custom`; ``nd.Custom``/``sym.Custom``), eagerly and in a graph.
+
+Only ``forward`` runs (the runtime has no autograd). As in MXNet, ``infer_shape`` and ``infer_type`` of the
+CustomOpProp give the outputs' shapes and dtypes, ``create_operator`` the CustomOp, whose ``forward`` writes
+its outputs with ``assign``; the keyword arguments of the call reach the CustomOpProp as strings."""
+import numpy as np
+
+from . import autograd, ndarray
+from .base import MXNetError
+from .ops import custom as _custom
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators"]
 
@@ -70,5 +77,22 @@ def get_all_registered_operators():
     return list(_REGISTERED)
 
 
-def Custom(*args, **kwargs):  # noqa: N802 - MXNet's operator name
-    raise RuntimeUnsupported("the Custom operator (op_type=%r)" % kwargs.get("op_type"))
+def _prop(attrs):
+    """The registered CustomOpProp of ``attrs["op_type"]``, made with the call's other keyword arguments."""
+    kwargs = {k: v for k, v in attrs.items() if not (k.startswith("__") and k.endswith("__"))}  # the runtime's notes
+    op_type = kwargs.pop("op_type", None)
+    if op_type not in _REGISTERED:
+        raise MXNetError("Cannot find custom operator %s" % op_type)
+    return _REGISTERED[op_type](**kwargs)
+
+
+def _forward(prop, inputs, out_shapes, out_types):
+    """Runs the CustomOp's forward on NDArrays of ``inputs`` (numpy); returns its outputs as numpy arrays."""
+    operator = prop.create_operator(None, [list(x.shape) for x in inputs], [x.dtype for x in inputs])
+    in_data = [ndarray.array(x, dtype=x.dtype) for x in inputs]
+    out_data = [ndarray.zeros(shape, dtype=dtype) for shape, dtype in zip(out_shapes, out_types)]
+    operator.forward(autograd.is_training(), ["write"] * len(out_data), in_data, out_data, [])
+    return [np.asarray(out.asnumpy()) for out in out_data]
+
+
+_custom.HOST.update(prop=_prop, forward=_forward)

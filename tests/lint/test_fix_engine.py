@@ -55,6 +55,26 @@ def test_overlapping_fixes_wait_for_the_next_pass():
     assert len(applied) == 1
 
 
+def test_an_edit_two_fixes_share_is_made_once():
+    """HY809's custom-operator fixes each carry the insertion of the module's helper: applied together in one
+    pass (as verify applies the fixes a run exercises), the helper is inserted once."""
+    from hylint.lint.engine import apply_fixes
+
+    source = ("import mxnet as mx\nfrom mxnet.gluon import nn\n\n\nclass Square(mx.autograd.Function):\n"
+              "    def forward(self, x):\n        self.save_for_backward(x)\n        return mx.nd.square(x)\n\n"
+              "    def backward(self, dy):\n        x, = self.saved_tensors\n        return 2 * x * dy\n\n\n"
+              "class N(nn.HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.a = Square()\n        self.b = Square()\n\n"
+              "    def hybrid_forward(self, F, x):\n        return self.a(x) + self.b(x)\n")
+    diagnostics = [d for d in Linter(select_rules(select=["HY809"])).lint_source(source).diagnostics
+                   if d.fix is not None]
+    assert len(diagnostics) == 2
+    fixed, applied = apply_fixes(source, diagnostics)
+    assert len(applied) == 2 and fixed.count("def _as_custom_op(") == 1
+    assert "return _as_custom_op(F, self.a, x) + _as_custom_op(F, self.b, x)" in fixed
+    cst.parse_module(fixed)
+
+
 class _Grow(LintRule):
     """A broken rule whose fix always makes another fixable diagnostic (never converges)."""
     CODE, NAME, MESSAGE = "HY990", "grow", "grows"

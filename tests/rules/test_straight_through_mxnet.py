@@ -7,11 +7,11 @@ Parameters, which the fixture harness does not compare. Here: the Parameter grad
 bit-identity; plus the one input the fix changes (an infinite weight), which is why the fix is unsafe."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
+from loadmodule import load_module  # noqa: E402  (tests/, on sys.path under pytest)
 
 mx = pytest.importorskip("mxnet")
 
@@ -20,10 +20,7 @@ pytestmark = pytest.mark.mxnet
 
 
 def _module(name):
-    spec = importlib.util.spec_from_file_location(f"hy809_2_{name}", FIXTURE / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module(FIXTURE / f"{name}.py", f"hy809_2_{name}")
 
 
 def _run(block, x, hybridize):
@@ -108,10 +105,7 @@ def test_hy810_input_gradient(tmp_path):
     modules = []
     for name, text in (("before", QUANTIZE), ("after", fixed)):
         (tmp_path / f"q_{name}.py").write_text(text)
-        spec = importlib.util.spec_from_file_location(f"q_{name}", tmp_path / f"q_{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        modules.append(module)
+        modules.append(load_module(tmp_path / f"q_{name}.py", f"q_{name}"))
     x = mx.nd.array(np.random.RandomState(2).standard_normal((3, 5)) * 3)
     results = []
     for module, hybridize in ((modules[0], False), (modules[1], False), (modules[1], True)):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from hylint.runtime import ndarray as nd
-from hylint.runtime import ops
+from hylint.runtime import operator, ops
 from hylint.runtime import symbol as sym
 
 SETTINGS = settings(max_examples=6, deadline=None, derandomize=True,  # reproducible in CI
@@ -456,6 +456,39 @@ CASES["Cast"] = Case(lambda data: ([data.draw(floats(data.draw(shapes())))], {"d
                      lambda a, dtype: a.astype(dtype))
 CASES["shape_array"] = Case(unary(), lambda a: np.array(a.shape))
 CASES["size_array"] = Case(unary(), lambda a: np.array([a.size]))
+
+
+def register_scaled_row_sum(mx_operator):
+    """A Python custom operator, the sums along the last axis times a keyword argument, registered in
+    ``mx_operator`` (the runtime's ``mxnet.operator``, or real MXNet's)."""
+    class ScaledRowSum(mx_operator.CustomOp):
+        def __init__(self, scale):
+            super().__init__()
+            self.scale = scale
+
+        def forward(self, is_train, req, in_data, out_data, aux):
+            self.assign(out_data[0], req[0], in_data[0].sum(axis=-1) * self.scale)
+
+    class ScaledRowSumProp(mx_operator.CustomOpProp):
+        def __init__(self, scale):
+            super().__init__(need_top_grad=True)
+            self.scale = float(scale)  # the call's keyword arguments arrive as strings
+
+        def infer_shape(self, in_shape):
+            return in_shape, [in_shape[0][:-1]], []
+
+        def create_operator(self, ctx, in_shapes, in_dtypes):
+            return ScaledRowSum(self.scale)
+
+    mx_operator.register("hylint_test_scaled_row_sum")(ScaledRowSumProp)
+
+
+register_scaled_row_sum(operator)
+
+
+CASES["Custom"] = Case(lambda data: ([data.draw(floats(data.draw(shapes(min_dims=2))))],
+                                     {"op_type": "hylint_test_scaled_row_sum", "scale": 2.5}),
+                       lambda a, op_type, scale: a.astype(np.float64).sum(axis=-1) * scale)
 
 
 @case("_contrib_arange_like", ref=lambda a, axis: np.arange(a.shape[axis], dtype=np.float64))
@@ -1325,6 +1358,7 @@ def _mxnet_function(real, name):
 
 
 #: ops whose MXNet eager function differs in calling convention or is random
+REGISTERED_IN_MXNET = []  # the Custom case's operator, registered in real MXNet once
 NOT_COMPARED_WITH_MXNET = {"_random_uniform", "_random_normal", "_random_uniform_like", "_random_normal_like",
                            "_random_randint",
                            "_sample_multinomial", "_shuffle", "_cond_select", "RNN", "Dropout"}
@@ -1342,6 +1376,9 @@ def test_op_equals_mxnet(name, data):
     function = _mxnet_function(real, name)
     assert function is not None, "MXNet has no eager operator named %s" % name
     arrays, attrs = CASES[name].draw(data)
+    if name == "Custom" and not REGISTERED_IN_MXNET:
+        register_scaled_row_sum(real.operator)
+        REGISTERED_IN_MXNET.append(True)
     ours = as_list(eager(ops.OPS[name], arrays, attrs))
     theirs = function(*[real.nd.array(a, dtype=a.dtype) for a in arrays], **attrs)
     theirs = [t.asnumpy() for t in (theirs if isinstance(theirs, list) else [theirs])]

@@ -18,7 +18,7 @@ graph evaluator: the control-flow ops that run subgraphs register from :mod:`hyl
 """
 from .table import OPS, SUBGRAPH_OPS, InferFailed, Op, ShapeCheck, UnwrappedCheck, lookup, register
 from .attrs import P, parse_attrs, stringify
-from . import math, reduce, shape, creation, random, nn, rnn, layers  # noqa: F401  (each registers its ops)
+from . import math, reduce, shape, creation, random, nn, rnn, layers, custom  # noqa: F401  (each registers its ops)
 from .shape import reshape_target
 from .namespaces import WRAPPERS, build_wrappers, prefixed_names, public_names
 from .binding import TRAILING_POSITIONAL, BoundCall, bind_call, present_inputs, run_infer, skip_optional_input

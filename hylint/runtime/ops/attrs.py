@@ -170,6 +170,8 @@ def _holds_numpy_scalar(value):
 
 def parse_attrs(op, attr_strs):
     """Parse string attributes of ``op`` into Python values (defaults filled in)."""
+    if op.keeps_attributes:
+        return {k: v for k, v in attr_strs.items() if not (k.startswith("__") and k.endswith("__"))}
     parsed = {}
     for key in attr_strs:
         if key.startswith("__") and key.endswith("__"):

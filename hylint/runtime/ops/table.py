@@ -64,7 +64,7 @@ class Op:
 
     def __init__(self, name, kernel, infer_shape, inputs=("data",), params=(), infer_type=_same_type,
                  variadic=False, num_outputs=1, aux=(), aliases=(), hint=None, namespaces=("nd", "sym"),
-                 optional_inputs=(), needs_input=True):
+                 optional_inputs=(), needs_input=True, keeps_attributes=False):
         self.name = name
         self.kernel = kernel
         self.infer_shape = infer_shape
@@ -80,6 +80,8 @@ class Op:
         self.namespaces = tuple(namespaces)
         self.optional_inputs = set(optional_inputs)
         self.needs_input = needs_input
+        # every attribute reaches the kernel as its string (Custom: the CustomOpProp's own keyword arguments)
+        self.keeps_attributes = keeps_attributes
 
     def num_outputs(self, attrs):
         n = self._num_outputs
