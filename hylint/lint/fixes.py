@@ -89,12 +89,19 @@ def apply_fixes(source: str, diagnostics: Iterable[Diagnostic]) -> Tuple[str, Li
     taken: List[Tuple[int, int]] = []
     applied: List[Diagnostic] = []
     edits: List[Edit] = []
+    inserted = set()  # an insertion several fixes need (a shared helper function) is made once
     for diagnostic in ordered:
         spans = [(e.start_offset, e.end_offset) for e in diagnostic.fix.edits]
         if any(_overlaps(span, other) for span in spans for other in taken):
             continue
         taken.extend(spans)
-        edits.extend(diagnostic.fix.edits)
+        for edit in diagnostic.fix.edits:
+            key = (edit.start_offset, edit.content)
+            if edit.start_offset == edit.end_offset:
+                if key in inserted:
+                    continue
+                inserted.add(key)
+            edits.append(edit)
         applied.append(diagnostic)
     pieces = []
     cursor = 0
