@@ -27,7 +27,7 @@ import libcst as cst
 
 from hylint.diagnostic import Applicability
 from hylint.rule import PendingEdit, PendingFix, replace
-from hylint.syntax.nodes import dotted_name, keyword_value, literal_int, literal_number
+from hylint.syntax.nodes import dotted_name, literal_int, literal_number, name_reads
 from hylint.syntax.walk import walk
 
 HELPER = "_pad_by_parity"
@@ -70,23 +70,7 @@ def _is_size_read(node: cst.CSTNode, x: str, code) -> bool:
 
 
 def _mentions(node: cst.CSTNode, names: set) -> List[cst.Name]:
-    found: List[cst.Name] = []
-
-    class _Find(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            if name.value in names:
-                found.append(name)
-
-        def visit_Attribute(self, attr: cst.Attribute) -> bool:
-            walk(attr.value, self)  # `obj.name` is not the name `name`
-            return False
-
-        def visit_Arg(self, arg: cst.Arg) -> bool:
-            walk(arg.value, self)  # nor is the keyword of `f(name=...)`
-            return False
-
-    walk(node, _Find())
-    return found
+    return [name for name in name_reads(node) if name.value in names]
 
 
 def _reads_shape(node: cst.CSTNode) -> bool:
@@ -154,21 +138,10 @@ def _helper_insertion(ctx) -> Optional[List[PendingEdit]]:
 
 
 def _lambda(helper_call: cst.Call, size_arg: cst.Arg, ctx) -> str:
-    taken = {n.value for n in _mentions(helper_call, _all_names(helper_call))}
+    taken = {n.value for n in name_reads(helper_call)}
     param = next(n for n in ("size", "spatial_size", "size_") if n not in taken)
     args = [arg.with_changes(value=cst.Name(param)) if arg is size_arg else arg for arg in helper_call.args]
     return f"lambda {param}: {ctx.module.code_for_node(helper_call.with_changes(args=args)).strip()}"
-
-
-def _all_names(node: cst.CSTNode) -> set:
-    names = set()
-
-    class _Collect(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            names.add(name.value)
-
-    walk(node, _Collect())
-    return names
 
 
 def parity_pad_fix(attr_node: cst.Attribute, parents: Dict, ctx) -> Optional[PendingFix]:
