@@ -11,6 +11,7 @@ from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingFix, Valid, rep
 from hylint.rules._eager_guard import eager_guard, enclosing_assert
 from hylint.rules._group_norm import group_norm_fix
 from hylint.rules._parity_pad import parity_pad_fix
+from hylint.rules._space_to_depth import space_to_depth_fix
 from hylint.rules._shape_instead import instead
 from hylint.syntax.walk import walk
 
@@ -95,6 +96,15 @@ the original), BatchNorm's `axis` 1 and `use_global_stats` false when they come 
 rounding-level differences: the two operators sum in another order (gluoncv's resnet50_v1b_gn: 4.3e-6 at
 outputs of 5.7, measured on MXNet 1.9.1).
 
+Unsafe: space-to-depth spelled out from the unpacked shape, `b, c, h, w = x.shape` followed by a tail of
+the function (to its `return`) of `transpose`, `split`, `reshape` (also of each piece, in a
+comprehension), `F.stack` and size arithmetic (`h // s`, `c * s * s`, `self.s`) that moves the elements
+as `F.space_to_depth(x, block_size=s)` does: output channels in the order (row in block, column in
+block, channel). hylint follows the layout symbolically and rewrites the tail to
+`return F.space_to_depth(x, block_size=s)` only when the result matches exactly (another channel order
+is left alone). The conditions it cannot check: the sizes the tail divides are divisible by `s` (the
+tail's asserts go; a bad size raises MXNetError instead of the original's error).
+
 Every other use is reported without a fix; the message says what to write: a static size passed to the
 constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, `-3` merge two axes,
 `-4` split one), the `like` operators (`F.reshape_like`, `F.slice_like`, `F.broadcast_like`,
@@ -175,9 +185,9 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
         group_norm = group_norm_fix(attr_node, parents, ctx)  # GroupNorm as a train-mode BatchNorm
         if group_norm is not None or attr_node.attr.value != "shape":
             return group_norm
-        parity = parity_pad_fix(attr_node, parents, ctx)  # TF "SAME" padding from x.shape[2:]
-        if parity is not None:
-            return parity
+        idiom = parity_pad_fix(attr_node, parents, ctx) or space_to_depth_fix(attr_node, parents, ctx)
+        if idiom is not None:  # TF "SAME" padding from x.shape[2:]; space-to-depth from the unpacked shape
+            return idiom
         parent = parents.get(attr_node)
         # F.zeros(x.shape) / F.ones(x.shape)
         if isinstance(parent, cst.Arg):
