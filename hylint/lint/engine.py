@@ -167,8 +167,9 @@ class Linter:
             elif pending.mode == "insert_after":
                 start = end
             elif pending.mode == "delete_lines" and start[0] < len(text.lines) and end[0] < len(text.lines) and \
-                    not text.lines[start[0] - 1][:start[1]].strip() and not text.lines[end[0] - 1][end[1]:].strip():
-                # a statement alone on its lines: remove the lines, indentation and newline included
+                    not text.lines[start[0] - 1][:start[1]].strip() and \
+                    text.lines[end[0] - 1][end[1]:].strip()[:1] in ("", "#"):
+                # a statement alone on its lines: remove the lines, indentation, its own comment and newline
                 start, end, content = (start[0], 0), (end[0] + 1, 0), ""
             elif pending.mode == "delete_lines" and start[0] > 1 and end[0] == len(text.lines) and \
                     not text.lines[start[0] - 1][:start[1]].strip() and not text.lines[end[0] - 1][end[1]:].strip():

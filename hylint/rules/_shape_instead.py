@@ -12,6 +12,7 @@ from typing import Dict, Optional
 import libcst as cst
 
 from hylint.syntax.nodes import dotted_name
+from hylint.syntax.walk import walk
 
 _STOP = (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.Lambda)
 _ATTRIBUTES = {"height", "width", "pad_width", "shape", "size", "output_size", "scale", "kernel", "num_outputs"}
@@ -40,6 +41,26 @@ def _suggestion(callee: str, keyword: Optional[str], f: str, x: str) -> Optional
     return None
 
 
+def _child_taking(name: str, assign: cst.Assign, parents: Dict[cst.CSTNode, cst.CSTNode]) -> Optional[str]:
+    """``self.<child>`` when the size bound to ``name`` is passed to a child block's call in the function."""
+    function = assign
+    while function is not None and not isinstance(function, cst.FunctionDef):
+        function = parents.get(function)
+    if function is None:
+        return None
+    found = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            callee = dotted_name(call.func) or ""
+            if callee.startswith("self.") and callee.count(".") == 1 and \
+                    any(isinstance(a.value, cst.Name) and a.value.value == name for a in call.args):
+                found.append(callee)
+
+    walk(function.body, _Find())
+    return found[0] if found else None
+
+
 def instead(node: cst.Attribute, parents: Dict[cst.CSTNode, cst.CSTNode], f: str, x: str) -> str:
     """The shape-free form to write for the read ``node`` (``x.shape``), from the call or slice it feeds."""
     child: cst.CSTNode = node
@@ -54,6 +75,14 @@ def instead(node: cst.Attribute, parents: Dict[cst.CSTNode, cst.CSTNode], f: str
         if isinstance(current, cst.Slice):
             return f"`{f}.slice_like(y, {x}, axes=(...))` for `y[..., :{x}.shape[i]]`"
         child, current = current, parents.get(current)
+    if isinstance(current, cst.Assign) and len(current.targets) == 1 and \
+            isinstance(current.targets[0].target, cst.Name):
+        taker = _child_taking(current.targets[0].target.value, current, parents)
+        if taker is not None:  # a size handed to a child block (an interpolation defined elsewhere)
+            return (f"pass the tensor `{x}` itself to `{taker}` and take its size there with a `like` operator "
+                    f"when it gets a tensor (a resize: `{f}.contrib.BilinearResize2D(y, {x}, mode='like')`; a crop: "
+                    f"`{f}.slice_like`): a child's size argument cannot come from a Symbol, and hylint does not "
+                    f"fix across files")
     return (f"a size given to `__init__`, a `like` operator (`{f}.reshape_like`, `{f}.slice_like`, "
             f"`{f}.broadcast_like`, `{f}.zeros_like`, `{f}.contrib.arange_like`), or `{f}.shape_array({x})` "
             f"where the size only feeds data")

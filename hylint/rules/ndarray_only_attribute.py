@@ -9,6 +9,9 @@ from hylint.syntax.rewrite import f_call, int_node, tuple_node
 from hylint.analysis.ops import NDARRAY_ONLY_ATTRS
 from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingFix, Valid, replace
 from hylint.rules._eager_guard import eager_guard, enclosing_assert
+from hylint.rules._group_norm import group_norm_fix
+from hylint.rules._parity_pad import parity_pad_fix
+from hylint.rules._space_to_depth import space_to_depth_fix
 from hylint.rules._shape_instead import instead
 from hylint.syntax.walk import walk
 
@@ -64,6 +67,43 @@ Unsafe: an `assert` that reads a shape (`assert x.shape[2] % 32 == 0`, alone on 
 `mxnet.nd`, `nd`, `ndarray`; the name must also appear in the hybrid function). Eagerly `F` is that module
 (also in numpy mode), so every eager call still checks; traced, `F` is `mxnet.symbol` and the check is
 skipped: the hybridized block accepts the inputs the assert refused (measured on MXNet 1.9.1).
+
+Unsafe: TF "SAME" padding computed from the input's size,
+`x = F.pad(x, mode="constant", pad_width=same(x.shape[2:], k, s))`, with the size read inline or bound
+first (`size = A if C else x.shape[2:]` on the statement before, the size used nowhere else). The
+padding becomes `_pad_by_parity(F, x, lambda size: same(size, k, s))`, a function the fix inserts once
+before the module's first function or class: it pads `x` for an odd and for an even size (your helper
+called with sizes 1 and 2), to one length, and picks each axis with `F.where` on
+`F.shape_array(x)[axis] % 2`. With `A if C else x.shape[2:]`, the padding as written stays for the
+sizes given (`... if size is not None else _pad_by_parity(...)`). The conditions, which hylint cannot
+see: the helper depends on each size only through its parity (TF "SAME" with stride 1 or 2 and
+dilation 1, any kernel), `x` is 4-D, and the padded tensor feeds only a convolution with that kernel and
+stride (an even size's padding gets zeros at the end that such a convolution never reads; anything
+else sees them); with `A if C`, `A` is not None when `C` holds. Measured on MXNet 1.9.1 and on the
+runtime: outputs and input gradients bit-identical to the shape-reading code, eager and hybridized,
+for kernels 1 to 7, strides 1 and 2, odd, even and mixed sizes. `mode` must be `"constant"` and
+`constant_value` 0.
+
+Unsafe: group normalization written as a training-mode BatchNorm over (1, N*G, -1) (gluoncv's
+`GroupNorm`): `with autograd.train_mode():` holding `y = x.expand_dims(0).reshape((0, 0, G, -1))`,
+`y = y.reshape((1, -3, -1))`, the statistics' size from `x.shape[0]` and `F.BatchNorm(y, F.ones(...),
+F.zeros(...), F.zeros(...), F.ones(...), ...)`. The `with` statement becomes
+`y = F.InstanceNorm(x.reshape((0, G, -1)), F.ones((G,)), F.zeros((G,)), eps=...)` (BatchNorm's `eps`,
+from `**kwargs` with `kwargs.get('eps', 0.001)`), and the comments of the lines it replaces stay above it.
+The result must be read next only as `y.reshape_like(...)` (its shape is (N, G, M), not (1, N*G, M));
+hylint checks that. The conditions it cannot check: float32 (InstanceNorm rejects float64, and so does
+the original), BatchNorm's `axis` 1 and `use_global_stats` false when they come from `**kwargs`, and
+rounding-level differences: the two operators sum in another order (gluoncv's resnet50_v1b_gn: 4.3e-6 at
+outputs of 5.7, measured on MXNet 1.9.1).
+
+Unsafe: space-to-depth spelled out from the unpacked shape, `b, c, h, w = x.shape` followed by a tail of
+the function (to its `return`) of `transpose`, `split`, `reshape` (also of each piece, in a
+comprehension), `F.stack` and size arithmetic (`h // s`, `c * s * s`, `self.s`) that moves the elements
+as `F.space_to_depth(x, block_size=s)` does: output channels in the order (row in block, column in
+block, channel). hylint follows the layout symbolically and rewrites the tail to
+`return F.space_to_depth(x, block_size=s)` only when the result matches exactly (another channel order
+is left alone). The conditions it cannot check: the sizes the tail divides are divisible by `s` (the
+tail's asserts go; a bad size raises MXNetError instead of the original's error).
 
 Every other use is reported without a fix; the message says what to write: a static size passed to the
 constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, `-3` merge two axes,
@@ -141,9 +181,13 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
 
     # -- fixes --------------------------------------------------------------------------------
     def _fix(self, attr_node: cst.Attribute, ctx) -> Optional[PendingFix]:
-        if attr_node.attr.value != "shape":
-            return None
         parents = ctx.hybrid.parents if ctx.hybrid is not None else {}
+        group_norm = group_norm_fix(attr_node, parents, ctx)  # GroupNorm as a train-mode BatchNorm
+        if group_norm is not None or attr_node.attr.value != "shape":
+            return group_norm
+        idiom = parity_pad_fix(attr_node, parents, ctx) or space_to_depth_fix(attr_node, parents, ctx)
+        if idiom is not None:  # TF "SAME" padding from x.shape[2:]; space-to-depth from the unpacked shape
+            return idiom
         parent = parents.get(attr_node)
         # F.zeros(x.shape) / F.ones(x.shape)
         if isinstance(parent, cst.Arg):

@@ -159,3 +159,24 @@ def blocks_of(stmt: cst.CSTNode) -> Iterable[Sequence[cst.CSTNode]]:
     elif isinstance(stmt, cst.Else):
         yield stmt.body.body
 
+
+
+def name_reads(node: cst.CSTNode) -> List[cst.Name]:
+    """The ``Name`` nodes under ``node`` that name a variable: not the attribute of ``obj.name`` nor the
+    keyword of ``f(name=...)`` (assignment targets are included)."""
+    found: List[cst.Name] = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name)
+
+        def visit_Attribute(self, attr: cst.Attribute) -> bool:
+            walk(attr.value, self)
+            return False
+
+        def visit_Arg(self, arg: cst.Arg) -> bool:
+            walk(arg.value, self)
+            return False
+
+    walk(node, _Find())
+    return found
