@@ -52,8 +52,8 @@ class Positions:
     def _in_statement(self, node: cst.CSTNode, stmt: cst.CSTNode, function: Optional[cst.FunctionDef],
                       parents: Optional[Dict[cst.CSTNode, cst.CSTNode]]) -> Optional[Tuple[object, int]]:
         """The span of a node inside one statement of the body of ``function`` (a top-level function or a
-        method of top-level class ``stmt``), computed on the function holding just that statement (its
-        class header around it): the indentation is the file's, the code generated a line or two."""
+        method of top-level class ``stmt``), computed on that statement alone with the indentation of the
+        blocks around it: the code generated is a line or two, not the method."""
         if function is None or parents is None or not isinstance(function.body, cst.IndentedBlock):
             return None
         rows = self._rows()
@@ -64,13 +64,15 @@ class Positions:
             return None
         found = self._units.get(inner)
         if found is None:
-            # without the lines above the headers (a file with much blanked out has hundreds there)
-            alone = function.with_changes(leading_lines=[], body=function.body.with_changes(body=[inner]))
+            blocks = [function.body]
             if function is not stmt:
                 if not isinstance(stmt, cst.ClassDef) or not isinstance(stmt.body, cst.IndentedBlock):
                     return None
-                alone = stmt.with_changes(leading_lines=[], body=stmt.body.with_changes(body=[alone]))
-            computed = _positions(self.module.with_changes(body=[alone], header=[], footer=[]))
+                blocks.insert(0, stmt.body)
+            indents = [block.indent if block.indent is not None else self.module.default_indent for block in blocks]
+            computed = _statement_positions(self.module, inner, indents)
+            if computed is None or inner not in computed:
+                return None
             found = self._units[inner] = (computed, rows[inner] - computed[inner].start.line)
         code_range = found[0].get(node)
         return (code_range, found[1]) if code_range is not None else None
@@ -132,6 +134,24 @@ class Positions:
         shift = self._offset(statement)
         return ((code_range.start.line + shift, code_range.start.column),
                 (code_range.end.line + shift, code_range.end.column))
+
+
+def _statement_positions(module: cst.Module, stmt: cst.CSTNode,
+                         indents: List[str]) -> Optional[Dict[cst.CSTNode, object]]:
+    """Positions of the nodes of ``stmt`` generated alone, indented by ``indents`` (the blocks around it) as
+    in the file, rows counted from its first line (its leading lines included): the code generation
+    PositionProvider runs for a module, of one statement. None: a libcst without these internals."""
+    try:
+        from libcst.metadata.position_provider import PositionProvidingCodegenState
+
+        provider = PositionProvider()
+        state = PositionProvidingCodegenState(default_indent=module.default_indent,
+                                              default_newline=module.default_newline, provider=provider)
+        state.indent_tokens = list(indents)
+        stmt._codegen(state)
+        return provider._computed
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - other libcst internals
+        return None
 
 
 def _positions(mini: cst.Module) -> Dict[cst.CSTNode, object]:
