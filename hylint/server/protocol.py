@@ -21,7 +21,9 @@ from hylint.diagnostic import Applicability, Diagnostic
 from hylint.server import convert
 from hylint.server.linting import Checker
 
-DEBOUNCE = 0.05  # seconds of quiet after a change before it is linted
+# seconds of quiet after the last change before it is linted: an edit re-lints only the definitions it
+# changed (hylint/server/incremental.py), tens of milliseconds, so a longer wait would be most of the latency
+DEBOUNCE = 0.02
 FIX_ALL = f"{lsp.CodeActionKind.SourceFixAll.value}.hylint"
 ADD_NOQA_ALL = "source.addNoqa.hylint"
 NOT_SUPPRESSIBLE = {"HY000", "HY001", "HY090"}  # as `hylint check --add-noqa` (hylint/batch/add_noqa.py)
