@@ -289,9 +289,11 @@ class GroupCache:
     def check(self, text: str, filename: str, linter) -> Optional[List[Diagnostic]]:
         """The diagnostics of ``text`` as ``linter`` gives them for the whole buffer, linting again only the
         groups whose text changed, or None when the buffer is to be linted whole (no groups, or a group's
-        run that could differ). The first check of a buffer (an opened file) lints it whole, the quickest
-        answer; later ones lint each group that changed, or is still pending, alone."""
+        run that could differ). The first check of a buffer (an opened file), and one where most groups
+        changed, lints it whole, the quickest answer; others lint each group that changed, or is still
+        waiting to be prepared, alone."""
         first = not self.stored and not self.pending
+        waiting = {key for key, _ in self.pending}  # not yet prepared, not changed
         self.pending, self._latest = [], None
         found = plan(text)
         if found is None:  # the entries stay: a syntax error while typing does not cost the next check
@@ -304,9 +306,11 @@ class GroupCache:
         for group, key in zip(found.groups, keys):
             entry = self.stored.get(key)
             entries.append(entry if entry is not None and buffer.holds(group, entry) else None)
-        if first:
-            return self._whole(text, filename, linter, buffer, keys)
         missing = [number for number, entry in enumerate(entries) if entry is None]
+        if first or sum(keys[number] not in waiting for number in missing) * 2 > len(keys):
+            # most groups changed (an edit of the imports, a paste): a whole check answers sooner than
+            # each group alone, and the groups are prepared again while the editor is idle
+            return self._whole(text, filename, linter, buffer, keys)
         if any(keys[number] in self.refused for number in missing):
             return None
         for number in missing:
