@@ -6,8 +6,11 @@ Starts the server over stdio (tests/server/lsp_client.py), warms it up on a smal
 rule selection), then on a ~500-line model file measures
 
 * didOpen -> its publishDiagnostics (target < 150 ms),
+* the server's CPU while idle after the opens (it prepares the file's groups for edits,
+  hylint/server/incremental.py),
 * didChange (one line edited) -> the diagnostics of that version (target < 100 ms; includes the
-  server's debounce, hylint/server/protocol.py DEBOUNCE),
+  server's debounce, hylint/server/protocol.py DEBOUNCE), and the same for an edit of an import line
+  (which every group reads),
 
 as wall-clock medians, with the server's own CPU time per answer (/proc/PID/stat), which the other
 load on the machine changes less; then RSS of the server over 1,000 edits (``--wait-every``).
@@ -62,6 +65,7 @@ def main() -> None:
     parser.add_argument("--file", type=Path, help="the model file (default: a generated 500-line one)")
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--edits", type=int, default=1000)
+    parser.add_argument("--idle", type=float, default=2.0, help="seconds to wait after the opens, before the edits")
     parser.add_argument("--wait-every", type=int, default=1, metavar="N",
                         help="in the memory run, wait for the diagnostics of every Nth edit only (the debounce "
                              "then lints one text per N edits); 1: every edit is linted")
@@ -97,6 +101,10 @@ def main() -> None:
                 client.diagnostics(uri, None)
         print(f"didOpen -> diagnostics ({len(found)}): median {statistics.median(opens) * 1000:.0f} ms wall, "
               f"{statistics.median(open_cpu) * 1000:.0f} ms server CPU (min {min(opens) * 1000:.0f} ms wall)")
+        cpu = cpu_seconds(pid)
+        time.sleep(args.idle)
+        print(f"then, idle for {args.idle:.0f} s (the server prepares each top-level group for edits): "
+              f"{(cpu_seconds(pid) - cpu) * 1000:.0f} ms server CPU")
 
         lines = text.splitlines(keepends=True)
         row = next(i for i, line in enumerate(lines) if "x.mean(axis=1" in line)
@@ -124,6 +132,25 @@ def main() -> None:
             change_cpu.append(cpu_seconds(pid) - cpu)
         print(f"didChange -> fresh diagnostics: median {statistics.median(changes) * 1000:.0f} ms wall, "
               f"{statistics.median(change_cpu) * 1000:.0f} ms server CPU (min {min(changes) * 1000:.0f} ms wall)")
+
+        # an edit of the imports: the context of every group changes, so every group is linted again
+        header = next(i for i, line in enumerate(lines) if line.startswith("from ") or line.startswith("import "))
+        imports, import_cpu = [], []
+        for run in range(5):
+            version += 1
+            new = lines[header].rstrip("\r\n").split("  #")[0] + f"  # import edit {version}"
+            cpu, start = cpu_seconds(pid), time.perf_counter()
+            client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                     "contentChanges": [{"range": {
+                                                         "start": {"line": header, "character": 0},
+                                                         "end": {"line": header, "character": len(lines[header].rstrip("\r\n"))}},
+                                                         "text": new}]})
+            lines[header] = new + "\n"
+            client.diagnostics(uri, version)
+            imports.append(time.perf_counter() - start)
+            import_cpu.append(cpu_seconds(pid) - cpu)
+        print(f"didChange of an import line -> fresh diagnostics: median {statistics.median(imports) * 1000:.0f} ms "
+              f"wall, {statistics.median(import_cpu) * 1000:.0f} ms server CPU")
 
         rss = [(version - 1, rss_mib(pid))]
         started = time.perf_counter()

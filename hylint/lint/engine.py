@@ -49,6 +49,13 @@ def _gc_relaxed():
         gc.set_threshold(*thresholds)
 
 
+def _parents(report: _Report):
+    """The parents of the nodes of the hybrid function a report was made in, when that function is the
+    outermost one (where positions are computed statement by statement)."""
+    hybrid = report.hybrid
+    return hybrid.parents if hybrid is not None and hybrid.fn is report.function else None
+
+
 class Linter:
     """Runs a fixed set of rules over sources."""
 
@@ -133,7 +140,7 @@ class Linter:
         seen = set()
         used = set()  # (row, code) of the noqa directives that suppressed something
         for report in file_linter.reports:
-            start, end = positions.span(report.node, report.statement, report.function)
+            start, end = positions.span(report.node, report.statement, report.function, _parents(report))
             key = (report.rule.CODE, start, end)
             if key in seen:
                 continue
@@ -159,7 +166,7 @@ class Linter:
     def _resolve_fix(self, report: _Report, positions: Positions, text: SourceText, module: cst.Module) -> Fix:
         edits = []
         for pending in report.fix.edits:
-            start, end = positions.span(pending.node, report.statement, report.function)
+            start, end = positions.span(pending.node, report.statement, report.function, _parents(report))
             content = pending.replacement if isinstance(pending.replacement, str) \
                 else module.code_for_node(pending.replacement)
             if pending.mode == "insert_before":

@@ -49,12 +49,43 @@ class Positions:
             found = self._units[unit] = (computed, self._rows()[unit] - computed[unit].start.line)
         return found
 
-    def _in_unit(self, node: cst.CSTNode, statement: int,
-                 function: Optional[cst.FunctionDef]) -> Optional[Tuple[object, int]]:
+    def _in_statement(self, node: cst.CSTNode, stmt: cst.CSTNode, function: Optional[cst.FunctionDef],
+                      parents: Optional[Dict[cst.CSTNode, cst.CSTNode]]) -> Optional[Tuple[object, int]]:
+        """The span of a node inside one statement of the body of ``function`` (a top-level function or a
+        method of top-level class ``stmt``), computed on that statement alone with the indentation of the
+        blocks around it: the code generated is a line or two, not the method."""
+        if function is None or parents is None or not isinstance(function.body, cst.IndentedBlock):
+            return None
+        rows = self._rows()
+        inner, parent = node, parents.get(node)
+        while parent is not None and parent is not function.body:
+            inner, parent = parent, parents.get(parent)
+        if parent is None or inner not in rows:
+            return None
+        found = self._units.get(inner)
+        if found is None:
+            blocks = [function.body]
+            if function is not stmt:
+                if not isinstance(stmt, cst.ClassDef) or not isinstance(stmt.body, cst.IndentedBlock):
+                    return None
+                blocks.insert(0, stmt.body)
+            indents = [block.indent if block.indent is not None else self.module.default_indent for block in blocks]
+            computed = _statement_positions(self.module, inner, indents)
+            if computed is None or inner not in computed:
+                return None
+            found = self._units[inner] = (computed, rows[inner] - computed[inner].start.line)
+        code_range = found[0].get(node)
+        return (code_range, found[1]) if code_range is not None else None
+
+    def _in_unit(self, node: cst.CSTNode, statement: int, function: Optional[cst.FunctionDef],
+                 parents: Optional[Dict[cst.CSTNode, cst.CSTNode]] = None) -> Optional[Tuple[object, int]]:
         rows = self._rows()
         stmt = self.module.body[statement] if statement < len(self.module.body) else None
         if stmt is None or stmt not in rows:
             return None
+        located = self._in_statement(node, stmt, function, parents) if function in rows else None
+        if located is not None:
+            return located
         if function is not None and function is not stmt and isinstance(stmt, cst.ClassDef) and function in rows:
             positions, shift = self._unit(function, stmt)  # a method of the top-level class
         else:
@@ -80,11 +111,12 @@ class Positions:
             self._resolved[index] = _positions(mini)
         return self._resolved[index]
 
-    def span(self, node: cst.CSTNode, statement: int,
-             function: Optional[cst.FunctionDef] = None) -> Tuple[Tuple[int, int], Tuple[int, int]]:
+    def span(self, node: cst.CSTNode, statement: int, function: Optional[cst.FunctionDef] = None,
+             parents: Optional[Dict[cst.CSTNode, cst.CSTNode]] = None) -> Tuple[Tuple[int, int], Tuple[int, int]]:
         """((row, col), (row, col)), rows 1-based, columns 0-based; ``function``: the outermost function
-        the node was reported in, if any (its unit is computed alone when it is a method)."""
-        located = self._in_unit(node, statement, function)
+        the node was reported in, if any (its unit is computed alone when it is a method); ``parents``: the
+        parent of each node in ``function`` (then the unit is the statement of its body holding the node)."""
+        located = self._in_unit(node, statement, function, parents)
         if located is not None:
             code_range, shift = located
             return ((code_range.start.line + shift, code_range.start.column),
@@ -102,6 +134,24 @@ class Positions:
         shift = self._offset(statement)
         return ((code_range.start.line + shift, code_range.start.column),
                 (code_range.end.line + shift, code_range.end.column))
+
+
+def _statement_positions(module: cst.Module, stmt: cst.CSTNode,
+                         indents: List[str]) -> Optional[Dict[cst.CSTNode, object]]:
+    """Positions of the nodes of ``stmt`` generated alone, indented by ``indents`` (the blocks around it) as
+    in the file, rows counted from its first line (its leading lines included): the code generation
+    PositionProvider runs for a module, of one statement. None: a libcst without these internals."""
+    try:
+        from libcst.metadata.position_provider import PositionProvidingCodegenState
+
+        provider = PositionProvider()
+        state = PositionProvidingCodegenState(default_indent=module.default_indent,
+                                              default_newline=module.default_newline, provider=provider)
+        state.indent_tokens = list(indents)
+        stmt._codegen(state)
+        return provider._computed
+    except (ImportError, AttributeError, TypeError):  # pragma: no cover - other libcst internals
+        return None
 
 
 def _positions(mini: cst.Module) -> Dict[cst.CSTNode, object]:
@@ -138,6 +188,19 @@ def _first_rows(module: cst.Module, source: str) -> Dict[cst.CSTNode, int]:
             if not nested and isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
                 if not isinstance(node, ast.ClassDef) or not pair(stmt.body.body, node.body, True):
                     return False
+            elif isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock) and \
+                    isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                body = {}  # the statements of a function's body: the rows of its statements (Positions._in_statement)
+                if pair_body(stmt.body.body, node.body, body):
+                    rows.update(body)
+        return True
+
+    def pair_body(statements: Sequence[cst.CSTNode], nodes: Sequence[ast.stmt], body: Dict[cst.CSTNode, int]) -> bool:
+        groups = _groups(nodes)
+        if len(groups) != len(statements):
+            return False
+        for stmt, node in zip(statements, groups):
+            body[stmt] = node.lineno
         return True
 
     return rows if pair(module.body, tree.body, False) else {}

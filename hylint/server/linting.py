@@ -17,6 +17,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from hylint.config import Config, ConfigError, load_config
 from hylint.diagnostic import Diagnostic
+from hylint.server.incremental import GroupCache
 
 
 @dataclass
@@ -52,6 +53,7 @@ class Checker:
         self.default_folder = (default_folder or Path.cwd()).resolve()
         self._settings: Dict[Path, Tuple[Tuple, _Settings]] = {}  # folder -> (stamp, settings)
         self._fixable: Dict[str, bool] = {}  # file -> its last check had a fixable diagnostic
+        self._groups: Dict[str, GroupCache] = {}  # file -> its groups' diagnostics (hylint/server/incremental.py)
 
     # -- settings --------------------------------------------------------------------------------
     def settings(self, path: Optional[Path]) -> _Settings:
@@ -109,13 +111,40 @@ class Checker:
         filename = str(path) if path is not None else "<untitled>"
         settings = self.settings(path)
         try:
-            diagnostics = self.linter(path, self._fixable.get(filename, False)).lint_source(text, filename).diagnostics
+            diagnostics = self._by_groups(text, filename, path)
+            if diagnostics is None:
+                diagnostics = self.linter(path, self._fixable.get(filename, False)).lint_source(text, filename).diagnostics
         except Exception as error:  # a bug in a rule must not take the editor's linter down
             return Outcome([], f"hylint: internal error on {filename}: {type(error).__name__}: {error}")
         if len(self._fixable) > 1024:
             self._fixable.clear()
         self._fixable[filename] = any(d.fix is not None for d in diagnostics)
         return Outcome(list(diagnostics), settings.error)
+
+    def _by_groups(self, text: str, filename: str, path: Optional[Path]) -> Optional[List[Diagnostic]]:
+        """The diagnostics of ``text`` group by group, each group linted again only when its text changed;
+        None: lint it whole. Groups are linted without the regions pass (each is a small part already)."""
+        cache = self._groups.get(filename)
+        if cache is None:
+            if len(self._groups) > 64:  # files seen in a long session: keep memory bounded
+                self._groups.clear()
+            cache = self._groups[filename] = GroupCache()
+        return cache.check(text, filename, self.linter(path, whole_file=True))
+
+    def warm(self, path: Optional[Path]) -> bool:
+        """Prepare one more group of the file's latest check for the next edit; whether more remain."""
+        cache = self._groups.get(str(path) if path is not None else "<untitled>")
+        try:
+            return cache is not None and cache.warm()
+        except Exception:  # a bug in a rule shows on the next check, not here
+            cache.pending = []
+            return False
+
+    def forget(self, path: Optional[Path]) -> None:
+        """Drop what is kept for a closed file."""
+        filename = str(path) if path is not None else "<untitled>"
+        self._groups.pop(filename, None)
+        self._fixable.pop(filename, None)
 
     def check_notebook(self, cells: Sequence[Tuple[bool, str]], path: Optional[Path]) -> Outcome:
         """Diagnostics of a notebook the editor holds as cells, ``(is_code, text)`` in order, as

@@ -21,7 +21,9 @@ from hylint.diagnostic import Applicability, Diagnostic
 from hylint.server import convert
 from hylint.server.linting import Checker
 
-DEBOUNCE = 0.05  # seconds of quiet after a change before it is linted
+# seconds of quiet after the last change before it is linted: an edit re-lints only the definitions it
+# changed (hylint/server/incremental.py), tens of milliseconds, so a longer wait would be most of the latency
+DEBOUNCE = 0.02
 FIX_ALL = f"{lsp.CodeActionKind.SourceFixAll.value}.hylint"
 ADD_NOQA_ALL = "source.addNoqa.hylint"
 NOT_SUPPRESSIBLE = {"HY000", "HY001", "HY090"}  # as `hylint check --add-noqa` (hylint/batch/add_noqa.py)
@@ -87,7 +89,16 @@ class HylintServer(LanguageServer):
                          [convert.to_lsp(d, lines, self.documented) for d in outcome.diagnostics])
         self.results[uri] = result
         self.publish_diagnostics(uri, result.lsp, version=document.version)
+        self.loop.call_soon(self.warm, uri)
         return result
+
+    def warm(self, uri: str) -> None:
+        """While the editor is idle, prepare the groups of a file for its next edit, one per turn of the
+        event loop (a message that arrives meanwhile is handled first); a newer check or a close stops it."""
+        if uri not in self.results:
+            return
+        if self.checker.warm(self.path_of(uri)):
+            self.loop.call_soon(self.warm, uri)
 
     def lint_notebook(self, uri: str) -> None:
         """Lint an open notebook's cells as one module; publish each cell's diagnostics to the cell."""
@@ -157,6 +168,8 @@ class HylintServer(LanguageServer):
         if handle is not None:
             handle.cancel()
         self.results.pop(uri, None)
+        if uri not in self.cells:
+            self.checker.forget(self.path_of(uri))
 
 
 def _wanted(kind: str, only: Optional[List[str]]) -> bool:

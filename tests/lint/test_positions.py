@@ -1,5 +1,6 @@
 """Positions computed per method (a module holding one method inside its class's header, moved to the
-row CPython's ``ast`` gives) equal the positions of the whole top-level statement moved by the lines
+row CPython's ``ast`` gives), and per statement of a function's body (the function holding just that
+statement), equal the positions of the whole top-level statement moved by the lines
 generated before it, for every node of every method, on awkward sources, the rule examples and the
 fixtures."""
 from pathlib import Path
@@ -9,6 +10,7 @@ import pytest
 
 from hylint.lint.engine import Positions, _first_rows
 from hylint.selection import all_rules
+from hylint.syntax.nodes import parent_map
 from hylint.syntax.walk import iter_nodes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,8 +61,12 @@ def test_positions_per_method_equal_positions_per_statement(source):
             [m for m in stmt.body.body if isinstance(m, cst.FunctionDef)] \
             if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock) else [None]
         for function in functions:
+            parents = parent_map(function) if function is not None else None
             for node in iter_nodes(function if function is not None else stmt):
-                assert per_unit.span(node, index, function) == per_statement.span(node, index), node
+                expected = per_statement.span(node, index)
+                assert per_unit.span(node, index, function) == expected, node
+                # per statement of the function's body (hybrid contexts give their parents)
+                assert per_unit.span(node, index, function, parents) == expected, node
                 compared += 1
     assert compared > 0
 
@@ -99,6 +105,9 @@ def test_positions_on_the_corpus():
             if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
                 for method in stmt.body.body:
                     if isinstance(method, cst.FunctionDef) and method.name.value == "hybrid_forward":
+                        parents = parent_map(method)
                         for node in iter_nodes(method):
-                            assert per_unit.span(node, index, method) == per_statement.span(node, index), path
+                            expected = per_statement.span(node, index)
+                            assert per_unit.span(node, index, method) == expected, path
+                            assert per_unit.span(node, index, method, parents) == expected, path
     assert files > 100

@@ -1,0 +1,371 @@
+"""Re-linting only what an edit can change: a buffer's top-level definitions split into independent
+groups, each linted on its own (the same Linter, on the buffer without the other groups) and its
+diagnostics kept until its text changes.
+
+A keystroke in a 500-line model file changes one class; linting the file again parses, analyses and
+positions all of it. Here the buffer is cut, with CPython's ``ast`` (fast), into top-level
+statements:
+
+* *definitions*: a top-level ``class`` or ``def`` alone on its lines;
+* *context*: every other statement (imports, module-level assignments and calls, the docstring). A
+  buffer whose context defines a class or function (``if``/``try`` blocks holding them) is linted whole.
+
+Definitions that name each other (a word of one, anywhere in its text, is the name another defines:
+bases, helpers, children, factories, duplicate definitions) are one *group*. A group's own run lints
+the buffer with the definitions of every other group left out, so it sees its group, the whole
+context and every line between statements; its diagnostics are kept under the texts of the context
+and of the group's definitions, with rows relative to each definition, and reused, moved to where
+the definition now starts, while those texts stay the same. The first check of a buffer is a whole
+check (the quickest answer on open); its diagnostics are shared out to the groups without fixes, and
+the others are linted alone while the editor is idle (``GroupCache.warm``).
+
+The diagnostics are those of a whole check of the buffer (``tests/server/test_incremental.py``
+compares them over sequences of edits, and each group's own run with the whole file on the benchmark
+corpus). Where a group's run could differ, the buffer is linted whole instead (``None``):
+
+* a diagnostic or fix edit outside the group's definitions (on the context or between statements);
+* a syntax error (CPython's or libcst's), a file-level ``# hylint: noqa``, a lone carriage return,
+  a buffer without a final newline, fewer than two groups;
+* a fix that writes, as a name or in a string, a word only the left-out definitions hold (a fix
+  choosing a fresh name reads every name the module takes: HY402's constant parameter), or a module
+  whose default indentation (libcst's: the first indented block's, which fixes copy) would differ
+  without them. Both are checked again each time a kept entry is reused.
+"""
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+import warnings
+from dataclasses import dataclass, replace
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+
+from hylint.diagnostic import Diagnostic, Edit, Fix
+from hylint.syntax.noqa import file_noqa
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
+_WORD = re.compile(r"\w+")
+# the words a fix writes as names or in strings, not as attributes (`F.broadcast_add`): where a fix's
+# fresh name can be (HY402's constant parameter `c` is a parameter and a string)
+_NAME_WORD = re.compile(r"(?<![\w.])\w+")
+_DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(frozen=True)
+class _Unit:
+    first: int  # rows, 1-based, decorators included
+    last: int
+    text: str
+    name: Optional[str]  # a definition's name; None: context
+
+
+@dataclass
+class Plan:
+    """A buffer cut into context and groups of definitions (indices into ``units``)."""
+
+    lines: List[str]
+    units: List[_Unit]
+    groups: List[List[int]]
+
+    def key(self, group: Sequence[int]) -> Tuple:
+        """What a group's run reads: the context and the group's definitions, in the buffer's order."""
+        kept = set(group)
+        return tuple((unit.name, unit.text) for index, unit in enumerate(self.units)
+                     if unit.name is None or index in kept)
+
+    def reduced(self, group: Sequence[int]) -> Tuple[str, Dict[int, int]]:
+        """The buffer without the definitions of the other groups (their lines left out: blank lines would
+        cost libcst as much as code), and the rows each of the group's definitions moved up by (its index)."""
+        lines: List[str] = []
+        kept = set(group)
+        moved: Dict[int, int] = {}
+        row = 0  # the last row taken
+        for index, unit in enumerate(self.units):
+            if unit.name is not None and index not in kept:
+                lines.extend(self.lines[row:unit.first - 1])
+                row = unit.last
+            elif index in kept:
+                moved[index] = row - len(lines)
+        lines.extend(self.lines[row:])
+        return "".join(lines), moved
+
+
+def plan(text: str) -> Optional[Plan]:
+    """The buffer's units and groups, or None when it is to be linted whole (see the module docstring)."""
+    if not text.endswith("\n") or "\r" in text.replace("\r\n", "") or file_noqa(text) is not None:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+    lines = _LINE.findall(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    spans: List[Tuple[int, int, List[ast.stmt]]] = []  # statements sharing a line are one unit
+    for node in tree.body:
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
+        last = node.end_lineno or node.lineno
+        if spans and first <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(last, spans[-1][1]), spans[-1][2] + [node])
+        else:
+            spans.append((first, last, [node]))
+    units: List[_Unit] = []
+    for first, last, nodes in spans:
+        definition = len(nodes) == 1 and isinstance(nodes[0], _DEFINITIONS)
+        if not definition and any(isinstance(inner, _DEFINITIONS) for node in nodes for inner in ast.walk(node)):
+            return None  # a class or function in the context: every group would read it
+        units.append(_Unit(first, last, "".join(lines[first - 1:last]), nodes[0].name if definition else None))
+    groups = _groups(units)
+    return Plan(lines, units, groups) if len(groups) >= 2 else None
+
+
+def lint_alone(found: Plan, group: Sequence[int], filename: str, linter) -> Optional[List[Diagnostic]]:
+    """The diagnostics of a group's own run, at the buffer's rows; None when one is not in the group's
+    definitions (the buffer is then linted whole)."""
+    text, moved = found.reduced(group)
+    diagnostics = []
+    for d in linter.lint_source(text, filename).diagnostics:
+        rows = next((rows for index, rows in moved.items()
+                     if found.units[index].first <= d.start[0] + rows <= found.units[index].last), None)
+        if rows is None:
+            return None
+        diagnostics.append(_shift(d, rows))
+    return diagnostics
+
+
+def _groups(units: Sequence[_Unit]) -> List[List[int]]:
+    """Definitions joined when one's words hold the other's name, in the order of their first member."""
+    definers: Dict[str, List[int]] = {}
+    for index, unit in enumerate(units):
+        if unit.name is not None:
+            definers.setdefault(unit.name, []).append(index)
+    parent = {index: index for index, unit in enumerate(units) if unit.name is not None}
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    for index in parent:
+        for word in set(_WORD.findall(units[index].text)) & definers.keys():
+            for other in definers[word]:
+                a, b = root(index), root(other)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    groups: Dict[int, List[int]] = {}
+    for index in parent:
+        groups.setdefault(root(index), []).append(index)
+    return list(groups.values())
+
+
+def first_indent(texts: Sequence[str]) -> Optional[str]:
+    """The whitespace of the first INDENT token of the texts in order (libcst's default indentation)."""
+    for text in texts:
+        try:
+            for token in tokenize.generate_tokens(io.StringIO(text).readline):
+                if token.type == tokenize.INDENT:
+                    return token.string
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            return ""  # not one libcst would tell: differs from any real indentation
+    return None
+
+
+@dataclass
+class _Stored:
+    """A group's diagnostics, each with the definition (index in the group) its rows are relative to, and
+    the words its fixes write (checked against the blanked definitions of each buffer it is used for)."""
+
+    diagnostics: List[Tuple[int, Diagnostic]]
+    fix_words: FrozenSet[str]
+    has_fix: bool
+
+
+def _shift(d: Diagnostic, rows: int, starts: Optional[List[int]] = None) -> Diagnostic:
+    """``d`` moved down ``rows`` rows; with ``starts`` (the buffer's line starts) its edits' offsets too."""
+    def at(location):
+        return (location[0] + rows, location[1])
+
+    def offset(location, old):
+        if starts is None:
+            return old
+        row, column = at(location)
+        return starts[min(row, len(starts)) - 1] + column - 1
+
+    fix = d.fix
+    if fix is not None:
+        fix = Fix(fix.applicability, fix.message, tuple(
+            Edit(edit.content, at(edit.start), at(edit.end), offset(edit.start, edit.start_offset),
+                 offset(edit.end, edit.end_offset)) for edit in fix.edits))
+    return replace(d, start=at(d.start), end=at(d.end), fix=fix,
+                   noqa_row=d.noqa_row + rows if d.noqa_row is not None else None)
+
+
+class _Buffer:
+    """One check's plan with what the checks of a group's diagnostics read: words and indentation."""
+
+    def __init__(self, found: Plan) -> None:
+        self.plan = found
+        units = found.units
+        self.unit_words = [frozenset(_WORD.findall(unit.text)) for unit in units]
+        inside = set()
+        for unit in units:
+            inside.update(range(unit.first - 1, unit.last))
+        gaps = "".join(line for row, line in enumerate(found.lines) if row not in inside)
+        self.shared = frozenset(_WORD.findall(gaps)).union(
+            *(words for unit, words in zip(units, self.unit_words) if unit.name is None))
+        self.words = self.shared.union(*self.unit_words)
+        self._indents: Dict[int, Optional[str]] = {}
+        self.starts = [0]
+        for line in found.lines:
+            self.starts.append(self.starts[-1] + len(line))
+
+    def _first_indent(self, indices: Sequence[int]) -> Optional[str]:
+        for index in indices:
+            if index not in self._indents:
+                self._indents[index] = first_indent([self.plan.units[index].text])
+            if self._indents[index] is not None:
+                return self._indents[index]
+        return None
+
+    def holds(self, group: Sequence[int], entry: _Stored) -> bool:
+        """Whether ``entry`` is what a whole-buffer check gives for ``group`` here: its fixes write no word
+        that only the other groups' definitions hold, and the module's default indentation (which fixes
+        copy) is the same with or without them."""
+        if not entry.has_fix:
+            return True
+        kept = set(self.shared).union(*(self.unit_words[index] for index in group))
+        if any(word in self.words and word not in kept for word in entry.fix_words):
+            return False
+        members = set(group)
+        every = range(len(self.plan.units))
+        return self._first_indent(every) == self._first_indent(
+            [index for index in every if self.plan.units[index].name is None or index in members])
+
+    def entry(self, group: Sequence[int], diagnostics: Sequence[Diagnostic]) -> Optional[_Stored]:
+        """``diagnostics`` (of a run that held ``group``) as the group's entry, rows relative to their
+        definitions; None when one is not inside a definition of the group (or is a syntax error)."""
+        members = [self.plan.units[index] for index in group]
+        stored = _Stored([], frozenset(), False)
+        words = set()
+        for d in diagnostics:
+            member = next((number for number, unit in enumerate(members) if unit.first <= d.start[0] <= unit.last),
+                          None)
+            if member is None or d.code == "HY000" or d.end[0] > members[member].last:
+                return None
+            unit = members[member]
+            if d.fix is not None:
+                stored.has_fix = True
+                for edit in d.fix.edits:
+                    if not (unit.first <= edit.start[0] <= unit.last and
+                            (edit.end[0] <= unit.last or edit.end == (unit.last + 1, 1))):
+                        return None
+                    words.update(_NAME_WORD.findall(edit.content))
+            stored.diagnostics.append((member, _shift(d, 1 - unit.first)))
+        stored.fix_words = frozenset(words)
+        return stored
+
+
+class GroupCache:
+    """The diagnostics of each group of one buffer's latest check (the groups of older texts are dropped).
+
+    Every entry kept is a group's own run (the other groups blanked), whose checks (``_Buffer.holds``)
+    say when it is still what a whole check gives. A whole check shares its diagnostics out only to
+    the groups without fixes: a fix's fresh name depends on every name the module takes, so which
+    one the whole check chose says nothing once another group changes; those groups are ``pending``,
+    linted alone by ``warm`` while the editor is idle.
+    """
+
+    def __init__(self) -> None:
+        self.linter = None
+        self.stored: Dict[Tuple, _Stored] = {}
+        self.refused: set = set()  # the key of a group its own run could not check
+        self.pending: List[Tuple[Tuple, List[int]]] = []  # (key, group) of the latest check, not yet linted alone
+        self._latest: Optional[Tuple[_Buffer, str]] = None
+
+    def check(self, text: str, filename: str, linter) -> Optional[List[Diagnostic]]:
+        """The diagnostics of ``text`` as ``linter`` gives them for the whole buffer, linting again only the
+        groups whose text changed, or None when the buffer is to be linted whole (no groups, or a group's
+        run that could differ). The first check of a buffer (an opened file), and one where most groups
+        changed, lints it whole, the quickest answer; others lint each group that changed, or is still
+        waiting to be prepared, alone."""
+        first = not self.stored and not self.pending
+        waiting = {key for key, _ in self.pending}  # not yet prepared, not changed
+        self.pending, self._latest = [], None
+        found = plan(text)
+        if found is None:  # the entries stay: a syntax error while typing does not cost the next check
+            return None
+        if linter is not self.linter:
+            self.linter, self.stored, self.refused = linter, {}, set()
+        buffer = _Buffer(found)
+        keys = [found.key(group) for group in found.groups]
+        entries: List[Optional[_Stored]] = []
+        for group, key in zip(found.groups, keys):
+            entry = self.stored.get(key)
+            entries.append(entry if entry is not None and buffer.holds(group, entry) else None)
+        missing = [number for number, entry in enumerate(entries) if entry is None]
+        if first or sum(keys[number] not in waiting for number in missing) * 2 > len(keys):
+            # most groups changed (an edit of the imports, a paste): a whole check answers sooner than
+            # each group alone, and the groups are prepared again while the editor is idle
+            return self._whole(text, filename, linter, buffer, keys)
+        if any(keys[number] in self.refused for number in missing):
+            return None
+        for number in missing:
+            entry = self._alone(buffer, found.groups[number], filename, linter)
+            if entry is None:  # this group is checked whole while its text stays
+                self.refused = {keys[number]}
+                return None
+            entries[number] = entry
+        self.stored = dict(zip(keys, entries))
+        result = [_shift(d, found.units[group[member]].first - 1, buffer.starts)
+                  for group, entry in zip(found.groups, entries) for member, d in entry.diagnostics]
+        result.sort(key=Diagnostic.sort_key)
+        return result
+
+    @staticmethod
+    def _alone(buffer: _Buffer, group: List[int], filename: str, linter) -> Optional[_Stored]:
+        """The group's own run, or None when it may differ from a whole check (``_Buffer.entry``, ``holds``)."""
+        diagnostics = lint_alone(buffer.plan, group, filename, linter)
+        entry = buffer.entry(group, diagnostics) if diagnostics is not None else None
+        return entry if entry is not None and buffer.holds(group, entry) else None
+
+    def _whole(self, text: str, filename: str, linter, buffer: _Buffer, keys: List[Tuple]) -> List[Diagnostic]:
+        """Lint the buffer whole; keep the share of each group without fixes, and note the others to
+        be linted alone (``warm``), when every diagnostic falls in a definition."""
+        diagnostics = linter.lint_source(text, filename).diagnostics
+        found = buffer.plan
+        group_of = {index: number for number, group in enumerate(found.groups) for index in group}
+        shares: List[List[Diagnostic]] = [[] for _ in found.groups]
+        self.stored = {}
+        for d in diagnostics:
+            unit = next((index for index, unit in enumerate(found.units) if unit.first <= d.start[0] <= unit.last), None)
+            if unit is None or unit not in group_of:
+                return diagnostics
+            shares[group_of[unit]].append(d)
+        for group, key, share in zip(found.groups, keys, shares):
+            entry = buffer.entry(group, share)
+            if entry is None:
+                self.pending = []
+                return diagnostics
+            if entry.has_fix:
+                self.pending.append((key, group))
+            else:
+                self.stored[key] = entry
+        self._latest = (buffer, filename)
+        return diagnostics
+
+    def warm(self) -> bool:
+        """Lint one pending group of the latest check alone; whether more are pending."""
+        if not self.pending or self._latest is None:
+            return False
+        key, group = self.pending.pop(0)
+        buffer, filename = self._latest
+        entry = self._alone(buffer, group, filename, self.linter)
+        if entry is not None:
+            self.stored[key] = entry
+        else:  # this group cannot be checked alone: edits are checked whole while its text stays
+            self.refused, self.pending = {key}, []
+        return bool(self.pending)
