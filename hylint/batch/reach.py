@@ -56,7 +56,7 @@ class ReachIndex:
     def __init__(self, cache_folder: Optional[Path] = None) -> None:
         self.folder = Path(cache_folder) / __version__ / "reach" if cache_folder is not None else None
         self.packages: Dict[Path, Dict[str, Plain]] = {}
-        self._roots: Dict[Path, Tuple[Path, bool]] = {}  # folder -> package_root of a file in it
+        self._roots: Dict[str, Tuple[Path, bool]] = {}  # folder -> package_root of a file in it
         self._fingerprint: Optional[str] = None
         self._unsaved: List[Tuple[Path, Optional[str], str, Dict[str, Plain]]] = []
 
@@ -70,16 +70,18 @@ class ReachIndex:
     def for_file(self, path: Path) -> Optional[Plain]:
         if path.suffix != ".py":
             return None
-        path = Path(os.path.abspath(path))
-        # the files of a folder share its package: one walk up the folders per folder, not per file
-        found = self._roots.get(path.parent)
+        name = os.path.abspath(path)
+        # the files of a folder share its package: one walk up the folders per folder, not per file (and
+        # no Path per file: a warm run asks for every file)
+        folder = os.path.dirname(name)
+        found = self._roots.get(folder)
         if found is None:
-            found = self._roots[path.parent] = package_root(path)
-        root, is_package = (found[0], True) if found[1] else (path, False)
+            found = self._roots[folder] = package_root(Path(name))
+        root, is_package = (found[0], True) if found[1] else (Path(name), False)
         summaries = self.packages.get(root)
         if summaries is None:
             summaries = self.packages[root] = self._package(root, is_package)
-        return summaries.get(str(path)) or None
+        return summaries.get(name) or None
 
     # -- one package -------------------------------------------------------------------------------
     def _package(self, root: Path, is_package: bool) -> Dict[str, Plain]:
