@@ -58,6 +58,7 @@ through the by-name methods above and through the merging described under call-s
 from __future__ import annotations
 
 import ast
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Set, Tuple, Union
@@ -354,7 +355,7 @@ class _Package:
         if not params:
             return
         me = params[0].arg
-        for stmt in ast.walk(self.functions[init]):
+        for stmt in _statements(self.functions[init]):
             if isinstance(stmt, ast.Assign):
                 for target in stmt.targets:
                     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me:
@@ -527,6 +528,22 @@ class _Package:
         for cls in self.mro(key):
             out |= cls.attrs.get(name, NOTHING)
         return frozenset(out)
+
+
+_STATEMENT_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+
+
+def _statements(node: ast.AST) -> Iterable[ast.AST]:
+    """What ``ast.walk(node)`` yields, in its order, less the expressions and what is under them: an
+    expression holds no statement (walking the expressions of every ``__init__`` was a fifth of the time of
+    a package's reach)."""
+    todo = deque([node])
+    while todo:
+        node = todo.popleft()
+        for name in node._fields:
+            if name in _STATEMENT_FIELDS:
+                todo.extend(getattr(node, name))
+        yield node
 
 
 def _params(node) -> List[ast.arg]:

@@ -15,11 +15,13 @@ raises: an unreadable file is left out of its package.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
 import stat
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -54,6 +56,7 @@ class ReachIndex:
     def __init__(self, cache_folder: Optional[Path] = None) -> None:
         self.folder = Path(cache_folder) / __version__ / "reach" if cache_folder is not None else None
         self.packages: Dict[Path, Dict[str, Plain]] = {}
+        self._roots: Dict[str, Tuple[Path, bool]] = {}  # folder -> package_root of a file in it
         self._fingerprint: Optional[str] = None
         self._unsaved: List[Tuple[Path, Optional[str], str, Dict[str, Plain]]] = []
 
@@ -67,12 +70,18 @@ class ReachIndex:
     def for_file(self, path: Path) -> Optional[Plain]:
         if path.suffix != ".py":
             return None
-        path = Path(os.path.abspath(path))
-        root, is_package = package_root(path)
+        name = os.path.abspath(path)
+        # the files of a folder share its package: one walk up the folders per folder, not per file (and
+        # no Path per file: a warm run asks for every file)
+        folder = os.path.dirname(name)
+        found = self._roots.get(folder)
+        if found is None:
+            found = self._roots[folder] = package_root(Path(name))
+        root, is_package = (found[0], True) if found[1] else (Path(name), False)
         summaries = self.packages.get(root)
         if summaries is None:
             summaries = self.packages[root] = self._package(root, is_package)
-        return summaries.get(str(path)) or None
+        return summaries.get(name) or None
 
     # -- one package -------------------------------------------------------------------------------
     def _package(self, root: Path, is_package: bool) -> Dict[str, Plain]:
@@ -106,7 +115,8 @@ class ReachIndex:
         if data is not None and data.get("content") == content_key:
             summaries = _summaries(data)
         else:
-            summaries = _compute(root, raws, is_package)
+            with _collector_paused():
+                summaries = _compute(root, raws, is_package)
         self._save(root, None if racy else stat_key, content_key, summaries)
         return summaries
 
@@ -147,6 +157,21 @@ class ReachIndex:
                                                  "files": summaries}).encode())
         except Exception:
             return
+
+
+@contextmanager
+def _collector_paused():
+    """The syntax trees of a package are a few million objects, alive until its reach is summarised, and
+    none is in a reference cycle: the cyclic garbage collector's passes over them were half of the reach's
+    time (measured on the corpus: 4.5 s of CPU with the collector, 1.9 s without). The analysis's own cycles
+    are collected once it runs again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _summaries(data: dict) -> Dict[str, Plain]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from pathlib import Path
 
 from hylint.analysis.reach import FunctionKey, analyze_package, module_name, parse_package
 
@@ -434,3 +435,47 @@ def test_an_eager_only_isinstance_branch_is_not_reached():
     """)
     assert get(result, "pkg", "check_shapes") is None
     assert get(result, "pkg", "on_symbols").certain
+
+
+def test_statements_walk_yields_the_statements_of_ast_walk_in_its_order():
+    # the constructor-attribute scan walks statements only: what it finds, and in which order, is ast.walk's
+    from hylint.analysis.reach import _statements
+
+    tree = ast.parse(textwrap.dedent("""
+        def __init__(self, x):
+            self.a = lambda F, y: F.relu(y)
+            if x:
+                self.b = 1
+            else:
+                for i in range(2):
+                    self.c = [self.d for _ in ()]
+                while x:
+                    break
+                else:
+                    self.e = 2
+            try:
+                self.f = 3
+            except ValueError:
+                self.g = 4
+            finally:
+                self.h = 5
+            with open(x) as handle:
+                self.i = 6
+            match x:
+                case 1:
+                    self.j = 7
+            def nested():
+                self.k = 8
+            class Inner:
+                l = 9
+    """))
+    expected = [node for node in ast.walk(tree) if isinstance(node, ast.stmt)]
+    assert [node for node in _statements(tree) if isinstance(node, ast.stmt)] == expected
+    assert len([node for node in expected if isinstance(node, ast.Assign)]) == 11
+    # and on real code: every module of the linter itself
+    import hylint
+
+    for path in sorted(Path(hylint.__file__).parent.rglob("*.py")):
+        tree = ast.parse(path.read_bytes())
+        assert [n for n in _statements(tree) if isinstance(n, ast.stmt)] == \
+            [n for n in ast.walk(tree) if isinstance(n, ast.stmt)], path

@@ -289,3 +289,52 @@ def test_an_annotated_constructor_argument_is_followed_for_each_subclass(tmp_pat
     found = diagnostics(["--no-cache", "pkg"])
     assert [(name, row, code) for name, row, code, _ in found] == [("typed.py", 18, "HY101")]
     assert found[0][3].endswith("(reached from Typed.hybrid_forward via self.output.distribution((x, y)).log_prob)")
+
+
+def test_lone_modules_of_one_folder_stay_packages_of_their_own(tmp_path):
+    # the package of a folder is looked up once; a folder without __init__.py holds one package per module
+    helper = '''
+from mxnet.gluon import HybridBlock
+
+
+def helper(F, x):
+    if x.shape[0] > 1:
+        return x
+    return x
+
+
+class Net(HybridBlock):
+    def hybrid_forward(self, F, x):
+        return helper(F, x)
+'''
+    write_package(tmp_path, dist=DIST, model=MODEL)
+    (tmp_path / "a.py").write_text(helper)
+    (tmp_path / "b.py").write_text(helper.replace("helper", "other"))
+    index = ReachIndex()
+    for path in [tmp_path / "pkg" / "model.py", tmp_path / "a.py", tmp_path / "pkg" / "dist.py", tmp_path / "b.py"]:
+        index.for_file(path)
+    assert set(index.packages) == {tmp_path / "pkg", tmp_path / "a.py", tmp_path / "b.py"}
+    assert [entry[0] for entry in index.for_file(tmp_path / "a.py")] == ["helper"]
+    assert [entry[0] for entry in index.for_file(tmp_path / "b.py")] == ["other"]
+    assert index.for_file(tmp_path / "pkg" / "dist.py") == ReachIndex().for_file(tmp_path / "pkg" / "dist.py")
+
+
+def test_the_collector_is_paused_while_a_package_is_analysed_and_restored_after(tmp_path, monkeypatch):
+    import gc
+
+    from hylint.batch import reach
+
+    seen = []
+    compute = reach._compute
+    monkeypatch.setattr(reach, "_compute", lambda *args: seen.append(gc.isenabled()) or compute(*args))
+    write_package(tmp_path, dist=DIST, model=MODEL)
+    was = gc.isenabled()
+    try:
+        gc.enable()
+        assert ReachIndex().for_file(tmp_path / "pkg" / "dist.py")
+        assert seen == [False] and gc.isenabled()
+        gc.disable()  # a caller that runs without the collector keeps running without it
+        ReachIndex().for_file(tmp_path / "pkg" / "model.py")
+        assert seen == [False, False] and not gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
