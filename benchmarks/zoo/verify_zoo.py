@@ -322,11 +322,13 @@ def done_names() -> set:
 
 
 def run(per_library: int, runtime_python: str, mxnet_python: str, timeout: int, limit: int, match: str,
-        libraries: Sequence[str] = ()) -> None:
+        libraries: Sequence[str] = (), fastest_first: bool = False) -> None:
     OUT.mkdir(exist_ok=True)
     todo = [label for label in chosen_models(load_labels(), per_library)
             if (label["library"], label["name"]) not in done_names() and match in label["name"]
             and (not libraries or label["library"] in libraries)]
+    if fastest_first:  # most models within a time budget: by the labeller's own time for the model
+        todo.sort(key=lambda label: label.get("seconds") or float("inf"))
     for index, label in enumerate(todo[:limit] if limit else todo, 1):
         row = verify_one(label, runtime_python, mxnet_python, timeout)
         with RESULTS.open("a") as handle:
@@ -470,6 +472,9 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="at most this many models in this run")
     parser.add_argument("--match", default="", help="only models whose name contains this")
     parser.add_argument("--library", action="append", default=[], help="only this library's models (repeatable)")
+    parser.add_argument("--fastest-first", action="store_true",
+                        help="run the models the labeller ran fastest first (most models in a limited time; "
+                             "the sample then leans towards small models)")
     parser.add_argument("--render", action="store_true", help="write verify/RESULTS.md from the results")
     parser.add_argument("--eager-fails", action="store_true",
                         help="verify the EAGER_FAIL labels on both backends (no traceback check) instead")
@@ -487,7 +492,7 @@ def main() -> int:
         run_eager_fails(args.python, args.timeout)
         return 0
     run(args.per_library, args.runtime_python or args.python, args.python, args.timeout, args.limit, args.match,
-        args.library)
+        args.library, args.fastest_first)
     return 0
 
 
