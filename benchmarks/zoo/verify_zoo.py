@@ -216,6 +216,12 @@ def _same_rows(a: np.ndarray, b: np.ndarray, tolerance: float) -> bool:
     return True
 
 
+def compares_train_mode(label: dict) -> bool:
+    """Train mode where the label compared it; not where MXNet's eager train-mode call killed the labeller's
+    process (gluoncv2's shake-shake and shake-drop ResNets: SIGFPE), which leaves no train verdict to compare."""
+    return "train" in label and (label["train"] or {}).get("verdict") != "EAGER_FAIL"
+
+
 def verify_one(label: dict, runtime_python: str, mxnet_python: str, timeout: int = TIMEOUT) -> dict:
     library, name = label["library"], label["name"]
     folder = WORK / "verify" / library
@@ -224,10 +230,8 @@ def verify_one(label: dict, runtime_python: str, mxnet_python: str, timeout: int
     driver = folder / (stem + ".py")
     driver.write_text(DRIVER.format(here=str(HERE), library=library, name=name))
     texts = input_texts(label)
-    # train mode where the label compared it; not where MXNet's eager train-mode call killed the labeller's
-    # process (gluoncv2's shake-shake and shake-drop ResNets: SIGFPE), which leaves no train verdict to compare
     row = {"library": library, "name": name, "label": label["verdict"], "inputs": texts,
-           "train_mode": "train" in label and (label["train"] or {}).get("verdict") != "EAGER_FAIL"}
+           "train_mode": compares_train_mode(label)}
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", MXNET_ENGINE_TYPE="NaiveEngine")
     for backend, python in (("numpy", runtime_python), ("mxnet", mxnet_python)):
         saved = folder / f"{stem}.{backend}.npz"
