@@ -260,7 +260,7 @@ def verify_one(label: dict, runtime_python: str, mxnet_python: str, timeout: int
     row["same_verdict"] = status is not None and (status == "ok") == (label["verdict"] == "OK")
     row["same_verdict_as_mxnet_verify"] = status is not None and status == row["mxnet"]["status"]
     row["outputs_equal"], row["train_outputs_equal"] = outputs_equal(row)
-    return row
+    return json.loads(json.dumps(row).replace(str(ROOT) + "/", ""))  # paths in messages relative to the checkout
 
 
 def outputs_equal(row: dict):
@@ -361,7 +361,8 @@ def miss_cause(row: dict) -> str:
                      if not v["equal"] and not kind.startswith("train"))
 
 
-def render() -> None:
+def render(commands: str = "") -> None:
+    """``commands``: the paragraph saying how the results were made, when not the default run's."""
     rows = [json.loads(line) for line in RESULTS.open()]
     for row in rows:  # recomputed: rows written by an earlier version counted train-mode values in
         row["outputs_equal"], row["train_outputs_equal"] = outputs_equal(row)
@@ -430,14 +431,15 @@ def render() -> None:
                 + ". These are deep models whose eager and hybridized outputs differ on MXNet beyond verify's own "
                   "tolerance (`atol = rtol = 1e-5`, element-wise), while the labeller's is `1e-4 + 1e-3 * max|eager|`; "
                   "the runtime computes both calls alike."]
-    labelled = sum(1 for library in LIBRARIES for label in load_labels()[library] if label["verdict"] != "EAGER_FAIL")
-    out += ["", "Commands (on the shared 2-core machine): `nice -n 10 python benchmarks/zoo/verify_zoo.py --python "
+    labelled = sum(1 for library in by_library for label in load_labels()[library] if label["verdict"] != "EAGER_FAIL")
+    out += ["", commands or (
+            "Commands (on the shared 2-core machine): `nice -n 10 python benchmarks/zoo/verify_zoo.py --python "
             "/work/venv-mx/bin/python --per-library 25` (resumable; rows whose runtime part was fixed during the "
             "session were deleted and run again with the final code), `... --eager-fails --timeout 150`; then, to "
             "extend the coverage, `nice -n 19 python benchmarks/zoo/verify_zoo.py --python <venv with MXNet> "
             "--per-library 100000 --timeout 300 --fastest-first` (every remaining model, the labeller's fastest "
-            "first, stopped at a deadline), then `python benchmarks/zoo/verify_zoo.py --render`.",
-            "", f"Coverage: {total['tried']} of the {labelled} labelled models of {', '.join(LIBRARIES)} that ran "
+            "first, stopped at a deadline), then `python benchmarks/zoo/verify_zoo.py --render`."),
+            "", f"Coverage: {total['tried']} of the {labelled} labelled models of {', '.join(by_library)} that ran "
             f"eagerly on MXNet ({100 * total['tried'] / labelled:.0f}%); gluonts and gluonfr (another venv) are not "
             "run by this script."]
     out += ["", f"Runs that ended in a Python traceback, an internal error or a crash (either backend): {len(tracebacks)}"
@@ -488,6 +490,7 @@ def main() -> int:
                         help="run the models the labeller ran fastest first (most models in a limited time; "
                              "the sample then leans towards small models)")
     parser.add_argument("--render", action="store_true", help="write verify/RESULTS.md from the results")
+    parser.add_argument("--commands", default="", help="with --render: the paragraph on how the results were made")
     parser.add_argument("--eager-fails", action="store_true",
                         help="verify the EAGER_FAIL labels on both backends (no traceback check) instead")
     args = parser.parse_args()
@@ -497,7 +500,7 @@ def main() -> int:
         RESULTS = OUT / "results.jsonl"
         OUT.mkdir(parents=True, exist_ok=True)
     if args.render:
-        render()
+        render(args.commands)
         return 0
     if args.eager_fails:
         OUT.mkdir(exist_ok=True)
