@@ -16,7 +16,7 @@ Each model is reached through a small driver file (`.work/verify/<library>/<name
 it exactly as the labeller does (models.build). Inputs follow the label's shapes: float images as seeded
 normal values, token ids as whole numbers in float32 (`:int`), lengths and ids as their own ranges, RNN states
 as list inputs. The train-mode comparison (`--train-mode`) runs where the label has one (a library file the
-model ran reads the training mode).
+model ran reads the training mode), except where MXNet's eager train-mode call killed the labeller's process.
 
 Resumable: results go one JSON line per model to `verify/results.jsonl`; a model already there is skipped.
 `--render` writes `verify/RESULTS.md` and `verify/summary.json` from them.
@@ -216,6 +216,12 @@ def _same_rows(a: np.ndarray, b: np.ndarray, tolerance: float) -> bool:
     return True
 
 
+def compares_train_mode(label: dict) -> bool:
+    """Train mode where the label compared it; not where MXNet's eager train-mode call killed the labeller's
+    process (gluoncv2's shake-shake and shake-drop ResNets: SIGFPE), which leaves no train verdict to compare."""
+    return "train" in label and (label["train"] or {}).get("verdict") != "EAGER_FAIL"
+
+
 def verify_one(label: dict, runtime_python: str, mxnet_python: str, timeout: int = TIMEOUT) -> dict:
     library, name = label["library"], label["name"]
     folder = WORK / "verify" / library
@@ -225,7 +231,7 @@ def verify_one(label: dict, runtime_python: str, mxnet_python: str, timeout: int
     driver.write_text(DRIVER.format(here=str(HERE), library=library, name=name))
     texts = input_texts(label)
     row = {"library": library, "name": name, "label": label["verdict"], "inputs": texts,
-           "train_mode": "train" in label}
+           "train_mode": compares_train_mode(label)}
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", MXNET_ENGINE_TYPE="NaiveEngine")
     for backend, python in (("numpy", runtime_python), ("mxnet", mxnet_python)):
         saved = folder / f"{stem}.{backend}.npz"
@@ -254,7 +260,7 @@ def verify_one(label: dict, runtime_python: str, mxnet_python: str, timeout: int
     row["same_verdict"] = status is not None and (status == "ok") == (label["verdict"] == "OK")
     row["same_verdict_as_mxnet_verify"] = status is not None and status == row["mxnet"]["status"]
     row["outputs_equal"], row["train_outputs_equal"] = outputs_equal(row)
-    return row
+    return json.loads(json.dumps(row).replace(str(ROOT) + "/", ""))  # paths in messages relative to the checkout
 
 
 def outputs_equal(row: dict):
@@ -322,11 +328,13 @@ def done_names() -> set:
 
 
 def run(per_library: int, runtime_python: str, mxnet_python: str, timeout: int, limit: int, match: str,
-        libraries: Sequence[str] = ()) -> None:
+        libraries: Sequence[str] = (), fastest_first: bool = False) -> None:
     OUT.mkdir(exist_ok=True)
     todo = [label for label in chosen_models(load_labels(), per_library)
             if (label["library"], label["name"]) not in done_names() and match in label["name"]
             and (not libraries or label["library"] in libraries)]
+    if fastest_first:  # most models within a time budget: by the labeller's own time for the model
+        todo.sort(key=lambda label: label.get("seconds") or float("inf"))
     for index, label in enumerate(todo[:limit] if limit else todo, 1):
         row = verify_one(label, runtime_python, mxnet_python, timeout)
         with RESULTS.open("a") as handle:
@@ -353,7 +361,8 @@ def miss_cause(row: dict) -> str:
                      if not v["equal"] and not kind.startswith("train"))
 
 
-def render() -> None:
+def render(commands: str = "") -> None:
+    """``commands``: the paragraph saying how the results were made, when not the default run's."""
     rows = [json.loads(line) for line in RESULTS.open()]
     for row in rows:  # recomputed: rows written by an earlier version counted train-mode values in
         row["outputs_equal"], row["train_outputs_equal"] = outputs_equal(row)
@@ -422,10 +431,17 @@ def render() -> None:
                 + ". These are deep models whose eager and hybridized outputs differ on MXNet beyond verify's own "
                   "tolerance (`atol = rtol = 1e-5`, element-wise), while the labeller's is `1e-4 + 1e-3 * max|eager|`; "
                   "the runtime computes both calls alike."]
-    out += ["", "Commands (on the shared 2-core machine): `nice -n 10 python benchmarks/zoo/verify_zoo.py --python "
+    labelled = sum(1 for library in by_library for label in load_labels()[library] if label["verdict"] != "EAGER_FAIL")
+    out += ["", commands or (
+            "Commands (on the shared 2-core machine): `nice -n 10 python benchmarks/zoo/verify_zoo.py --python "
             "/work/venv-mx/bin/python --per-library 25` (resumable; rows whose runtime part was fixed during the "
-            "session were deleted and run again with the final code), `... --eager-fails --timeout 150`, then "
-            "`python benchmarks/zoo/verify_zoo.py --render`."]
+            "session were deleted and run again with the final code), `... --eager-fails --timeout 150`; then, to "
+            "extend the coverage, `nice -n 19 python benchmarks/zoo/verify_zoo.py --python <venv with MXNet> "
+            "--per-library 100000 --timeout 300 --fastest-first` (every remaining model, the labeller's fastest "
+            "first, stopped at a deadline), then `python benchmarks/zoo/verify_zoo.py --render`."),
+            "", f"Coverage: {total['tried']} of the {labelled} labelled models of {', '.join(by_library)} that ran "
+            f"eagerly on MXNet ({100 * total['tried'] / labelled:.0f}%); gluonts and gluonfr (another venv) are not "
+            "run by this script."]
     out += ["", f"Runs that ended in a Python traceback, an internal error or a crash (either backend): {len(tracebacks)}"
             + (": " + ", ".join(sorted({row["name"] for row in tracebacks})) if tracebacks else "") + ".", "",
             f"## Misses ({len(misses)})", "", "| library | model | label | runtime | MXNet (verify) | cause |",
@@ -470,7 +486,11 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="at most this many models in this run")
     parser.add_argument("--match", default="", help="only models whose name contains this")
     parser.add_argument("--library", action="append", default=[], help="only this library's models (repeatable)")
+    parser.add_argument("--fastest-first", action="store_true",
+                        help="run the models the labeller ran fastest first (most models in a limited time; "
+                             "the sample then leans towards small models)")
     parser.add_argument("--render", action="store_true", help="write verify/RESULTS.md from the results")
+    parser.add_argument("--commands", default="", help="with --render: the paragraph on how the results were made")
     parser.add_argument("--eager-fails", action="store_true",
                         help="verify the EAGER_FAIL labels on both backends (no traceback check) instead")
     args = parser.parse_args()
@@ -480,14 +500,14 @@ def main() -> int:
         RESULTS = OUT / "results.jsonl"
         OUT.mkdir(parents=True, exist_ok=True)
     if args.render:
-        render()
+        render(args.commands)
         return 0
     if args.eager_fails:
         OUT.mkdir(exist_ok=True)
         run_eager_fails(args.python, args.timeout)
         return 0
     run(args.per_library, args.runtime_python or args.python, args.python, args.timeout, args.limit, args.match,
-        args.library)
+        args.library, args.fastest_first)
     return 0
 
 

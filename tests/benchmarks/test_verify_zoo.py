@@ -44,6 +44,14 @@ def test_pick_takes_every_failing_label_and_spreads_the_ok_ones():
     assert verify_zoo.pick(labels, 8) == chosen  # reproducible
 
 
+def test_train_mode_is_compared_only_where_the_label_has_a_train_verdict():
+    assert not verify_zoo.compares_train_mode(_label("gluoncv2", "resnet18"))
+    assert verify_zoo.compares_train_mode(dict(_label("gluoncv", "x"), train={"verdict": "OK"}))
+    assert verify_zoo.compares_train_mode(dict(_label("gluoncv", "x"), train={"verdict": "DIFF"}))
+    died = {"verdict": "EAGER_FAIL", "reason": "the process died in the eager train-mode call"}
+    assert not verify_zoo.compares_train_mode(dict(_label("gluoncv2", "shakedropresnet20_svhn"), train=died))
+
+
 def _save(path, **arrays):
     np.savez(path, **arrays)
     return path

@@ -187,6 +187,28 @@ def _draw_pool(case):
     return np.random.RandomState(1).standard_normal(shape).astype("float32"), attrs
 
 
+def direct_max_pool(x, kernel, stride, pad, out_sizes):
+    """Each output the maximum of its window of the -inf padded input, one window at a time."""
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(p, p + k) for p, k in zip(pad, kernel)], constant_values=-np.inf)
+    out = np.empty(x.shape[:2] + tuple(out_sizes), dtype=x.dtype)
+    for pos in itertools.product(*map(range, out_sizes)):
+        window = xp[(slice(None), slice(None)) + tuple(slice(i * s, i * s + k) for i, s, k in zip(pos, stride, kernel))]
+        out[(slice(None), slice(None)) + pos] = window.reshape(x.shape[:2] + (-1,)).max(axis=2)
+    return out
+
+
+@pytest.mark.parametrize("shape, kernel, stride, pad", [
+    ((2, 3, 11, 11), (3, 3), (2, 2), (1, 1)), ((1, 4, 10, 9), (3, 2), (1, 2), (0, 1)),
+    ((2, 3, 13), (4,), (3,), (1,)), ((1, 2, 6, 7, 8), (2, 3, 3), (2, 2, 2), (0, 1, 1))])
+def test_max_pooling_is_exactly_the_window_maximum(shape, kernel, stride, pad):
+    """Max pooling reduces one axis at a time: the same values as the window maxima, bit for bit, NaN too."""
+    x = np.random.RandomState(4).standard_normal(shape).astype("float32")
+    x.reshape(-1)[::17] = np.nan
+    got = nd.Pooling(nd.array(x), kernel=kernel, stride=stride, pad=pad, pool_type="max").asnumpy()
+    expected = direct_max_pool(x, kernel, stride, pad, got.shape[2:])
+    assert got.shape == expected.shape and np.array_equal(got, expected, equal_nan=True)
+
+
 def _real_mxnet():
     real = pytest.importorskip("mxnet")
     if getattr(real, "__hylint_runtime__", False):

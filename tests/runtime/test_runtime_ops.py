@@ -672,7 +672,12 @@ def _softmax_with_length(data):
     arrays, attrs = _softmax_draw(data)
     if not data.draw(st.booleans()):
         return arrays, attrs
-    a, axis = arrays[0], attrs["axis"] % arrays[0].ndim
+    a = arrays[0]
+    # MXNet 1.9.1 reads only -1 as a negative axis when a length is given (other ones fail, see
+    # test_softmax_length_with_another_negative_axis_fails_as_in_mxnet)
+    axis = data.draw(st.sampled_from([-1] + list(range(a.ndim))))
+    attrs = dict(attrs, axis=axis)
+    axis %= a.ndim
     rest = tuple(d for i, d in enumerate(a.shape) if i != axis)
     lengths = np.array(data.draw(st.lists(st.integers(0, a.shape[axis]), min_size=int(np.prod(rest)),
                                           max_size=int(np.prod(rest))))).reshape(rest or (1,)).astype(np.int32)
@@ -905,8 +910,10 @@ def ref_bilinear(a, *like, height=1, width=1, align_corners=True, mode="size", s
         oh, ow = height, width
 
     def source(i, n_in, n_out):
+        if n_out == 1:  # MXNet's step is 0 for a single output pixel: it samples index 0 in both conventions
+            return 0.0
         if align_corners:
-            return i * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+            return i * (n_in - 1) / (n_out - 1)
         return max((i + 0.5) * n_in / n_out - 0.5, 0.0)
     out = np.zeros(a.shape[:2] + (oh, ow))
     for i in range(oh):
@@ -935,6 +942,75 @@ def _bilinear(data):
                      "scale_width": data.draw(st.sampled_from([1.0, 1.5, 3.0])), "align_corners": corners}
     return [a], {"height": data.draw(st.integers(1, 7)), "width": data.draw(st.integers(1, 7)),
                  "align_corners": corners}
+
+
+#: (input shape, attributes, output) measured on MXNet 1.9.1 with ``arange`` input: a side resized to 1
+#: samples index 0 whatever ``align_corners`` says (MXNet's step is 0 there); a scale that rounds a side
+#: down to 0 gives an empty output
+BILINEAR_MEASURED = [
+    ((1, 1, 2, 2), {"height": 1, "width": 1, "align_corners": False}, [[0.0]]),
+    ((1, 1, 4, 5), {"height": 1, "width": 1, "align_corners": False}, [[0.0]]),
+    ((1, 1, 4, 5), {"height": 1, "width": 1, "align_corners": True}, [[0.0]]),
+    ((1, 1, 3, 3), {"height": 2, "width": 1, "align_corners": False}, [[0.75], [5.25]]),
+    ((1, 1, 4, 5), {"height": 1, "width": 3, "align_corners": False}, [[1 / 3, 2.0, 11 / 3]]),
+    ((1, 1, 2, 2), {"height": 1, "width": 3, "align_corners": False}, [[0.0, 0.5, 1.0]]),
+    ((1, 1, 4, 5), {"scale_height": 0.5, "scale_width": 0.5, "align_corners": False}, [[3.25, 5.75], [13.25, 15.75]]),
+    ((1, 1, 1, 3), {"scale_height": 0.5, "scale_width": 0.5, "align_corners": False}, np.zeros((0, 1))),
+]
+
+
+def _bilinear_call(namespace, shape, attrs):
+    return namespace.contrib.BilinearResize2D(namespace.array(np.arange(np.prod(shape)).reshape(shape)), **attrs)
+
+
+@pytest.mark.parametrize("shape, attrs, expected", BILINEAR_MEASURED)
+def test_bilinear_resize_edge_sizes_as_measured_on_mxnet(shape, attrs, expected):
+    ours = _bilinear_call(nd, shape, attrs).asnumpy()
+    np.testing.assert_allclose(ours, np.asarray(expected, dtype=np.float64).reshape((1, 1) + np.shape(expected)),
+                               rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(ours, f64(ref_bilinear)(np.arange(np.prod(shape), dtype=F32).reshape(shape), **attrs),
+                               rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("shape, attrs, expected", BILINEAR_MEASURED)
+def test_bilinear_resize_edge_sizes_equal_mxnet(shape, attrs, expected):
+    real = _real_mxnet()
+    theirs = _bilinear_call(real.nd, shape, attrs).asnumpy()
+    np.testing.assert_allclose(_bilinear_call(nd, shape, attrs).asnumpy(), theirs, rtol=1e-6, atol=1e-6)
+
+
+#: (data shape, axis): with a ``length`` input MXNet 1.9.1 reads only -1 as a negative axis; another one (or
+#: an axis past the end) drops no dimension from the length's shape, and its index check fails
+SOFTMAX_LENGTH_FAILS = [((2, 3, 4), -2), ((2, 3, 4), -3), ((2, 3), -2), ((2, 3, 4, 5), -2), ((2, 3, 4), 3)]
+
+
+def _softmax_length_error(namespace, shape, axis):
+    lengths = np.ones([d for i, d in enumerate(shape) if i != axis % len(shape)], dtype=np.int32)
+    with pytest.raises(Exception) as caught:
+        namespace.softmax(namespace.array(np.ones(shape, F32)), namespace.array(lengths, dtype=np.int32),
+                          axis=axis, use_length=True).asnumpy()
+    return caught.value
+
+
+@pytest.mark.parametrize("shape, axis", SOFTMAX_LENGTH_FAILS)
+def test_softmax_length_with_another_negative_axis_fails_as_in_mxnet(shape, axis):
+    from hylint.runtime import MXNetError
+    check = "Check failed: i >= 0 && i < ndim(): index = {0} must be in range [0, {0})".format(len(shape) - 1)
+    error = _softmax_length_error(nd, shape, axis)
+    assert isinstance(error, MXNetError) and str(error) == check
+    node = sym.softmax(sym.var("x"), sym.var("n"), axis=axis, use_length=True, name="attention")
+    with pytest.raises(MXNetError) as graph_error:
+        node.infer_shape(x=shape)
+    assert str(graph_error.value) == "Error in operator attention: " + check
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("shape, axis", SOFTMAX_LENGTH_FAILS)
+def test_softmax_length_with_another_negative_axis_fails_in_mxnet_too(shape, axis):
+    real = _real_mxnet()
+    theirs = str(_softmax_length_error(real.nd, shape, axis)).strip().splitlines()[-1]
+    assert theirs == "MXNetError: " + str(_softmax_length_error(nd, shape, axis))
 
 
 def ref_lrn(a, nsize, alpha=1e-4, beta=0.75, knorm=2.0):
@@ -1345,6 +1421,13 @@ def test_while_loop_graph_equals_eager_equals_numpy(data):
 
 
 # --- the same generated calls against real MXNet's eager operators, where MXNet imports -------------
+def _real_mxnet():
+    real = pytest.importorskip("mxnet")
+    if getattr(real, "__hylint_runtime__", False):
+        pytest.skip("mxnet resolves to the runtime")
+    return real
+
+
 def _mxnet_function(real, name):
     """MXNet's generated eager function for an op (exact name first, then its public spellings)."""
     short = name
@@ -1370,9 +1453,7 @@ NOT_COMPARED_WITH_MXNET = {"_random_uniform", "_random_normal", "_random_uniform
 @settings(max_examples=3, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_op_equals_mxnet(name, data):
-    real = pytest.importorskip("mxnet")
-    if getattr(real, "__hylint_runtime__", False):
-        pytest.skip("mxnet resolves to the runtime")
+    real = _real_mxnet()
     function = _mxnet_function(real, name)
     assert function is not None, "MXNet has no eager operator named %s" % name
     arrays, attrs = CASES[name].draw(data)

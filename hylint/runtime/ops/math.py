@@ -246,12 +246,23 @@ _SOFTMAX_PARAMS = (P("axis", "int", -1), P("temperature", "float", None), P("dty
                    P("use_length", "bool", False))
 
 
+def _length_shape(data, axis):
+    """The shape softmax's ``length`` must have, built as MXNet 1.9.1 builds it: only -1 is read as the
+    last axis, so another negative (or too large) axis drops no dimension, and writing one dimension too
+    many fails MXNet's index check (``softmax(x, length, axis=-2, use_length=True)`` fails in MXNet)."""
+    size = max(len(data) - 1, 1)
+    axis = len(data) - 1 if axis == -1 else axis
+    kept = [d for i, d in enumerate(data) if i != axis]
+    if len(kept) > size:
+        raise ShapeCheck("Check failed: i >= 0 && i < ndim(): index = %d must be in range [0, %d)" % (size, size))
+    return tuple(kept) + (1,) * (size - len(kept))
+
+
 def _softmax_shape(in_shapes, attrs):
     shapes = list(in_shapes)
     data = shapes[0]
     if len(shapes) > 1 and data is not None:  # softmax's ``length``: the data shape without the axis
-        axis = attrs["axis"] % len(data) if -len(data) <= attrs["axis"] < len(data) else len(data) - 1
-        expected = tuple(d for i, d in enumerate(data) if i != axis) or (1,)  # legacy shapes are never 0-d
+        expected = _length_shape(data, attrs["axis"])
         if shapes[1] is not None and tuple(shapes[1]) != expected:
             raise ShapeCheck("Shape inconsistent, Provided = %s, inferred shape=%s"
                              % (shape_str(shapes[1]), shape_str(expected)))

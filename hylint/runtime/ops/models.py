@@ -144,6 +144,9 @@ def _bilinear_resize_shape(in_shapes, attrs):
 
 def _source_positions(size_in, size_out, align_corners):
     """For each output index: the two source indices and the weight of the second."""
+    if size_out == 0:  # a scale that rounds a side down to 0: an empty output, as in MXNet
+        empty = np.zeros(0, dtype=int)
+        return empty, empty, np.zeros(0)
     if align_corners or size_out == 1:  # measured on MXNet 1.9.1: an output size of 1 samples index 0 either way
         scale = (size_in - 1) / (size_out - 1) if size_out > 1 else 0.0
         pos = np.arange(size_out) * scale
