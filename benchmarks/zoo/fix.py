@@ -182,7 +182,7 @@ def main(argv=None) -> int:
         for out in sorted(LABELS.glob("fixed-*/*.jsonl")):  # a run stopped early has labels but no entry yet
             mode, library = out.parent.name.split("-", 1)[1], out.stem
             if f"{library}-{mode}" not in summary and "-" not in mode:  # (`--select` runs always have one)
-                copy, source = WORK / f"fixed-{mode}" / library, library_source(library)
+                copy, source = args.work / f"fixed-{mode}" / library, library_source(library)
                 changed = sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*.py")
                                  if not filecmp.cmp(p, source / p.relative_to(copy), shallow=False))
                 summary[f"{library}-{mode}"] = {"library": library, "mode": mode, "files_changed": len(changed),
@@ -222,6 +222,7 @@ def main(argv=None) -> int:
                 mirror(installed, fixed, changed, site)
                 command = [sys.executable, str(HERE / "label.py"), "--python", args.python, "--library", library,
                            "--out", str(out), "--library-path", str(site), "--timeout", str(args.timeout),
+                           "--log", str(args.work / "label.log"),
                            "--sort", "--names", *affected]
                 subprocess.run(command, check=True)
             relabelled = read_labels(out).get(library, [])

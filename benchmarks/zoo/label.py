@@ -705,6 +705,7 @@ def main(argv=None):
                         help="directory put first on the worker's sys.path (a fixed copy of the libraries)")
     parser.add_argument("--sort", action="store_true", help="sort the label files by name when done")
     parser.add_argument("--make-venv", type=Path, metavar="DIR", help="create a labelling venv and exit")
+    parser.add_argument("--log", type=Path, default=WORK / "label.log", help="append progress here (default .work/)")
     parser.add_argument("--merge", type=Path, nargs="+", metavar="DIR",
                         help="merge the labels of other --out folders into --out (sorted), and exit")
     args = parser.parse_args(argv)
@@ -729,9 +730,9 @@ def main(argv=None):
     if unknown:
         parser.error(f"unknown library {unknown[0]!r}; known: {', '.join(LIBRARIES)}")
     args.out.mkdir(parents=True, exist_ok=True)
-    WORK.mkdir(exist_ok=True)
+    args.log.parent.mkdir(parents=True, exist_ok=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the finally clauses: no orphan workers
-    with (WORK / "label.log").open("a") as log:
+    with args.log.open("a") as log:
         for library in libraries:
             run_library(args, library, args.out, log)
     return 0
