@@ -183,7 +183,10 @@ def _try_unsafe(mx: Any, report: TargetReport, linter: Any, text: str, source: s
     proven_text, outcome, _ = _evidence_rounds(mx, report, fixed_text, source, outcome, path, reference, True)
     fixes = [AppliedFix(d.code, d.name, d.start[0], d.message, "unsafe",
                         code_line=linecache.getline(filename, d.start[0]).strip(),
-                        proven=outcome.status == OK, why_unsafe=unsafe_reason(d.code),
+                        proven=outcome.status == OK,
+                        why_unsafe=unsafe_reason(d.code, " ".join(
+                            [d.fix.message, *(e.content for e in d.fix.edits),
+                             *(text[e.start_offset:e.end_offset] for e in d.fix.edits)])),
                         replacement=" / ".join(edit.content for edit in d.fix.edits),
                         replaced=" / ".join(text[edit.start_offset:edit.end_offset] for edit in d.fix.edits))
              for d in applied]
@@ -207,8 +210,11 @@ def _try_unsafe(mx: Any, report: TargetReport, linter: Any, text: str, source: s
                             f"block's eager and hybridized outputs equal the original's eager output")
 
 
-def unsafe_reason(code: str) -> str:
-    """Why a rule's fix is unsafe in general: the sentences of its doc's "Fix safety" section that say so."""
+def unsafe_reason(code: str, fix_text: str = "") -> str:
+    """Why a rule's fix is unsafe in general: the sentences of its doc's "Fix safety" section that say so.
+
+    A rule with several rewrites has a sentence per rewrite: given the fix's text (what it replaces, its
+    replacement and title), keep the sentences whose quoted code shares the most names with it."""
     from hylint.selection import all_rules
 
     rule = all_rules().get(code)
@@ -220,9 +226,20 @@ def unsafe_reason(code: str) -> str:
     for index, sentence in enumerate(sentences):
         if "nsafe" in sentence:
             if sentence.startswith("Unsafe otherwise") and index:  # "otherwise" needs the sentence before
-                chosen.append(sentences[index - 1])
-            chosen.append(sentence)
-    return " ".join(dict.fromkeys(chosen)) or "it can change what the code computes in other uses."
+                chosen.append(sentences[index - 1] + " " + sentence)
+            else:
+                chosen.append(sentence)
+    chosen = list(dict.fromkeys(chosen))
+    if len(chosen) > 1 and fix_text:
+        names = set(_NAME.findall(fix_text))
+        shared = [len(names.intersection(_NAME.findall(" ".join(_QUOTED.findall(s))))) for s in chosen]
+        if max(shared):
+            chosen = [s for s, count in zip(chosen, shared) if count == max(shared)]
+    return " ".join(chosen) or "it can change what the code computes in other uses."
+
+
+_QUOTED = re.compile(r"`([^`]+)`")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 
 
 def _executed_lines(mx: Any, text: str, filename: str, path: Path, target: Target) -> set:
