@@ -23,3 +23,31 @@ NUMPY_ARRAY_METHODS = frozenset({"item", "tolist"})
 
 # every method that fails on a Symbol
 NDARRAY_ONLY_METHODS = SYMBOL_STUB_METHODS | NDARRAY_ONLY_CALLS | NUMPY_ARRAY_METHODS
+
+# what to write instead of each, for the message when no fix applies ({x}: the tensor's code, {F}: the
+# namespace). `x.T` is `transpose(x)` and `x.size` is `size_array(x)` (one element, int64) in both modes.
+_ELSEWHERE = "do this outside hybrid_forward: in `__init__`, or in the caller"
+_IN_THE_GRAPH = ("keep the values in the graph with `{F}` operators (`{F}.where` to select, `{F}.sum` to reduce), "
+                 "or do this step outside hybrid_forward, in the caller")
+WRITE_INSTEAD = {
+    "T": "`{F}.transpose({x})`",
+    "size": "`{F}.size_array({x})` where the size only feeds data, or a size given to `__init__`",
+    "ndim": "a rank known when the block is built (given to `__init__`)",
+    "dtype": "a dtype given to `__init__`, or an operator that keeps `{x}`'s dtype (`{F}.zeros_like({x})`, "
+             "`{F}.ones_like({x})`)",
+    "context": "nothing: in the graph each operator runs on its inputs' context (`{F}.zeros_like({x})` makes a "
+               "constant there)",
+    "detach": "`{F}.BlockGrad({x})`",
+    "copy": "`{F}.identity({x})`",
+    "as_in_context": "nothing: in the graph each operator runs on its inputs' context",
+    "copyto": "nothing: in the graph each operator runs on its inputs' context",
+    "wait_to_read": "nothing: a graph has no pending writes to wait for",
+    **{name: _IN_THE_GRAPH for name in ("asnumpy", "asscalar", "item", "tolist")},
+}
+WRITE_INSTEAD["ctx"] = WRITE_INSTEAD["context"]
+WRITE_INSTEAD["slice_assign"] = WRITE_INSTEAD["slice_assign_scalar"] = (
+    "a new tensor: `{F}.where(mask, value, {x})`, or `{F}.concat` of slices around the written part")
+
+
+def write_instead(name: str, tensor: str, namespace: str) -> str:
+    return WRITE_INSTEAD.get(name, _ELSEWHERE).format(x=tensor, F=namespace)

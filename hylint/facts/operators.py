@@ -30,3 +30,29 @@ ND_BINARY_FUNCTIONS = (
     ("logical_or", "logical_or", "_logical_or_scalar", None),
     ("logical_xor", "logical_xor", "_logical_xor_scalar", None),
 )
+
+# nd-only wrapper -> (broadcast operator for two tensors, Python operator for tensor and number)
+ND_WRAPPERS = {
+    "add": ("broadcast_add", "+"), "subtract": ("broadcast_sub", "-"), "multiply": ("broadcast_mul", "*"),
+    "divide": ("broadcast_div", "/"), "true_divide": ("broadcast_div", "/"), "modulo": ("broadcast_mod", "%"),
+    "equal": ("broadcast_equal", "=="), "not_equal": ("broadcast_not_equal", "!="),
+    "greater": ("broadcast_greater", ">"), "greater_equal": ("broadcast_greater_equal", ">="),
+    "lesser": ("broadcast_lesser", "<"), "lesser_equal": ("broadcast_lesser_equal", "<="),
+    "logical_and": ("broadcast_logical_and", None), "logical_or": ("broadcast_logical_or", None),
+    "logical_xor": ("broadcast_logical_xor", None),
+}
+
+# what to write for the other nd-only functions (they have no mx.sym counterpart of that name)
+ND_ONLY_ALTERNATIVE = {
+    "concatenate": "`F.concat(*arrays, dim=axis)`", "moveaxis": "`F.transpose(x, axes=...)` or `F.swapaxes`",
+    "onehot_encode": "`F.one_hot(indices, depth)`", "empty": "`F.zeros`", "waitall": "nothing (delete the call)",
+    "isnan": "`x != x`", "isinf": "`F.abs(x) == float('inf')`",
+    "isfinite": "`F.broadcast_logical_and(F.abs(x) != float('inf'), x == x)`",
+}
+
+
+def nd_only_instead(namespace: str, name: str, f_name: str):
+    """What to write instead of ``nd.<name>``, which mx.sym lacks; None when there is no general answer."""
+    if namespace == "top" and name in ND_WRAPPERS:
+        return f"`{f_name}.{ND_WRAPPERS[name][0]}` (two tensors) or the Python operator (a number)"
+    return ND_ONLY_ALTERNATIVE.get(name)

@@ -3,6 +3,7 @@ asks for, and the per-file run that visits, for each rule, only where it can rep
 the methods a structure rule names, or the whole module)."""
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
@@ -53,20 +54,38 @@ class RuleContext:
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
 
-    def report(self, node: cst.CSTNode, message: Optional[str] = None, fix: Optional[PendingFix] = None) -> None:
+    def report(self, node: cst.CSTNode, message: Optional[str] = None, fix: Optional[PendingFix] = None,
+               instead: Optional[str] = None) -> None:
+        """``instead``: what to write by hand, said in the message when there is no fix to apply."""
         rule = self._rule
         assert rule is not None
+        withheld = None
         if self.hybrid is not None and not self.hybrid.takes_f:
-            fix = None  # a helper without F: a rewrite to `F.<op>` would name nothing there
+            withheld, fix = withheld or fix, None  # a helper without F: a rewrite to `F.<op>` would name nothing
             # messages name the F a fix would use; here that is the F the helper should be given
             message = (message or rule.MESSAGE).replace(self.hybrid.f_name, "F")
         if self.hybrid is not None and self.hybrid.reach_chain:
-            # code a trace reaches from elsewhere in the package: say how; no fix (the rewrite is proven
-            # for hybrid_forward and its helpers, not for code reached through objects)
-            fix = None
-            message = f"{message or rule.MESSAGE} ({self.hybrid.reach_chain})"
+            # code a trace reaches from elsewhere in the package: no fix (the rewrite is proven for
+            # hybrid_forward and its helpers, not for code reached through objects)
+            withheld, fix = withheld or fix, None
+        if withheld is not None:  # what the fix would have done is what to write by hand
+            message = _with_advice(message or rule.MESSAGE, withheld.message.replace(self.hybrid.f_name, "F"))
+        elif fix is None and instead is not None:
+            if self.hybrid is not None and not self.hybrid.takes_f:
+                instead = instead.replace(self.hybrid.f_name, "F")
+            message = f"{message or rule.MESSAGE}; write instead: {instead}"
+        if self.hybrid is not None and self.hybrid.reach_chain:
+            message = f"{message or rule.MESSAGE} ({self.hybrid.reach_chain})"  # say how the trace gets here
         self._linter.reports.append(_Report(rule, node, message or rule.MESSAGE, fix, self._linter.statement_index,
                                             self.hybrid, self.outer_function))
+
+
+def _with_advice(message: str, fix_title: str) -> str:
+    """``message`` ending with the withheld fix's title as what to write, unless it says so already."""
+    quoted = re.findall(r"`([^`]+)`", fix_title)
+    if "write instead" in message or quoted and all(f"`{code}`" in message for code in quoted):
+        return message
+    return f"{message}; write instead: {fix_title[:1].lower()}{fix_title[1:]}"
 
 
 class _Dispatcher(cst.CSTVisitor):

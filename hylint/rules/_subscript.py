@@ -61,3 +61,10 @@ def subscript_fix(node: cst.Subscript, ctx) -> Optional[PendingFix]:
     proven = not ctx.value(node.value).assumed
     return PendingFix(Applicability.SAFE if exact and proven else Applicability.UNSAFE, title,
                       [replace(node, replacement)])
+
+
+def subscript_instead(name: str, f_name: str) -> str:
+    """What to write for a tensor subscript hylint cannot rewrite (its bounds are not literals)."""
+    return (f"`{f_name}.slice_axis({name}, axis=a, begin=b, end=e)` or `{f_name}.slice` (then `{f_name}.squeeze` "
+            f"for an integer index), with bounds known when the block is built; `{f_name}.take` or `{f_name}.pick` "
+            f"for indices held in a tensor")

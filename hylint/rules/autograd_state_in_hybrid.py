@@ -51,4 +51,6 @@ No fix.
         module, _, name = callee.rpartition(".")
         if name in CALLS and module in MODULES:
             ctx.report(node, f"`{callee}()` inside a hybrid context: after hybridize() it is read once, when the graph "
-                             f"is traced, and the branch it selects is frozen for later calls in the other mode")
+                             f"is traced, and the branch it selects is frozen for later calls in the other mode; use operators "
+                             f"that read the mode on every call (`F.Dropout`, `F.BatchNorm`), or call hybridize() "
+                             f"again after switching the mode")

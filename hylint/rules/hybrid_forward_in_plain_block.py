@@ -83,7 +83,8 @@ base is reported without a fix (HybridBlock may not be imported).
         if not any(base in BLOCK_BASE_NAMES for base in _all_bases(cls, ctx.module_info.classes)):
             return
         ctx.report(node.name, f"`{cls.name}` is not a HybridBlock: nothing calls its hybrid_forward (calling the block "
-                              f"raises NotImplementedError) and hybridize() does nothing", self._fix(cls))
+                              f"raises NotImplementedError) and hybridize() does nothing; derive it from HybridBlock, or "
+                              f"rename the method to forward(self, x)", self._fix(cls))
 
     def _fix(self, cls) -> Optional[PendingFix]:
         if len(cls.node.bases) != 1:

@@ -135,7 +135,8 @@ write mutates the caller's array, and `z = x`, `outs.append(x)`, `x[0]`, `x.resh
             return
         name = ctx.code(target.value).strip()
         ctx.report(node, f"item assignment to `{name}`: after hybridize() `{name}` is a Symbol, which does not "
-                         f"support item assignment (TypeError)")
+                         f"support item assignment (TypeError); build a new tensor instead: `F.where(mask, value, {name})`, "
+                         f"or `F.concat` of slices around the written part")
 
     def _fix(self, node: cst.AugAssign, ctx) -> Optional[PendingFix]:
         if not isinstance(node.target, cst.Name):

@@ -460,14 +460,17 @@ No fix.
             if attr in flow.first_read:
                 ctx.report(write, f"`self.{attr}` carries a value from one call to the next (read before this "
                                   f"call sets it): after hybridize() the body runs once, when the graph is traced, "
-                                  f"so the value is frozen there")
+                                  f"so the value is frozen there",
+                           instead="the state as an input of hybrid_forward and the new state as an output, or "
+                                   "state set at the top of every call")
                 continue
             if outside_reads is None:  # attributes each other method reads before setting them
                 outside_reads = {name: info.memo("first-reads", method, _first_reads) for name, method in others.items()}
             readers = sorted(name for name, read in outside_reads.items() if attr in read)
             if readers:
                 ctx.report(write, f"`self.{attr}` is read by `{readers[0]}()`: after hybridize() it holds the Symbol "
-                                  f"of the trace (written once), not this call's value")
+                                  f"of the trace (written once), not this call's value",
+                           instead="return the value as an output of hybrid_forward")
         for attr, read in reads:
             if attr in traced_writes:
                 continue
@@ -477,4 +480,6 @@ No fix.
             if setters:
                 ctx.report(read, f"`self.{attr}` is changed by `{setters[0]}()`, which does not call "
                                  f"`self.{CLEAR_CACHE}()`: after hybridize() the value read when the graph was traced "
-                                 f"stays baked into it")
+                                 f"stays baked into it",
+                           instead=f"a call of `self.{CLEAR_CACHE}()` in `{setters[0]}()`, so that the next call "
+                                   f"traces again, or a parameter (`set_data`) instead of the attribute")

@@ -3,6 +3,7 @@ from typing import Optional
 import libcst as cst
 
 from hylint.facts import mxnet_api
+from hylint.facts.operators import nd_only_instead
 from hylint.analysis.guards import ND_NAMES
 from hylint.syntax.nodes import dotted_name, keyword_value
 from hylint.diagnostic import Applicability
@@ -106,7 +107,9 @@ replacements such as `F.broadcast_add` for `nd.add`).
             return
         nd_only = op in mxnet_api.ND_ONLY.get(namespace, [])
         f_op = ".".join([ctx.f_name] + ([] if namespace == "top" else [namespace]) + [op])
-        where = f"`{callee}` exists only in mx.nd (no `{f_op}` in mx.sym)" if nd_only else \
+        instead = nd_only_instead(namespace, op, ctx.f_name) if nd_only else None
+        where = f"`{callee}` exists only in mx.nd (no `{f_op}` in mx.sym{f'; use {instead}' if instead else ''})" \
+            if nd_only else \
             f"`{callee}` takes NDArrays, so it fails on the Symbols hybridize() passes (use `{f_op}`)"
         ctx.report(node, f"`{callee}(...)` inside a hybrid context: {where}", None if nd_only else self._fix(node, ctx))
 

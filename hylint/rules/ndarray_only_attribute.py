@@ -7,6 +7,7 @@ from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.syntax.rewrite import f_call, int_node, tuple_node
 from hylint.analysis.ops import NDARRAY_ONLY_ATTRS
+from hylint.facts.attributes import write_instead
 from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingFix, Valid, replace
 from hylint.rules._eager_guard import eager_guard, enclosing_assert
 from hylint.rules._group_norm import group_norm_fix
@@ -167,6 +168,8 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
         fix = self._fix(node, ctx)
         if fix is None and attr == "shape":
             message += f"; write instead: {instead(node, parents, ctx.f_name, name)}"
+        elif fix is None:
+            message += f"; write instead: {write_instead(attr, name, ctx.f_name)}"
         ctx.report(node, message, fix)
 
     def visit_Call(self, node: cst.Call, ctx) -> None:
@@ -177,7 +180,9 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
             return
         name = ctx.code(node.args[0].value).strip()
         ctx.report(node, f"`len({name})` is the number of rows eagerly, but after hybridize() it is the Symbol's number "
-                         f"of outputs (1): the result is silently wrong")
+                         f"of outputs (1): the result is silently wrong; write instead: a row count given to "
+                         f"`__init__`, or `{ctx.f_name}.slice_axis({ctx.f_name}.shape_array({name}), axis=0, begin=0, "
+                         f"end=1)` where it only feeds data")
 
     # -- fixes --------------------------------------------------------------------------------
     def _fix(self, attr_node: cst.Attribute, ctx) -> Optional[PendingFix]:

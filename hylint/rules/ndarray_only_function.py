@@ -7,30 +7,15 @@ from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.syntax.rewrite import f_call
 from hylint.analysis.ops import ND_ONLY
+from hylint.facts.operators import ND_WRAPPERS as BINARY, nd_only_instead
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
 from hylint.rules._hazards import CLS, paren
 
-# nd-only wrapper -> (broadcast operator for two tensors, Python operator for tensor and number)
-BINARY = {
-    "add": ("broadcast_add", "+"), "subtract": ("broadcast_sub", "-"), "multiply": ("broadcast_mul", "*"),
-    "divide": ("broadcast_div", "/"), "true_divide": ("broadcast_div", "/"), "modulo": ("broadcast_mod", "%"),
-    "equal": ("broadcast_equal", "=="), "not_equal": ("broadcast_not_equal", "!="),
-    "greater": ("broadcast_greater", ">"), "greater_equal": ("broadcast_greater_equal", ">="),
-    "lesser": ("broadcast_lesser", "<"), "lesser_equal": ("broadcast_lesser_equal", "<="),
-    "logical_and": ("broadcast_logical_and", None), "logical_or": ("broadcast_logical_or", None),
-    "logical_xor": ("broadcast_logical_xor", None),
-}
 OPERATORS = {"+": cst.Add, "-": cst.Subtract, "*": cst.Multiply, "/": cst.Divide, "%": cst.Modulo}
 COMPARISONS = {"==": cst.Equal, "!=": cst.NotEqual, ">": cst.GreaterThan, ">=": cst.GreaterThanEqual,
                "<": cst.LessThan, "<=": cst.LessThanEqual}
 # handled by HY402 (ndarray-constant)
 SKIP = {("top", "array")}
-ALTERNATIVE = {
-    "concatenate": "`F.concat(*arrays, dim=axis)`", "moveaxis": "`F.transpose(x, axes=...)` or `F.swapaxes`",
-    "onehot_encode": "`F.one_hot(indices, depth)`", "empty": "`F.zeros`", "waitall": "nothing (delete the call)",
-    "isnan": "`x != x`", "isinf": "`F.abs(x) == float('inf')`",
-    "isfinite": "`F.broadcast_logical_and(F.abs(x) != float('inf'), x == x)`",
-}
 
 
 def _namespace(path: str):
@@ -119,12 +104,8 @@ bodies of the nd functions). Operands whose kind is unknown, `moveaxis`, `onehot
             return
         module = "mxnet.symbol" + ("" if namespace == "top" else f".{namespace}")
         fix = self._fix(node, ctx, namespace, name)
-        hint = ""
-        if fix is None:
-            if name in BINARY and namespace == "top":
-                hint = f"; use `{ctx.f_name}.{BINARY[name][0]}` (two tensors) or the Python operator (a number)"
-            elif name in ALTERNATIVE:
-                hint = f"; use {ALTERNATIVE[name]}"
+        instead = nd_only_instead(namespace, name, ctx.f_name) if fix is None else None
+        hint = f"; use {instead}" if instead else ""
         ctx.report(node, f"`{callee}(...)` exists only in mxnet.ndarray: after hybridize() it raises "
                          f"AttributeError (module '{module}' has no attribute '{name}'){hint}", fix)
 

@@ -2,6 +2,7 @@ import libcst as cst
 
 from hylint.analysis.values import Kind
 from hylint.analysis.ops import NDARRAY_ONLY_METHODS
+from hylint.facts.attributes import write_instead
 from hylint.rule import Invalid, LintRule, Valid
 
 STUBS = {"asnumpy", "asscalar", "wait_to_read", "copy", "detach", "backward"}
@@ -81,4 +82,4 @@ autograd, so a faithful rewrite needs `F.stop_gradient`; a Python `if` on it nee
             return
         name = ctx.code(node.func.value).strip()
         ctx.report(node, f"`{name}.{method}()` is NDArray-only: after hybridize() `{name}` is a Symbol and "
-                         f"`.{method}()` {what_happens(method)}")
+                         f"`.{method}()` {what_happens(method)}; write instead: {write_instead(method, name, ctx.f_name)}")

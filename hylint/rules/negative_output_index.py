@@ -65,4 +65,5 @@ same element. Otherwise reported without a fix.
         if count and -count <= index:
             fix = PendingFix(Applicability.SAFE, self.FIX_TITLE, [replace(index_node, cst.Integer(str(count + index)))])
         ctx.report(node, f"`[{index}]` on a multi-output result: after hybridize() Symbol outputs only accept "
-                         f"non-negative indices (MXNetError)", fix)
+                         f"non-negative indices (MXNetError)", fix,
+                   instead="the non-negative index, `[n - 1]` for the last of n outputs")

@@ -104,7 +104,9 @@ body may use NDArray-only code. Bare imported names (`Sequential()`) are reporte
         short = callee.rsplit(".", 1)[-1]
         ctx.report(node.value, f"`self.{attr} = {callee}(...)` in a HybridBlock: `{short}` is not hybrid, so building "
                                f"the block raises ValueError (Children of HybridBlock must also be HybridBlock)",
-                   self._fix(node.value, ctx, attr, callee, short))
+                   self._fix(node.value, ctx, attr, callee, short),
+                   instead=(f"`{HYBRID_NAME[short]}`" if short in HYBRID_NAME else
+                            f"`{short}` derived from HybridBlock") + ", or make this block a Block")
 
     def _fix(self, call: cst.Call, ctx, attr: str, callee: str, short: str) -> Optional[PendingFix]:
         if "." not in callee or short not in HYBRID_NAME or not isinstance(call.func, cst.Attribute):

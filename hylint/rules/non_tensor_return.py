@@ -11,6 +11,10 @@ from hylint.syntax.walk import walk
 from hylint.rules._hazards import ADDING_METHODS, CLS, child_only
 
 
+RETURN_INSTEAD = ("tensors only, one or a tuple of them: leave None and Python values out of the outputs, or make a "
+                  "number a tensor (`{F}.full((1,), c)`)")
+
+
 class NonTensorReturn(LintRule):
     CODE = "HY907"
     READS = frozenset({block_constructions(ADDING_METHODS)})  # child-only classes
@@ -100,11 +104,12 @@ No fix: the callers unpack the outputs.
             return  # a child's outputs reach its parent's Python code, never the graph's outputs
         if node.value is None:
             ctx.report(node, "bare `return` in hybrid_forward returns None: after hybridize() the call raises TypeError "
-                             "(Expected a list of symbols)")
+                             "(Expected a list of symbols)", instead=RETURN_INSTEAD.format(F=ctx.f_name))
             return
         for value in found:
             ctx.report(value, f"hybrid_forward returns `{ctx.code(value).strip()}`, a Python value: after hybridize() "
-                              f"outputs must be Symbols and the call raises ValueError/TypeError")
+                              f"outputs must be Symbols and the call raises ValueError/TypeError",
+                       instead=RETURN_INSTEAD.format(F=ctx.f_name))
 
 
 def _reads_ndarray_only(node: cst.CSTNode, ctx) -> bool:

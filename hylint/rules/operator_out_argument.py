@@ -69,7 +69,8 @@ subscript) are reported without a fix.
         target = ctx.code(out.value).strip()
         ctx.report(node, f"`{callee}(..., out={target})`: eagerly the result is written into `{target}`; after "
                          f"hybridize() the Symbol operator ignores `out=`, so `{target}` silently keeps its "
-                         f"old value", self._fix(node, out, ctx))
+                         f"old value", self._fix(node, out, ctx),
+                   instead=f"bind the result, `{target} = {callee}(...)` without `out=`")
 
     @staticmethod
     def _fix(node: cst.Call, out: cst.Arg, ctx):

@@ -68,7 +68,9 @@ fix: it must be passed down (call the child) or re-registered on this block.
             return
         if len(parts) == 2 and parts[1] in cls.params:
             ctx.report(node, f"`{owner}.{node.func.attr.value}()` is an NDArray: after hybridize() the graph needs the "
-                             f"Symbol passed as the `{parts[1]}` argument of hybrid_forward", self._fix(node, ctx, parts[1]))
+                             f"Symbol passed as the `{parts[1]}` argument of hybrid_forward", self._fix(node, ctx, parts[1]),
+                       instead=f"`{parts[1]}`, added to hybrid_forward's parameters (Gluon passes the parameter "
+                               f"under its attribute name)")
         elif len(parts) == 3 and parts[1] in cls.children:
             ctx.report(node, f"`{owner}.{node.func.attr.value}()` is an NDArray of a child's parameter: after hybridize() "
                              f"it cannot enter the graph; call the child, or register the parameter on this block")

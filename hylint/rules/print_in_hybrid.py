@@ -52,4 +52,5 @@ No fix: deleting the print changes what the program outputs.
             return
         if any(ctx.value(a.value).kind in (Kind.TENSOR, Kind.CHILD) for a in node.args):
             ctx.report(node, "print() of a tensor: eagerly it prints the values on every call; after hybridize() it runs "
-                             "once, while the graph is traced, and prints a Symbol")
+                             "once, while the graph is traced, and prints a Symbol; remove it, or print only eagerly under "
+                             "`if F is mx.nd:`")

@@ -2,7 +2,8 @@ import libcst as cst
 
 from hylint.analysis.values import Kind
 from hylint.rule import Invalid, LintRule, Valid
-from hylint.rules._subscript import is_assignment_target, is_whole_slice, subscript_fix, what_happens
+from hylint.rules._subscript import (is_assignment_target, is_whole_slice, subscript_fix, subscript_instead,
+                                     what_happens)
 
 
 class SubscriptOnUnprovenTensor(LintRule):
@@ -73,4 +74,4 @@ As HY301, but always unsafe: the value may be a Python sequence, for which the r
             from hylint.diagnostic import Applicability
             fix.applicability = Applicability.UNSAFE
         ctx.report(node, f"`{ctx.code(node).strip()}`: if `{name}` is a tensor, after hybridize() this "
-                         f"{what_happens(node, name)}", fix)
+                         f"{what_happens(node, name)}", fix, instead=subscript_instead(name, ctx.f_name))

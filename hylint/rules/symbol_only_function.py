@@ -78,7 +78,10 @@ names, and operands whose kind is unknown, are reported without a fix.
         module = "mxnet.ndarray" + ("" if namespace == "top" else f".{namespace}")
         ctx.report(node, f"`{callee}(...)` exists only in mxnet.symbol: before hybridize() (F = mxnet.ndarray) it "
                          f"raises AttributeError (module '{module}' has no attribute '{name}')",
-                   self._fix(node, ctx, namespace, name))
+                   self._fix(node, ctx, namespace, name),
+                   instead="an input of hybrid_forward (an argument, or a Parameter of the block), which is a Symbol "
+                           "when traced and an NDArray eagerly" if name == "var" else
+                   "the same code only when traced, under `if F is mx.sym:`, and an NDArray counterpart eagerly")
 
     def _fix(self, node: cst.Call, ctx, namespace: str, name: str) -> Optional[PendingFix]:
         if namespace != "top" or name not in ("pow", "hypot"):

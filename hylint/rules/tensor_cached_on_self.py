@@ -271,4 +271,6 @@ No fix.
             ctx.report(read, f"`self.{attr}` is a tensor built {where} with the first call's F, under a guard on "
                              f"self, and kept for later calls: after an eager call the trace gets an NDArray "
                              f"where it needs a Symbol (AssertionError: Argument must be Symbol instances), and "
-                             f"after a trace an eager call gets a Symbol")
+                             f"after a trace an eager call gets a Symbol",
+                       instead="the tensor built on every call from that call's F, or a constant parameter made in "
+                               "`__init__` (`self.params.get_constant`) and taken as an argument")

@@ -58,7 +58,10 @@ No fix: the number of rows is not known when the graph is built.
         if is_tensor(ctx.value(iterated)):
             name = ctx.code(iterated).strip()
             ctx.report(node, f"{how} `{name}`: eagerly this iterates over the rows, but after hybridize() `{name}` is a "
-                             f"Symbol and iterating yields its outputs (itself, once): silently wrong")
+                             f"Symbol and iterating yields its outputs (itself, once): silently wrong",
+                       instead=f"one operator over the whole tensor (`{ctx.f_name}.sum({name}, axis=0)`), or "
+                               f"`{ctx.f_name}.split({name}, num_outputs=n, axis=0, squeeze_axis=True)` with `n` "
+                               f"known when the block is built")
 
     def visit_For(self, node: cst.For, ctx) -> None:
         self._flag(node.iter, node.iter, ctx, "`for` over")

@@ -2,7 +2,8 @@ import libcst as cst
 
 from hylint.analysis.values import Kind
 from hylint.rule import Invalid, LintRule, Valid
-from hylint.rules._subscript import is_assignment_target, is_whole_slice, subscript_fix, what_happens
+from hylint.rules._subscript import (is_assignment_target, is_whole_slice, subscript_fix, subscript_instead,
+                                     what_happens)
 
 # `x = F.relu(x)` proves `x` a tensor: only then is a fix safe (an argument used nowhere else may be a list)
 CLS = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        x = F.relu(x)\n        return {}\n"
@@ -104,4 +105,5 @@ always raise eagerly (`x[2:1]`) are reported without a fix.
             return
         name = ctx.code(node.value).strip()
         ctx.report(node, f"`{ctx.code(node).strip()}`: `{name}` is a tensor; after hybridize() this "
-                         f"{what_happens(node, name)}", subscript_fix(node, ctx))
+                         f"{what_happens(node, name)}", subscript_fix(node, ctx),
+                   instead=subscript_instead(name, ctx.f_name))

@@ -91,8 +91,11 @@ have the same shape; `A` is evaluated twice, so it must be free of random ops an
         if not is_tensor(value):
             return False
         code = ctx.code(test).strip()
-        ctx.report(node, f"{how} `{code}`: a tensor used as a Python value; after hybridize() it is a Symbol, which "
-                         f"has no truth value or number (NotImplementedForSymbol / TypeError)", fix)
+        message = (f"{how} `{code}`: a tensor used as a Python value; after hybridize() it is a Symbol, which "
+                   f"has no truth value or number (NotImplementedForSymbol / TypeError)")
+        if fix is None:
+            message += f"; write instead: {_instead(how, ctx.f_name)}"
+        ctx.report(node, message, fix)
         return True
 
     def visit_If(self, node: cst.If, ctx) -> None:
@@ -164,3 +167,13 @@ have the same shape; `A` is evaluated twice, so it must be free of random ops an
         condition = f_call(f, "broadcast_mul", [f_call(f, "ones_like", [a]), test])
         call = f_call(f, "where", [condition, a, b])
         return PendingFix(Applicability.UNSAFE, self.FIX_TITLE, make_edits(call))
+
+
+def _instead(how: str, f_name: str) -> str:
+    if how == "`while`":
+        return "a loop whose bound is known when the block is built"
+    if how == "`assert`":
+        return f"the assert only eagerly, under `if {f_name} is mx.nd:` (it is then skipped when traced)"
+    if how.endswith("()` of"):
+        return f"keep the value a tensor and combine it with `{f_name}.broadcast_*` operators"
+    return f"a selection computed on tensors, `{f_name}.where(cond, a, b)` (both sides are computed)"
