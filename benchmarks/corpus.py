@@ -16,6 +16,7 @@ files are extracted under ``benchmarks/.corpus/src/<package>/`` (both folders gi
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import json
 import os
@@ -100,18 +101,24 @@ def _extract(archive: Path, target: Path) -> None:
 
 
 def ensure_corpus() -> Path:
-    """The corpus folder, downloading and extracting what is missing."""
-    for requirement, kind, prefix in PACKAGES:
-        name = requirement.split("==")[0]
-        target = SOURCES / name
-        if target.is_dir():
-            continue
-        if _archive(prefix) is None:
-            _download(requirement, kind)
-        archive = _archive(prefix)
-        if archive is None:
-            raise SystemExit(f"corpus: pip did not leave an archive for {requirement} in {DOWNLOADS}")
-        _extract(archive, target)
+    """The corpus folder, downloading and extracting what is missing (one process at a time: parallel test
+    workers share the download)."""
+    if all((SOURCES / requirement.split("==")[0]).is_dir() for requirement, _, _ in PACKAGES):
+        return SOURCES
+    CORPUS.mkdir(parents=True, exist_ok=True)
+    with open(CORPUS / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for requirement, kind, prefix in PACKAGES:
+            name = requirement.split("==")[0]
+            target = SOURCES / name
+            if target.is_dir():
+                continue
+            if _archive(prefix) is None:
+                _download(requirement, kind)
+            archive = _archive(prefix)
+            if archive is None:
+                raise SystemExit(f"corpus: pip did not leave an archive for {requirement} in {DOWNLOADS}")
+            _extract(archive, target)
     return SOURCES
 
 
