@@ -5,6 +5,7 @@ import libcst as cst
 
 from hylint.analysis.module import ClassInfo, class_family, is_hybrid_class
 from hylint.rule import Invalid, LintRule, Valid
+from hylint.rules._hazards import names_in, tests_around
 from hylint.syntax.nodes import dotted_name, param_names
 from hylint.syntax.walk import walk
 
@@ -97,7 +98,7 @@ No fix: which tensor stands for "nothing" is the author's decision.
         assigned = _assigned(node)
         locals_ = {p.name.value for p in _params(node)} | assigned  # what may differ from call to call
         optional = _none_default_params(node, assigned)
-        tests = _tests_around(node)
+        tests = tests_around(node, cst.Call)
         reported: Set[int] = set()
         by_child: Dict[str, List[cst.Call]] = defaultdict(list)
         for attr, call in calls:
@@ -163,7 +164,7 @@ def _structure_clash(call: cst.Call, sites: List[cst.Call]) -> Optional[int]:
 def _sometimes_none(value: cst.BaseExpression, locals_: Set[str], optional: Set[str], tested: Set[str],
                     ctx) -> Optional[str]:
     if isinstance(value, cst.IfExp) and _is_none(value.body) != _is_none(value.orelse):
-        names = _names_in(value.test)
+        names = names_in(value.test)
         if names & locals_:
             return f"`{ctx.code(value).strip()}`, `None` or a value as `{ctx.code(value.test).strip()}` varies per call"
         return None
@@ -196,36 +197,19 @@ def _child_calls(fn: cst.FunctionDef, cls: ClassInfo, classes: Dict[str, ClassIn
     return found
 
 
-def _names_in(node: cst.CSTNode) -> Set[str]:
-    """Plain names ``node`` reads (not attribute names: ``self.lexicon`` reads ``self``)."""
-    names: Set[str] = set()
-    attrs: Set[int] = set()
-
-    class _Names(cst.CSTVisitor):
-        def visit_Attribute(self, attr: cst.Attribute) -> None:
-            attrs.add(id(attr.attr))
-
-        def visit_Name(self, name: cst.Name) -> None:
-            if id(name) not in attrs:
-                names.add(name.value)
-
-    walk(node, _Names())
-    return names - {"self", "None", "True", "False"}
-
-
 def _assigned(fn: cst.FunctionDef) -> Set[str]:
     """The names ``fn``'s body binds: assignment, augmented assignment and loop targets."""
     names: Set[str] = set()
 
     class _Assigned(cst.CSTVisitor):
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            names.update(_names_in(node.target))
+            names.update(names_in(node.target))
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            names.update(_names_in(node.target))
+            names.update(names_in(node.target))
 
         def visit_For(self, node: cst.For) -> None:
-            names.update(_names_in(node.target))
+            names.update(names_in(node.target))
 
     walk(fn.body, _Assigned())
     return names
@@ -238,35 +222,3 @@ def _params(fn: cst.FunctionDef) -> List[cst.Param]:
 def _none_default_params(fn: cst.FunctionDef, assigned: Set[str]) -> Set[str]:
     """Parameters defaulting to None that ``fn`` never rebinds."""
     return {p.name.value for p in _params(fn) if p.default is not None and _is_none(p.default)} - assigned
-
-
-def _tests_around(fn: cst.FunctionDef) -> Dict[int, List[Set[str]]]:
-    """For each call in ``fn``: the names read by each test that decides whether it runs (the ``if`` and
-    conditional expressions around it, and an earlier ``if`` that leaves the function: ``if ids is None:
-    return ...``), one set per test."""
-    tested: Dict[int, List[Set[str]]] = {}
-    stack: List[List[Set[str]]] = [[]]
-
-    class _Tests(cst.CSTVisitor):
-        def visit_If(self, node: cst.If) -> None:
-            stack.append(stack[-1] + [_names_in(node.test)])
-
-        def leave_If(self, node: cst.If) -> None:
-            stack.pop()
-            body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
-            last = body[-1] if body else None
-            if isinstance(last, cst.SimpleStatementLine) and last.body and \
-                    isinstance(last.body[-1], (cst.Return, cst.Raise)):
-                stack[-1] = stack[-1] + [_names_in(node.test)]  # what follows runs for one outcome only
-
-        def visit_IfExp(self, node: cst.IfExp) -> None:
-            stack.append(stack[-1] + [_names_in(node.test)])
-
-        def leave_IfExp(self, node: cst.IfExp) -> None:
-            stack.pop()
-
-        def visit_Call(self, node: cst.Call) -> None:
-            tested[id(node)] = list(stack[-1])
-
-    walk(fn.body, _Tests())
-    return tested
