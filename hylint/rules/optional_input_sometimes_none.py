@@ -20,15 +20,15 @@ class OptionalInputSometimesNone(LintRule):
     METHODS = ("forward",)  # ctx.cls.methods["forward"] is the node, or nothing is reported
     DOC = """
 ## What it does
-Flags, in the `forward` of a block (code that runs eagerly, outside any trace), a call of a child
-HybridBlock of the module whose argument at one position can be `None` on some calls and a tensor on
+Flags, in the `forward` of a block (code that runs eagerly, outside any trace) and in the methods of
+its class that `forward` calls (and no trace runs), a call of a child HybridBlock of the module whose argument at one position can be `None` on some calls and a tensor on
 others:
 - a conditional expression with one `None` branch whose test reads a local name or a parameter of
   `forward` (`self.step(x, ids if lexicon else None)`, with `lexicon` an argument);
-- a parameter of `forward` that defaults to `None`, passed on as it is (`def forward(self, x, ids=None):
+- a parameter of that method that defaults to `None`, passed on as it is (`def forward(self, x, ids=None):
   return self.step(x, ids)`), outside any `if` that tests it;
-- two calls of the same child in `forward`, one passing `None` (or fewer arguments) where the other
-  passes a value.
+- two calls of the same child there, one passing `None` (or fewer arguments) where the other passes
+  a value.
 
 A test on the block's configuration only (`ids if self.lexicon else None`) chooses one structure for the
 life of the block and is not flagged, nor are calls inside a `hybrid_forward` (traced: the child is part
@@ -66,6 +66,8 @@ No fix: which tensor stands for "nothing" is the author's decision.
     _STEP = ("class Step(HybridBlock):\n    def hybrid_forward(self, F, x, ids=None):\n        return x\n\n\n"
              "class D(Block):\n    def __init__(self):\n        super().__init__()\n        self.step = Step()\n\n")
     VALID = [
+        Valid(_STEP + "    def forward(self, x, ids):\n        return self.decode(x, ids)\n\n"
+                      "    def decode(self, x, ids):\n        return self.step(x, ids if self.lexicon else None)\n"),
         Valid(_STEP + "    def forward(self, x, ids):\n        return self.step(x, ids if self.lexicon else None)\n"),
         Valid(_STEP + "    def forward(self, x, ids=None):\n        if ids is None:\n            ids = x * 0\n"
                       "        return self.step(x, ids)\n"),
@@ -81,6 +83,8 @@ No fix: which tensor stands for "nothing" is the author's decision.
     ]
     INVALID = [
         Invalid(_STEP + "    def forward(self, x, ids, lexicon):\n        return self.step(x, ids if lexicon else None)\n"),
+        Invalid(_STEP + "    def forward(self, x, ids, lexicon):\n        return self.decode(x, ids if lexicon else None)\n\n"
+                        "    def decode(self, x, ids=None):\n        return self.step(x, ids)\n"),
         Invalid(_STEP + "    def forward(self, x, ids=None):\n        return self.step(x, ids)\n"),
         Invalid(_STEP + "    def forward(self, x, ids):\n        return self.step(x, None) + self.step(x, ids)\n"),
         Invalid(_STEP + "    def forward(self, x, ids):\n        return self.step(x) + self.step(x, ids)\n"),
@@ -92,27 +96,26 @@ No fix: which tensor stands for "nothing" is the author's decision.
         cls = ctx.cls
         if node.name.value != "forward" or cls is None or cls.methods.get("forward") is not node:
             return
-        calls = _child_calls(node, cls, ctx.module_info.classes)
-        if not calls:
-            return
-        assigned = _assigned(node)
-        locals_ = {p.name.value for p in _params(node)} | assigned  # what may differ from call to call
-        optional = _none_default_params(node, assigned)
-        tests = tests_around(node, cst.Call)
+        classes = ctx.module_info.classes
         reported: Set[int] = set()
         by_child: Dict[str, List[cst.Call]] = defaultdict(list)
-        for attr, call in calls:
-            by_child[attr].append(call)
-            for position, arg in enumerate(_positional(call)):
-                tested = set().union(*tests.get(id(call), []))
-                why = _sometimes_none(arg.value, locals_, optional, tested, ctx)
-                if why is not None and id(call) not in reported:
-                    reported.add(id(call))
-                    ctx.report(arg.value, _message(attr, position, why))
+        for fn in [node] + _helpers_called(node, cls, ctx):
+            assigned = _assigned(fn)
+            locals_ = {p.name.value for p in _params(fn)} | assigned  # what may differ from call to call
+            optional = _none_default_params(fn, assigned)
+            tests = tests_around(fn, cst.Call)
+            for attr, call in _child_calls(fn, cls, classes):
+                for position, arg in enumerate(_positional(call)):
+                    tested = set().union(*tests.get(id(call), []))
+                    why = _sometimes_none(arg.value, locals_, optional, tested, fn, ctx)
+                    if why is not None and id(call) not in reported:
+                        reported.add(id(call))
+                        ctx.report(arg.value, _message(attr, position, why))
+                # calls that one block may make on different calls: every test deciding whether they run reads
+                # something of the call (a test on `self.<config>` alone picks one of them for good)
+                if all(names & locals_ for names in tests.get(id(call), [])):
+                    by_child[attr].append(call)
         for attr, sites in by_child.items():
-            # calls that one block may make on different calls: every test deciding whether they run reads
-            # something of the call (a test on `self.<config>` alone picks one of them for good)
-            sites = [call for call in sites if all(names & locals_ for names in tests.get(id(call), []))]
             if len(sites) < 2:
                 continue
             for call in sites:
@@ -121,9 +124,29 @@ No fix: which tensor stands for "nothing" is the author's decision.
                 position = _structure_clash(call, sites)
                 if position is not None:
                     reported.add(id(call))
-                    ctx.report(call, _message(attr, position, "`None` (or no argument) on one call of it in "
-                                                              "`forward` and a value on another"))
+                    ctx.report(call, _message(attr, position, "`None` (or no argument) on one of its calls and a "
+                                                              "value on another"))
                     break
+
+
+def _helpers_called(forward: cst.FunctionDef, cls: ClassInfo, ctx) -> List[cst.FunctionDef]:
+    """The methods of the class that ``forward`` calls on ``self`` (one level) and that no trace runs (they
+    are not analysed as hybrid code): they run eagerly, as ``forward`` does."""
+    family = class_family(cls, ctx.module_info.classes)
+    found: List[cst.FunctionDef] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            callee = dotted_name(node.func) or ""
+            name = callee[5:] if callee.startswith("self.") and callee.count(".") == 1 else None
+            if name is None or name in ("forward", "hybrid_forward", "__init__"):
+                return
+            method = next((owner.methods[name] for owner in family if name in owner.methods), None)
+            if method is not None and method not in found and method not in ctx.module_info.contexts:
+                found.append(method)
+
+    walk(forward.body, _Calls())
+    return found
 
 
 def _message(attr: str, position: int, why: str) -> str:
@@ -162,14 +185,14 @@ def _structure_clash(call: cst.Call, sites: List[cst.Call]) -> Optional[int]:
 
 
 def _sometimes_none(value: cst.BaseExpression, locals_: Set[str], optional: Set[str], tested: Set[str],
-                    ctx) -> Optional[str]:
+                    fn: cst.FunctionDef, ctx) -> Optional[str]:
     if isinstance(value, cst.IfExp) and _is_none(value.body) != _is_none(value.orelse):
         names = names_in(value.test)
         if names & locals_:
             return f"`{ctx.code(value).strip()}`, `None` or a value as `{ctx.code(value.test).strip()}` varies per call"
         return None
     if isinstance(value, cst.Name) and value.value in optional and value.value not in tested:
-        return f"`{value.value}`, an argument of `forward` that defaults to `None`"
+        return f"`{value.value}`, an argument of `{fn.name.value}` that defaults to `None`"
     return None
 
 
