@@ -3,7 +3,8 @@ from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
-from hylint.syntax.nodes import dotted_name
+from hylint.analysis.module import class_family
+from hylint.syntax.nodes import dotted_name, param_names
 from hylint.analysis.values import Kind
 from hylint.analysis.ops import NDARRAY_ONLY_ATTRS, NDARRAY_ONLY_METHODS
 from hylint.rule import Invalid, LintRule, Valid, block_constructions
@@ -30,10 +31,14 @@ after `hybridize()` the first call raises `ValueError: When hybridized, the inpu
 output must be (nested) list of Symbol or NDArray, but got 0 of type <class 'int'>` (for `None`:
 `TypeError: Expected a list of symbols as input`).
 
-A `None` default passed through is `None` whenever the caller leaves the argument out. Measured on
+A `None` default passed through is `None` whenever the caller leaves the argument out; so is the output
+of a child that returns one, returned whole by a parent that leaves the argument out (`return
+self.child(x)`). Measured on
 MXNet 1.9.1 with `hybrid_forward(self, F, x, scale=None): return x * 2, scale`: eagerly `net(x)` returns
 `((2, 3), None)`; hybridized, `net(x)` and `net(x, None)` raise `TypeError: Expected a list of symbols as
-input`, and `net(x, s)` returns two `(2, 3)` tensors. hylint does not see how the block is called: one
+input`, and `net(x, s)` returns two `(2, 3)` tensors; a hybridized parent that unpacks that child's
+outputs and returns one (`y, s = self.child(x); return y + 1`) runs, one that returns them whole
+(`return self.child(x)`) raises the same TypeError. hylint does not see how the block is called: one
 that is always given the argument hybridizes.
 
 Only the outermost hybridized block is affected: measured on MXNet 1.9.1, a child whose
@@ -75,8 +80,14 @@ No fix: the callers unpack the outputs.
         Valid(CLS.format("        return x * 2, None\n") + "\n\nclass P(HybridBlock):\n    def __init__(self):\n"
               "        super().__init__()\n        self.n = N()\n\n    def hybrid_forward(self, F, x):\n"
               "        y, _ = self.n(x)\n        return y\n"),
+        Valid("class C(HybridBlock):\n    def hybrid_forward(self, F, x, scale=None):\n        return x * 2, scale\n\n\n"
+              "class P(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.c = C()\n\n"
+              "    def hybrid_forward(self, F, x):\n        return self.c(x, x)\n"),
     ]
     INVALID = [
+        Invalid("class C(HybridBlock):\n    def hybrid_forward(self, F, x, scale=None):\n        return x * 2, scale\n\n\n"
+              "class P(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.c = C()\n\n"
+              "    def hybrid_forward(self, F, x):\n        return self.c(x)\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, scale=None):\n        return x * 2, scale\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, mask=None):\n        if self.double:\n"
                 "            return x * 2, mask\n        return x, mask\n"),
@@ -115,8 +126,13 @@ No fix: the callers unpack the outputs.
             return
         found = [node] if node.value is None else self._python_values(node.value, ctx)
         optional = _returned_none_defaults(node, ctx) if node.value is not None else []
-        if not (found or optional) or ctx.cls is not None and ctx.cls.name in child_only(ctx):
+        passed = _child_none_output(node.value, ctx) if isinstance(node.value, cst.Call) else None
+        if not (found or optional or passed) or ctx.cls is not None and ctx.cls.name in child_only(ctx):
             return  # a child's outputs reach its parent's Python code, never the graph's outputs
+        if passed:
+            ctx.report(node.value, f"`{ctx.code(node.value.func)}(...)` returns {passed}, None as this call leaves it "
+                                   f"out: hybridized, this block's outputs then hold None and the call raises "
+                                   f"TypeError (Expected a list of symbols as input)")
         reported = ctx.module_info.memo("none-defaults-reported", ctx.hybrid.fn, lambda fn: set())
         for value in optional:
             if value.value in reported:
@@ -148,6 +164,53 @@ def _returned_none_defaults(node: cst.Return, ctx) -> List[cst.Name]:
         return []
     tested = set().union(*ctx.module_info.memo("return-tests", fn, lambda f: tests_around(f, cst.Return)).get(id(node), []))
     return [name for name in returned if name.value not in tested]
+
+
+def _child_none_output(call: cst.Call, ctx) -> Optional[str]:
+    """For ``return self.<child>(...)``: the argument of the child's hybrid_forward that it always returns as
+    it came (a return no test decides) and that this call leaves out or passes as None, described."""
+    callee = dotted_name(call.func) or ""
+    if ctx.cls is None or not callee.startswith("self.") or callee.count(".") != 1:
+        return None
+    classes = ctx.module_info.classes
+    constructor = next((owner.children[callee[5:]] for owner in class_family(ctx.cls, classes)
+                        if callee[5:] in owner.children), None)
+    child = classes.get(constructor.rsplit(".", 1)[-1]) if constructor else None
+    fn = child.hybrid_forward if child is not None else None
+    if fn is None or any(arg.star for arg in call.args):
+        return None
+    defaults = ctx.module_info.memo("none-defaults", fn, _none_default_reads)
+    tests = ctx.module_info.memo("return-tests", fn, lambda f: tests_around(f, cst.Return))
+    returned: Set[str] = set()
+    for node in _returns(fn):
+        if node.value is not None and not tests.get(id(node)):
+            elements = [e.value for e in node.value.elements] if isinstance(node.value, (cst.Tuple, cst.List)) \
+                else [node.value]
+            returned.update(e.value for e in elements if isinstance(e, cst.Name) and defaults.get(e.value) == 0)
+    params = [p.name.value for p in param_names(fn)[2:]]  # after self and F
+    positional = [arg.value for arg in call.args if arg.keyword is None]
+    keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    for position, name in enumerate(params):
+        if name not in returned:
+            continue
+        given = positional[position] if position < len(positional) else keywords.get(name)
+        if given is None or isinstance(given, cst.Name) and given.value == "None":
+            return f"`{name}` of `{child.name}.hybrid_forward` as it came"
+    return None
+
+
+def _returns(fn: cst.FunctionDef) -> List[cst.Return]:
+    found: List[cst.Return] = []
+
+    class _Returns(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is fn
+
+        def visit_Return(self, node: cst.Return) -> None:
+            found.append(node)
+
+    walk(fn, _Returns())
+    return found
 
 
 def _none_default_reads(fn: cst.FunctionDef) -> Dict[str, int]:
