@@ -7,12 +7,9 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.facts.names import ND_TYPES, SYM_TYPES
+from hylint.facts.names import ND_NAMES, ND_TYPES, SYM_NAMES, SYM_TYPES  # noqa: F401  (ND_NAMES read through here)
 from hylint.syntax.nodes import dotted_name
 from hylint.syntax.walk import walk
-
-ND_NAMES = {"nd", "ndarray", "mx.nd", "mx.ndarray", "mxnet.nd", "mxnet.ndarray"}
-SYM_NAMES = {"sym", "symbol", "mx.sym", "mx.symbol", "mxnet.sym", "mxnet.symbol"}
 
 
 def guard_mode(test: cst.BaseExpression, f_name: str) -> Optional[str]:

@@ -174,6 +174,19 @@ def collect_defs(body: Sequence[cst.CSTNode], classes: Dict[str, ClassInfo], fun
                 collect_defs(block, classes, functions, class_of)
 
 
+def class_family(cls: ClassInfo, classes: Dict[str, ClassInfo]) -> List[ClassInfo]:
+    """The class and its bases defined in the same module, nearest first (method lookup order)."""
+    order: List[ClassInfo] = []
+    queue = [cls]
+    while queue:
+        current = queue.pop(0)
+        if current in order:
+            continue
+        order.append(current)
+        queue.extend(classes[name] for name in current.base_names if name in classes)
+    return order
+
+
 def derives_from(info: Optional[ClassInfo], classes: Dict[str, ClassInfo], bases: Set[str],
                  _seen: Optional[Set[str]] = None) -> bool:
     """True for classes deriving (in this module or by name) from one of ``bases``."""

@@ -97,10 +97,15 @@ def reduced_shape(base: Shape, call: OpCall, axis_position: int) -> Shape:
     arrays) gives shape ``(1,)``; a literal axis of a tensor of known rank removes that axis.
     """
     label = call.label
-    if is_true(call.keyword("keepdims")):
+    # keepdims follows the axis in sum/mean/max/...(data, axis, keepdims, exclude); norm(data, ord, axis,
+    # out_dtype, keepdims) is read by keyword only
+    keepdims = call.arg(axis_position + 1, "keepdims") if axis_position == 1 else call.keyword("keepdims")
+    if is_true(keepdims):
         return Shape(rank=base.rank, unit_axis=True, static=base.static,
                      why=f"`{label}(..., keepdims=True)` keeps a size-1 axis")
-    if call.keyword("exclude") is not None:
+    if keepdims is not None and not (isinstance(keepdims, cst.Name) and keepdims.value == "False"):
+        return Shape(static=base.static)  # `keepdims=self.keep`: the rank is not known
+    if call.arg(axis_position + 2, "exclude") is not None if axis_position == 1 else call.keyword("exclude") is not None:
         return Shape(static=base.static)
     axis = call.arg(axis_position, "axis")
     if axis is None or isinstance(axis, cst.Name) and axis.value == "None":
@@ -170,6 +175,8 @@ def squeeze(call: OpCall) -> Shape:
     """``squeeze(x, axis=a)``: removes axis ``a``; the known size-1 axes after it move one forward."""
     base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
     axis = literal_int(call.arg(1, "axis")) if call.arg(1, "axis") is not None else None
+    if axis is not None and axis < 0 and base.rank is not None and -base.rank <= axis:
+        axis += base.rank  # `squeeze(axis=-1)` of a tensor of known rank
     if axis is None or axis < 0:
         return Shape(static=base.static)
     units = frozenset(p - 1 if p > axis else p for p in _front_units(base) if p != axis)
@@ -214,7 +221,13 @@ def broadcast_to(call: OpCall) -> Shape:
 
 
 def like_second(call: OpCall) -> Shape:
-    """``broadcast_like(a, b)``, ``reshape_like(a, b)``: the shape of ``b``."""
+    """``broadcast_like(a, b)``, ``reshape_like(a, b)``: the shape of ``b``; with ``lhs_axes`` (only those axes
+    of ``a`` take ``b``'s sizes) the rank of ``a`` (measured on MXNet 1.9.1: (1, 3, 2, 2) like (5, 3, 2) with
+    ``lhs_axes=(0,), rhs_axes=(0,)`` is (5, 3, 2, 2), eagerly and symbolically)."""
+    if call.keyword("lhs_axes") is not None or call.keyword("lhs_begin") is not None:
+        first = call.values[0] if call.values else None
+        rank = first.shape.rank if first is not None and first.kind is Kind.TENSOR else None
+        return Shape(rank=rank, static=call.static) if call.name == "broadcast_like" else UNKNOWN_SHAPE
     if len(call.values) > 1 and call.values[1].kind is Kind.TENSOR:
         return replace(call.values[1].shape, unit_axis=False, why="")
     return UNKNOWN_SHAPE
@@ -236,6 +249,20 @@ def matrix_product(call: OpCall) -> Shape:
         b = call.values[1].shape
         return Shape(rank=b.rank, unit_axis=b.unit_axis, why=b.why)
     return UNKNOWN_SHAPE
+
+
+def batch_matrix_product(call: OpCall) -> Shape:
+    """``batch_dot(a, b)``: the rank of either input, which MXNet requires to be one rank of 3 or more, the
+    transposes included (measured on MXNet 1.9.1: (4, 2, 3)·(4, 3, 5) -> (4, 2, 5), (5, 3, 2, 2)·(5, 3, 2, 1)
+    -> (5, 3, 2, 1); (5, 3, 2, 2)·(3, 2, 1) raises "batch_dot currently only support N-D*N-D array (N >= 3)",
+    eagerly and in shape inference)."""
+    if len(call.values) < 2 or any(v.kind is not Kind.TENSOR for v in call.values[:2]):
+        return UNKNOWN_SHAPE
+    ranks = {v.shape.rank for v in call.values[:2]} - {None}
+    if len(ranks) != 1 or min(ranks) < 3:
+        return Shape(static=call.static)
+    rank = ranks.pop()
+    return Shape(rank=rank, static=call.values[0].shape.static and call.values[1].shape.static)
 
 
 def broadcast_binary(call: OpCall) -> Shape:
@@ -322,6 +349,51 @@ def always_multi(call: OpCall) -> Value:
     return Value(Kind.MULTI)
 
 
+def _input_shape(call: OpCall) -> Optional[Shape]:
+    """The shape of a linear-algebra operator's matrix input, when its rank is known (2 or more)."""
+    base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
+    return base if base.rank is not None and base.rank >= 2 else None
+
+
+def _batch_axes(base: Shape, drop: int, rank: Optional[int] = None) -> Shape:
+    """``base`` without its last ``drop`` axes (a matrix per batch item: what is left is the batch)."""
+    rank = base.rank - drop if rank is None else rank
+    dims = base.dims[:base.rank - drop] if base.dims is not None else None
+    return Shape(rank=rank, dims=dims, static=base.static)
+
+
+def slogdet_outputs(call: OpCall) -> Value:
+    """``linalg.slogdet(A)``: (sign, log|det|), each of A's batch shape; a single matrix gives (1,) (legacy
+    MXNet has no 0-d arrays). Measured on MXNet 1.9.1, eagerly and by symbolic shape inference alike:
+    (3, 3) -> (1,), (1,); (4, 3, 3) -> (4,), (4,); (2, 4, 3, 3) -> (2, 4), (2, 4)."""
+    base = _input_shape(call)
+    if base is None:
+        return multi(2)
+    part = _batch_axes(base, 2) if base.rank > 2 else Shape(rank=1, dims=(1,), static=base.static)
+    return Value(Kind.MULTI, elements=(tensor(part), tensor(part)))
+
+
+def syevd_outputs(call: OpCall) -> Value:
+    """``linalg.syevd(A)``: (U, L), U of A's shape and the eigenvalues L without A's last axis. Measured on
+    MXNet 1.9.1 (eager and symbolic): (3, 3) -> (3, 3), (3,); (4, 3, 3) -> (4, 3, 3), (4, 3)."""
+    base = _input_shape(call)
+    if base is None:
+        return multi(2)
+    return Value(Kind.MULTI, elements=(tensor(replace(base, root=None)), tensor(_batch_axes(base, 1))))
+
+
+def gelqf_outputs(call: OpCall) -> Value:
+    """``linalg.gelqf(A)`` of A (..., M, N): (Q, L), Q of A's shape and L (..., M, M). Measured on MXNet
+    1.9.1 (eager and symbolic): (2, 3) -> (2, 3), (2, 2); (4, 2, 3) -> (4, 2, 3), (4, 2, 2)."""
+    base = _input_shape(call)
+    if base is None:
+        return multi(2)
+    rows = base.dims[-2] if base.dims is not None else None
+    dims = base.dims[:-1] + (rows,) if base.dims is not None else None
+    lower = Shape(rank=base.rank, dims=dims, static=base.static)
+    return Value(Kind.MULTI, elements=(tensor(replace(base, root=None)), tensor(lower)))
+
+
 def multi_when(keyword: str, count: Optional[int] = None, string: Optional[str] = None) -> OutputRule:
     """Several outputs when ``keyword`` is True (or the string ``string``)."""
     def rule(call: OpCall) -> Optional[Value]:
@@ -361,6 +433,7 @@ _declare("pick", shape=pick)
 _declare("linalg_gemm2 gemm2", shape=matrix_product)
 _declare("linalg_trmm trmm", shape=second_input)
 _declare("dot", shape=dot)
+_declare("batch_dot", shape=batch_matrix_product)
 _declare("slice_axis", shape=slice_axis)
 _declare("squeeze", shape=squeeze)
 _declare("AdaptiveAvgPooling2D Pooling", shape=pooled_to_one)
@@ -370,8 +443,11 @@ _declare("ones zeros full empty arange eye linspace array", shape=creation, crea
 # `len(mx.sym.<op>(...).list_outputs())` on MXNet 1.9.1 with default arguments
 _declare("split SliceChannel", outputs=equal_parts)
 _declare("amp_multicast", outputs=count_at(None, "num_outputs"))  # one output per data input
-_declare("split_v2 bipartite_matching box_encode MultiBoxTarget hawkesll gelqf syevd slogdet linalg_gelqf "
-         "linalg_syevd linalg_slogdet", outputs=always_multi)
+_declare("split_v2 bipartite_matching box_encode MultiBoxTarget hawkesll", outputs=always_multi)
+# the linear-algebra decompositions: two outputs each, their shapes from the input's where its rank is known
+_declare("slogdet linalg_slogdet", outputs=slogdet_outputs)
+_declare("syevd linalg_syevd", outputs=syevd_outputs)
+_declare("gelqf linalg_gelqf", outputs=gelqf_outputs)
 _declare("BatchNorm", outputs=multi_when("output_mean_var"))
 _declare("RNN", outputs=multi_when("state_outputs"))
 _declare("Proposal MultiProposal", outputs=multi_when("output_score"))

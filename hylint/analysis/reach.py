@@ -21,7 +21,9 @@ trace, across the package's modules:
   for each (the caller may pass any of them); classes assigned in a class body (``distr_cls: type =
   GenPareto``), built by ``self.distr_cls(...)``;
 * branches on ``isinstance(x, mx.nd.NDArray)`` / ``isinstance(x, mx.sym.Symbol)`` (and their negation): only
-  the branch that runs with Symbols is followed;
+  the branch that runs with Symbols is followed; after a guard true only in a trace whose branch ends in
+  ``raise`` or ``return`` (``if F is mx.sym: raise ValueError(...)``, ``if F is not nd: return ...``), the
+  rest of the block runs eagerly only and is not followed;
 * methods called on an object of a known class, and, when the class of the receiver is not known
   (``self.distr_output.distribution(args)`` with ``distr_output`` a constructor argument), every method of
   that name defined by a non-block class of the package, marked ``certain=False`` ("by name");
@@ -47,8 +49,8 @@ through the by-name methods above and through the merging described under call-s
   the first binding;
 * the values inside containers (a list or dict of tensors is known to hold tensors, not which index does);
   loop bodies are read once with the loop variable bound to what the iterable yields;
-* flow sensitivity: a name holds the union of everything assigned to it in the function; branches on
-  ``F is mx.nd`` or on the training mode are not pruned;
+* flow sensitivity: a name holds the union of everything assigned to it in the function; the branches of
+  ``if F is mx.nd:`` (other than the early exit above) or on the training mode are not pruned;
 * call-site sensitivity: a method is read once per class of ``self``, any other function once for all its
   callers, so a helper called with two different functions (``_sample_multiple(sample_func)``) calls both
   from each call (a nested function or lambda stays as certain as the function that defines it);
@@ -63,7 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Set, Tuple, Union
 
-from hylint.facts.names import ND_TYPES, SYM_TYPES
+from hylint.facts.names import ND_NAMES, ND_TYPES, SYM_NAMES, SYM_TYPES
 
 __all__ = ["FunctionKey", "Reached", "PackageReach", "ReachedFunction", "FileReach", "analyze_package",
            "parse_package", "module_name", "summarize", "imported_modules"]
@@ -804,6 +806,26 @@ class _Function:
     def block(self, body: Iterable[ast.stmt]) -> None:
         for stmt in body:
             self.statement(stmt)
+            if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body and \
+                    isinstance(stmt.body[-1], (ast.Raise, ast.Return)) and self._mode(stmt.test) == "sym":
+                return  # `if F is mx.sym: raise ...`: what follows runs eagerly only, never in a trace
+
+    def _mode(self, test: ast.expr) -> Optional[str]:
+        """'sym' when ``test`` is true only in a trace (``F is mx.sym``, ``F is not nd``, ``not isinstance(x,
+        mx.nd.NDArray)``), 'nd' when only eagerly, else None."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return {"nd": "sym", "sym": "nd"}.get(self._mode(test.operand) or "")
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and \
+                isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
+            sides = [test.left, test.comparators[0]]
+            for holder, namespace in (sides, sides[::-1]):
+                text = _text(namespace)
+                mode = "nd" if text in ND_NAMES else "sym" if text in SYM_NAMES else None
+                if mode is not None and isinstance(holder, ast.Name) and F in self.eval(holder):
+                    negated = isinstance(test.ops[0], (ast.IsNot, ast.NotEq))
+                    return {"nd": "sym", "sym": "nd"}[mode] if negated else mode
+            return None
+        return _isinstance_mode(test)
 
     def statement(self, stmt: ast.stmt) -> None:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -10,6 +10,9 @@ _NAMES: Dict[str, frozenset] = {}
 # with one of them is true in one mode only
 ND_TYPES = frozenset({"NDArray"})
 SYM_TYPES = frozenset({"Symbol"})
+# how code spells the eager and the traced namespace: `F is nd` is true in one mode only
+ND_NAMES = frozenset({"nd", "ndarray", "mx.nd", "mx.ndarray", "mxnet.nd", "mxnet.ndarray"})
+SYM_NAMES = frozenset({"sym", "symbol", "mx.sym", "mx.symbol", "mxnet.sym", "mxnet.symbol"})
 
 
 def mxnet_names() -> Dict[str, frozenset]:

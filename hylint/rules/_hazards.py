@@ -1,7 +1,7 @@
 """Shared by the HY6xx-HY9xx rules: example templates and small syntax helpers."""
 from __future__ import annotations
 
-from typing import Dict, Optional, Set
+from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
@@ -187,3 +187,54 @@ def child_only(ctx) -> Set[str]:
     """``child_only_classes`` of the module being linted, computed once and shared by the rules."""
     info = ctx.module_info
     return info.memo("child-only-classes", ctx.module, lambda module: child_only_classes(module, info))
+
+
+def names_in(node: cst.CSTNode) -> Set[str]:
+    """Plain names ``node`` reads (not attribute names: ``self.lexicon`` reads ``self``)."""
+    names: Set[str] = set()
+    attrs: Set[int] = set()
+
+    class _Names(cst.CSTVisitor):
+        def visit_Attribute(self, attr: cst.Attribute) -> None:
+            attrs.add(id(attr.attr))
+
+        def visit_Name(self, name: cst.Name) -> None:
+            if id(name) not in attrs:
+                names.add(name.value)
+
+    walk(node, _Names())
+    return names - {"self", "None", "True", "False"}
+
+
+def tests_around(fn: cst.FunctionDef, kind: type) -> Dict[int, List[Set[str]]]:
+    """For each node of type ``kind`` in ``fn`` (by id): the names read by each test that decides whether it
+    runs (the ``if`` and conditional expressions around it, and an earlier ``if`` that leaves the function:
+    ``if ids is None: return ...``), one set per test."""
+    tested: Dict[int, List[Set[str]]] = {}
+    stack: List[List[Set[str]]] = [[]]
+
+    class _Tests(cst.CSTVisitor):
+        def visit_If(self, node: cst.If) -> None:
+            stack.append(stack[-1] + [names_in(node.test)])
+
+        def leave_If(self, node: cst.If) -> None:
+            stack.pop()
+            body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
+            last = body[-1] if body else None
+            if isinstance(last, cst.SimpleStatementLine) and last.body and \
+                    isinstance(last.body[-1], (cst.Return, cst.Raise)):
+                stack[-1] = stack[-1] + [names_in(node.test)]  # what follows runs for one outcome only
+
+        def visit_IfExp(self, node: cst.IfExp) -> None:
+            stack.append(stack[-1] + [names_in(node.test)])
+
+        def leave_IfExp(self, node: cst.IfExp) -> None:
+            stack.pop()
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, kind):
+                tested[id(node)] = list(stack[-1])
+            return super().on_visit(node)
+
+    walk(fn.body, _Tests())
+    return tested

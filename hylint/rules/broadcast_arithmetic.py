@@ -94,6 +94,18 @@ comparisons (`a < b < c`) are reported without a fix.
                 "        self.bias = self.params.get('bias', shape=(3,))\n\n"
                 "    def hybrid_forward(self, F, x, bias):\n        h = x.reshape((-1, 3))\n"
                 "        return F.broadcast_add(h, bias)\n"),
+        # gluonts' GMMModel: log|det| of a (K, D, D) parameter is (K,), the score (B, K) (measured on MXNet
+        # 1.9.1: eager (5, 3), hybridized "Incompatible attr in node ..._plus0 at 1-th input: expected [5,3],
+        # got [3]")
+        Invalid("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.k = self.params.get('k', shape=(3, 2, 2))\n\n"
+                "    def hybrid_forward(self, F, x, k):\n        kx = F.batch_dot(k, k).expand_dims(0)\n"
+                "        score = kx.sum(axis=-1).sum(axis=-1)\n        return score + F.linalg.slogdet(k)[1]\n",
+                "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.k = self.params.get('k', shape=(3, 2, 2))\n\n"
+                "    def hybrid_forward(self, F, x, k):\n        kx = F.batch_dot(k, k).expand_dims(0)\n"
+                "        score = kx.sum(axis=-1).sum(axis=-1)\n"
+                "        return F.broadcast_add(score, F.linalg.slogdet(k)[1])\n"),
     ]
 
     def _check(self, node, ctx) -> None:

@@ -1,14 +1,15 @@
 from collections import defaultdict
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
-from hylint.syntax.nodes import dotted_name
+from hylint.analysis.module import class_family
+from hylint.syntax.nodes import dotted_name, param_names
 from hylint.analysis.values import Kind
 from hylint.analysis.ops import NDARRAY_ONLY_ATTRS, NDARRAY_ONLY_METHODS
 from hylint.rule import Invalid, LintRule, Valid, block_constructions
 from hylint.syntax.walk import walk
-from hylint.rules._hazards import ADDING_METHODS, CLS, child_only
+from hylint.rules._hazards import ADDING_METHODS, CLS, child_only, names_in, tests_around
 
 
 RETURN_INSTEAD = ("tensors only, one or a tuple of them: leave None and Python values out of the outputs, or make a "
@@ -23,13 +24,26 @@ class NonTensorReturn(LintRule):
     DOC = """
 ## What it does
 Flags, in `hybrid_forward` (not in helpers), a bare `return`, and returned values (or elements of a
-returned tuple/list) that are `None`, Python numbers, strings, dicts or numpy arrays.
+returned tuple/list) that are `None`, Python numbers, strings, dicts or numpy arrays; and an argument
+that defaults to `None` returned as it came (`def hybrid_forward(self, F, x, scale=None): return x,
+scale`), when the function reads it nowhere else but in tests, never rebinds it, and no test on it
+guards the return (`if scale is None: return x` before it is fine).
 
 ## Why is this bad?
 A hybridized block's outputs must be (nested lists of) Symbols. Eagerly anything can be returned;
 after `hybridize()` the first call raises `ValueError: When hybridized, the input of HybridBlock
 output must be (nested) list of Symbol or NDArray, but got 0 of type <class 'int'>` (for `None`:
 `TypeError: Expected a list of symbols as input`).
+
+A `None` default passed through is `None` whenever the caller leaves the argument out; so is the output
+of a child that returns one, returned whole by a parent that leaves the argument out (`return
+self.child(x)`). Measured on
+MXNet 1.9.1 with `hybrid_forward(self, F, x, scale=None): return x * 2, scale`: eagerly `net(x)` returns
+`((2, 3), None)`; hybridized, `net(x)` and `net(x, None)` raise `TypeError: Expected a list of symbols as
+input`, and `net(x, s)` returns two `(2, 3)` tensors; a hybridized parent that unpacks that child's
+outputs and returns one (`y, s = self.child(x); return y + 1`) runs, one that returns them whole
+(`return self.child(x)`) raises the same TypeError. hylint does not see how the block is called: one
+that is always given the argument hybridizes.
 
 Only the outermost hybridized block is affected: measured on MXNet 1.9.1, a child whose
 `hybrid_forward` returns `(x * 2, None)` inside a hybridized parent that unpacks it computes the eager
@@ -55,6 +69,12 @@ def hybrid_forward(self, F, x):
 No fix: the callers unpack the outputs.
 """
     VALID = [
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, scale=None):\n        if scale is None:\n"
+              "            return x\n        return x * 2, scale\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, x0=None):\n"
+              "        return F.concat(x, x0, dim=1), x0\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, h=None):\n        if h is None:\n"
+              "            h = x * 0\n        return x, h\n"),
         Valid(CLS.format("        return x * 2, [x, x * 3]\n")),
         Valid(CLS.format("        outputs = [x, x * 2]\n        return tuple(outputs)\n")),
         Valid(CLS.format("        self.outputs = [x]\n        return self.outputs\n")),
@@ -64,8 +84,17 @@ No fix: the callers unpack the outputs.
         Valid(CLS.format("        return x * 2, None\n") + "\n\nclass P(HybridBlock):\n    def __init__(self):\n"
               "        super().__init__()\n        self.n = N()\n\n    def hybrid_forward(self, F, x):\n"
               "        y, _ = self.n(x)\n        return y\n"),
+        Valid("class C(HybridBlock):\n    def hybrid_forward(self, F, x, scale=None):\n        return x * 2, scale\n\n\n"
+              "class P(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.c = C()\n\n"
+              "    def hybrid_forward(self, F, x):\n        return self.c(x, x)\n"),
     ]
     INVALID = [
+        Invalid("class C(HybridBlock):\n    def hybrid_forward(self, F, x, scale=None):\n        return x * 2, scale\n\n\n"
+              "class P(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.c = C()\n\n"
+              "    def hybrid_forward(self, F, x):\n        return self.c(x)\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, scale=None):\n        return x * 2, scale\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, mask=None):\n        if self.double:\n"
+                "            return x * 2, mask\n        return x, mask\n"),
         Invalid(CLS.format("        return x * 2, 0\n")),
         Invalid(CLS.format("        return x * 2, None\n")),
         Invalid(CLS.format("        return {'out': x * 2}\n")),
@@ -100,8 +129,22 @@ No fix: the callers unpack the outputs.
         if ctx.hybrid.is_helper or ctx.function is not ctx.hybrid.fn:
             return
         found = [node] if node.value is None else self._python_values(node.value, ctx)
-        if not found or ctx.cls is not None and ctx.cls.name in child_only(ctx):
+        optional = _returned_none_defaults(node, ctx) if node.value is not None else []
+        passed = _child_none_output(node.value, ctx) if isinstance(node.value, cst.Call) else None
+        if not (found or optional or passed) or ctx.cls is not None and ctx.cls.name in child_only(ctx):
             return  # a child's outputs reach its parent's Python code, never the graph's outputs
+        if passed:
+            ctx.report(node.value, f"`{ctx.code(node.value.func)}(...)` returns {passed}, None as this call leaves it "
+                                   f"out: hybridized, this block's outputs then hold None and the call raises "
+                                   f"TypeError (Expected a list of symbols as input)")
+        reported = ctx.module_info.memo("none-defaults-reported", ctx.hybrid.fn, lambda fn: set())
+        for value in optional:
+            if value.value in reported:
+                continue  # once per argument: its other returns fail alike
+            reported.add(value.value)
+            ctx.report(value, f"hybrid_forward returns `{value.value}`, an argument that defaults to None and that "
+                              f"it only passes through: called hybridized without it, the block returns None and "
+                              f"the call raises TypeError (Expected a list of symbols as input)")
         if node.value is None:
             ctx.report(node, "bare `return` in hybrid_forward returns None: after hybridize() the call raises TypeError "
                              "(Expected a list of symbols)", instead=RETURN_INSTEAD.format(F=ctx.f_name))
@@ -110,6 +153,117 @@ No fix: the callers unpack the outputs.
             ctx.report(value, f"hybrid_forward returns `{ctx.code(value).strip()}`, a Python value: after hybridize() "
                               f"outputs must be Symbols and the call raises ValueError/TypeError",
                        instead=RETURN_INSTEAD.format(F=ctx.f_name))
+
+
+def _returned_none_defaults(node: cst.Return, ctx) -> List[cst.Name]:
+    """The returned names (alone or in a returned tuple/list) that are arguments of hybrid_forward defaulting
+    to None, read nowhere else in it but in tests (`if scale is None:`) and never rebound, on a return that
+    no test on them guards: passed through, they are None whenever the caller leaves them out."""
+    fn = ctx.hybrid.fn
+    defaults = ctx.module_info.memo("none-defaults", fn, _none_default_reads)
+    if not defaults:
+        return []
+    elements = [e.value for e in node.value.elements] if isinstance(node.value, (cst.Tuple, cst.List)) else [node.value]
+    returned = [e for e in elements if isinstance(e, cst.Name) and defaults.get(e.value) == 0]
+    if not returned:
+        return []
+    tested = set().union(*ctx.module_info.memo("return-tests", fn, lambda f: tests_around(f, cst.Return)).get(id(node), []))
+    return [name for name in returned if name.value not in tested]
+
+
+def _child_none_output(call: cst.Call, ctx) -> Optional[str]:
+    """For ``return self.<child>(...)``: the argument of the child's hybrid_forward that it always returns as
+    it came (a return no test decides) and that this call leaves out or passes as None, described."""
+    callee = dotted_name(call.func) or ""
+    if ctx.cls is None or not callee.startswith("self.") or callee.count(".") != 1:
+        return None
+    classes = ctx.module_info.classes
+    constructor = next((owner.children[callee[5:]] for owner in class_family(ctx.cls, classes)
+                        if callee[5:] in owner.children), None)
+    child = classes.get(constructor.rsplit(".", 1)[-1]) if constructor else None
+    fn = child.hybrid_forward if child is not None else None
+    if fn is None or any(arg.star for arg in call.args):
+        return None
+    defaults = ctx.module_info.memo("none-defaults", fn, _none_default_reads)
+    tests = ctx.module_info.memo("return-tests", fn, lambda f: tests_around(f, cst.Return))
+    returned: Set[str] = set()
+    for node in _returns(fn):
+        if node.value is not None and not tests.get(id(node)):
+            elements = [e.value for e in node.value.elements] if isinstance(node.value, (cst.Tuple, cst.List)) \
+                else [node.value]
+            returned.update(e.value for e in elements if isinstance(e, cst.Name) and defaults.get(e.value) == 0)
+    params = [p.name.value for p in param_names(fn)[2:]]  # after self and F
+    positional = [arg.value for arg in call.args if arg.keyword is None]
+    keywords = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    for position, name in enumerate(params):
+        if name not in returned:
+            continue
+        given = positional[position] if position < len(positional) else keywords.get(name)
+        if given is None or isinstance(given, cst.Name) and given.value == "None":
+            return f"`{name}` of `{child.name}.hybrid_forward` as it came"
+    return None
+
+
+def _returns(fn: cst.FunctionDef) -> List[cst.Return]:
+    found: List[cst.Return] = []
+
+    class _Returns(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is fn
+
+        def visit_Return(self, node: cst.Return) -> None:
+            found.append(node)
+
+    walk(fn, _Returns())
+    return found
+
+
+def _none_default_reads(fn: cst.FunctionDef) -> Dict[str, int]:
+    """Arguments of ``fn`` defaulting to None -> how often its body reads them other than in the tests of
+    ``if``/``while``/conditional expressions and as a returned value (or element of a returned tuple or
+    list); -1 when it rebinds them."""
+    params = {p.name.value for p in fn.params.params + fn.params.kwonly_params
+              if p.default is not None and isinstance(p.default, cst.Name) and p.default.value == "None"}
+    if not params:
+        return {}
+    reads = {name: 0 for name in params}
+    in_tests: Set[int] = set()  # the names read by tests and returned as they are
+
+    class _Reads(cst.CSTVisitor):
+        def visit_Return(self, node: cst.Return) -> None:
+            value = node.value
+            elements = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
+            in_tests.update(id(e) for e in elements if isinstance(e, cst.Name))
+
+        def visit_If(self, node: cst.If) -> None:
+            in_tests.update(_name_ids(node.test))
+
+        visit_While = visit_If
+
+        def visit_IfExp(self, node: cst.IfExp) -> None:
+            in_tests.update(_name_ids(node.test))
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            for name in names_in(node.target) & params:
+                reads[name] = -1
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value in reads and reads[node.value] >= 0 and id(node) not in in_tests:
+                reads[node.value] += 1
+
+    walk(fn.body, _Reads())
+    return reads
+
+
+def _name_ids(node: cst.CSTNode) -> Set[int]:
+    found: Set[int] = set()
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(id(name))
+
+    walk(node, _Names())
+    return found
 
 
 def _reads_ndarray_only(node: cst.CSTNode, ctx) -> bool:

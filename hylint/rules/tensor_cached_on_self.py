@@ -2,7 +2,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from hylint.analysis.module import ClassInfo, is_hybrid_class
+from hylint.analysis.module import ClassInfo, class_family, is_hybrid_class
 from hylint.rule import Invalid, LintRule, SELF_ATTRIBUTE_METHODS, Valid
 from hylint.rules._hazards import self_attr
 from hylint.syntax.nodes import dotted_name, param_names
@@ -10,19 +10,6 @@ from hylint.syntax.walk import walk
 
 CLS = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.ready = False\n"
        "        self.basis = None\n{}")
-
-
-def _family(cls: ClassInfo, classes: Dict[str, ClassInfo]) -> List[ClassInfo]:
-    """The class and its bases defined in the same module, nearest first (method lookup order)."""
-    order: List[ClassInfo] = []
-    stack = [cls]
-    while stack:
-        current = stack.pop(0)
-        if current in order:
-            continue
-        order.append(current)
-        stack.extend(classes[name] for name in current.base_names if name in classes)
-    return order
 
 
 def _method(family: List[ClassInfo], name: str) -> Optional[cst.FunctionDef]:
@@ -118,7 +105,7 @@ def cached_tensors(cls: ClassInfo, classes: Dict[str, ClassInfo]) -> Dict[str, T
     """Attributes of self that hybrid_forward (of the class or a base of the module) fills with a tensor
     made with its F, only under a guard on the state of self: attribute -> (the assignment, the guard,
     the method that builds it)."""
-    family = _family(cls, classes)
+    family = class_family(cls, classes)
     hybrid_forward = _method(family, "hybrid_forward")
     params = param_names(hybrid_forward) if hybrid_forward is not None else []
     if len(params) < 2:
@@ -260,7 +247,7 @@ No fix.
         cached = ctx.module_info.memo("tensor-cached-on-self", cls.node, lambda _: cached_tensors(cls, classes))
         if not cached:
             return
-        hybrid_forward = _method(_family(cls, classes), "hybrid_forward")
+        hybrid_forward = _method(class_family(cls, classes), "hybrid_forward")
         f_name = param_names(hybrid_forward)[1].name.value
         guards = {guard for _, guard, _ in cached.values()}
         traced_body = node is hybrid_forward

@@ -81,3 +81,51 @@ def test_derived_sets_come_from_the_table():
     assert not ops.is_data_position("sum", 1) and not ops.is_data_position("random.normal", 0)
     for name, op in ops.OPS.items():
         assert not (op.result is not None and (op.shape or op.outputs)), f"{name}: a fixed result has no shape rule"
+
+
+# the decompositions' outputs: (operator, input shape, the outputs' shapes measured on MXNet 1.9.1)
+DECOMPOSITIONS = [
+    ("slogdet", (3, 3), [(1,), (1,)]),
+    ("slogdet", (4, 3, 3), [(4,), (4,)]),
+    ("slogdet", (2, 4, 3, 3), [(2, 4), (2, 4)]),
+    ("syevd", (4, 3, 3), [(4, 3, 3), (4, 3)]),
+    ("gelqf", (2, 3), [(2, 3), (2, 2)]),
+    ("gelqf", (4, 2, 3), [(4, 2, 3), (4, 2, 2)]),
+]
+
+
+@pytest.mark.parametrize("op, shape, outputs", DECOMPOSITIONS, ids=[f"{c[0]}{c[1]}" for c in DECOMPOSITIONS])
+def test_decomposition_outputs_have_the_shapes_mxnet_gives(op, shape, outputs):
+    value = value_of(f"F.linalg.{op}(F.ones({shape}))")
+    assert value.kind is Kind.MULTI
+    assert [(e.shape.rank, e.shape.dims) for e in value.elements] == [(len(s), s) for s in outputs]
+    # an input of unknown rank: two outputs of unknown shape; `[1]` of a known rank is a rank
+    assert [e.shape.rank for e in value_of(f"F.linalg.{op}(x)").elements] == [None, None]
+    setup = f"k = F.ones({shape})\ns, logabs = F.linalg.{op}(k)"
+    assert value_of("logabs", setup).shape.rank == len(outputs[1])
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("op, shape, outputs", DECOMPOSITIONS, ids=[f"{c[0]}{c[1]}" for c in DECOMPOSITIONS])
+def test_decomposition_outputs_on_mxnet(op, shape, outputs):
+    import mxnet as mx
+    import numpy as np
+    matrix = np.random.RandomState(0).rand(*shape).astype("float32") + 2 * np.eye(shape[-1], dtype="float32")[:shape[-2]]
+    if op == "syevd":
+        matrix = matrix + np.swapaxes(matrix, -1, -2)
+    assert [o.shape for o in getattr(mx.nd.linalg, op)(mx.nd.array(matrix))] == outputs
+    assert getattr(mx.sym.linalg, op)(mx.sym.var("a")).infer_shape(a=shape)[1] == outputs
+
+
+@pytest.mark.parametrize("expression, rank, unit", [
+    ("F.max(F.ones((2, 3, 4)), -1, True)", 3, True),  # keepdims given by position (gluoncv's CAM_Module)
+    ("F.ones((2, 3, 4)).max(-1, True)", 3, True),
+    ("F.ones((2, 3, 4)).sum(1, self.keep)", None, False),  # keepdims not known: nor is the rank
+    ("F.squeeze(F.ones((2, 3, 1)), axis=-1)", 2, False),
+    ("F.batch_dot(F.ones((4, 2, 3)), F.ones((4, 3, 5)))", 3, False),
+    ("F.batch_dot(F.ones((5, 3, 2, 2)), x)", 4, False),  # MXNet requires one rank of both inputs
+    ("F.broadcast_like(F.ones((3, 2, 2)).expand_dims(0), x, lhs_axes=(0,), rhs_axes=(0,))", 4, False),
+])
+def test_ranks_through_reductions_squeeze_batch_dot_and_broadcast_like_with_axes(expression, rank, unit):
+    value = value_of(expression)
+    assert (value.shape.rank, value.shape.unit_axis) == (rank, unit)

@@ -437,6 +437,45 @@ def test_an_eager_only_isinstance_branch_is_not_reached():
     assert get(result, "pkg", "on_symbols").certain
 
 
+def test_nothing_after_a_guard_that_refuses_the_trace_is_reached():
+    # measured on MXNet 1.9.1: `if F is mx.sym: raise` raises at the first hybridized call, so the code after
+    # it runs eagerly only (HY707 reports the guard)
+    result = reach(pkg="""
+    from mxnet import nd
+
+    def eager_only(x):
+        return x.shape
+
+    def before(x):
+        return x
+
+    def keeps_going(x):
+        return x
+
+    class Refuses(HybridBlock):
+        def hybrid_forward(self, F, x):
+            before(x)
+            if F is mx.sym:
+                raise ValueError("no hybridization")
+            return eager_only(x)
+
+    class RefusesToo(HybridBlock):
+        def hybrid_forward(self, F, x):
+            if F is not nd:
+                return x
+            return eager_only(x)
+
+    class Warns(HybridBlock):
+        def hybrid_forward(self, F, x):
+            if F is nd:
+                raise ValueError("not reached in a trace")
+            return keeps_going(x)
+    """)
+    assert get(result, "pkg", "eager_only") is None
+    assert get(result, "pkg", "before").certain
+    assert get(result, "pkg", "keeps_going").certain
+
+
 def test_statements_walk_yields_the_statements_of_ast_walk_in_its_order():
     # the constructor-attribute scan walks statements only: what it finds, and in which order, is ast.walk's
     from hylint.analysis.reach import _statements
