@@ -98,7 +98,9 @@ No fix: whether the block should hybridize is the author's decision.
         ctx.report(guard.test, f"`{cls.name}` refuses to be hybridized: "
                                + (f"{reason}, raised" if reason else "it raises")
                                + f" under `{ctx.code(guard.test).strip()}`, true only in a trace; hybridize() of "
-                                 f"the block, or of a block holding it, fails at the first call")
+                                 f"the block, or of a block holding it, fails at the first call",
+                   instead="a plain Block, if it must always run eagerly (hybridize() then leaves it eager), or "
+                           "the refused code written with F operators and the guard removed")
 
 
 def refusal_guard(block: cst.BaseSuite, f_name: str) -> Optional[cst.If]:

@@ -136,7 +136,8 @@ No fix: the callers unpack the outputs.
         if passed:
             ctx.report(node.value, f"`{ctx.code(node.value.func)}(...)` returns {passed}, None as this call leaves it "
                                    f"out: hybridized, this block's outputs then hold None and the call raises "
-                                   f"TypeError (Expected a list of symbols as input)")
+                                   f"TypeError (Expected a list of symbols as input)",
+                       instead="the argument passed in this call, or only the tensor outputs of the child returned")
         reported = ctx.module_info.memo("none-defaults-reported", ctx.hybrid.fn, lambda fn: set())
         for value in optional:
             if value.value in reported:
@@ -144,7 +145,9 @@ No fix: the callers unpack the outputs.
             reported.add(value.value)
             ctx.report(value, f"hybrid_forward returns `{value.value}`, an argument that defaults to None and that "
                               f"it only passes through: called hybridized without it, the block returns None and "
-                              f"the call raises TypeError (Expected a list of symbols as input)")
+                              f"the call raises TypeError (Expected a list of symbols as input)",
+                       instead=f"outputs without `{value.value}` (the caller has it already), or `{value.value}` "
+                               f"passed on every call")
         if node.value is None:
             ctx.report(node, "bare `return` in hybrid_forward returns None: after hybridize() the call raises TypeError "
                              "(Expected a list of symbols)", instead=RETURN_INSTEAD.format(F=ctx.f_name))

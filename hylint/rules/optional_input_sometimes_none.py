@@ -12,6 +12,9 @@ from hylint.syntax.walk import walk
 STRUCTURE_ERROR = ("ValueError: The argument structure of HybridBlock does not match the cached version")
 
 
+SAME_STRUCTURE = ("one argument structure on every call: always a tensor for that input (a placeholder such as "
+                  "`F.zeros_like(x)` and a flag the block reads), or one child per structure")
+
 class OptionalInputSometimesNone(LintRule):
     CODE = "HY708"
     NAME = "optional-input-sometimes-none"
@@ -110,7 +113,7 @@ No fix: which tensor stands for "nothing" is the author's decision.
                     why = _sometimes_none(arg.value, locals_, optional, tested, fn, ctx)
                     if why is not None and id(call) not in reported:
                         reported.add(id(call))
-                        ctx.report(arg.value, _message(attr, position, why))
+                        ctx.report(arg.value, _message(attr, position, why), instead=SAME_STRUCTURE)
                 # calls that one block may make on different calls: every test deciding whether they run reads
                 # something of the call (a test on `self.<config>` alone picks one of them for good)
                 if all(names & locals_ for names in tests.get(id(call), [])):
@@ -125,7 +128,7 @@ No fix: which tensor stands for "nothing" is the author's decision.
                 if position is not None:
                     reported.add(id(call))
                     ctx.report(call, _message(attr, position, "`None` (or no argument) on one of its calls and a "
-                                                              "value on another"))
+                                                              "value on another"), instead=SAME_STRUCTURE)
                     break
 
 
