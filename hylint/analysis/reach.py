@@ -927,7 +927,7 @@ class _Function:
     def _Attribute(self, expr: ast.Attribute) -> Value:
         base = self.eval(expr.value)
         out: Set[tuple] = set(self.package.member(base, expr.attr))
-        for atom in base:
+        for atom in _ordered(base):
             kind = atom[0]
             if kind in ("F", "F.member"):
                 out.add(F_MEMBER)
@@ -1046,7 +1046,7 @@ class _Function:
         text = expr.func  # unparsed only for the call that first reaches a function (a chain's label)
         result: Set[tuple] = set()
         resolved = False
-        for atom in callee:
+        for atom in _ordered(callee):
             kind = atom[0]
             if kind in ("F.member", "tensor.method"):
                 result.add(TENSOR)
@@ -1076,7 +1076,7 @@ class _Function:
                 result.add(TENSOR)
         if not resolved:  # a function handed to code the package does not define runs in the trace
             for value in args + list(kwargs.values()):
-                for atom in value:
+                for atom in _ordered(value):
                     if atom[0] == "fn":
                         label = f"{_text(text)}(<{atom[1].qualname.rsplit('.', 1)[-1]}>)"
                         self.analysis.handed(atom[1], self.ctx, label, atom[2] if len(atom) > 2 else None)
@@ -1151,6 +1151,12 @@ class _Function:
                 self.analysis.reach(init, {_params(self.package.functions[init])[0].arg: obj}, self.ctx,
                                     f"{owner.qualname}()", False)
         return frozenset(result)
+
+
+def _ordered(value: Value):
+    """A value's atoms in an order that does not depend on string hashing: the first call that reaches a
+    function names its chain, so the calls of one expression are made in the same order on every run."""
+    return value if len(value) < 2 else sorted(value, key=repr)
 
 
 def _listlike_attrs(node: ast.ClassDef) -> Set[str]:
