@@ -22,6 +22,18 @@ GUARDED = ("from mxnet import nd\n\n\nclass N(HybridBlock):\n    def hybrid_forw
 # a block resizing to the size it is given (its call is rewritten as a `like` resize)
 RESIZER = ("class Fit(HybridBlock):\n    def hybrid_forward(self, G, t, out=None):\n"
            "        return G.contrib.BilinearResize2D(t, height=out[0], width=out[1], align_corners=True)\n\n\n")
+# what to write instead of the attributes other than `shape` (whose suggestion depends on where it is used)
+_INSTEAD = {
+    "size": "`{f}.size_array({x})` where the count only feeds data (int64: cast it before float arithmetic), "
+            "or a size given to `__init__`",
+    "ndim": "a rank given to `__init__`, or axes counted from the end (`axis=-1`, reshape's `-2`)",
+    "dtype": "the `_like` operators (`{f}.zeros_like({x})`, `{f}.ones_like({x})`), which follow `{x}`'s dtype, "
+             "or a dtype given to `__init__`",
+    "context": "nothing: F operators make their results on their inputs' context (drop `ctx=`, or use "
+               "`{f}.zeros_like({x})` / `{f}.ones_like({x})` for new arrays)",
+    "T": "`{x}.transpose()`",
+}
+_INSTEAD["ctx"] = _INSTEAD["context"]
 WHAT_HAPPENS = {
     "T": "raises AttributeError ('Symbol' object has no attribute 'T')",
 }
@@ -187,6 +199,9 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
             guarded = eager_guard(statement, parents, ctx)
             message += (f"; an assert on sizes can run only eagerly: guard it with `if {ctx.f_name} is mx.nd:` "
                         f"(the check is then skipped when traced), or check the sizes in __init__")
+            if guarded is None:
+                message += (f" (hylint guards it when the module imports MXNet's ndarray module under a name "
+                            f"the hybrid function also uses, e.g. `from mxnet import nd` and `{ctx.f_name} is nd`)")
             ctx.report(node, message, None if guarded is None else PendingFix(
                 Applicability.UNSAFE, self.GUARD_TITLE.replace("F is mx.nd", guarded.split(":", 1)[0][3:]),
                 [replace(statement, guarded)]))
@@ -194,6 +209,8 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
         fix = self._fix(node, ctx)
         if fix is None and attr == "shape":
             message += f"; write instead: {instead(node, parents, ctx.f_name, name)}"
+        elif fix is None and attr in _INSTEAD:
+            message += "; write instead: " + _INSTEAD[attr].format(f=ctx.f_name, x=name)
         ctx.report(node, message, fix)
 
     def visit_Call(self, node: cst.Call, ctx) -> None:

@@ -4,6 +4,14 @@ from hylint.analysis.values import Kind
 from hylint.analysis.ops import NDARRAY_ONLY_METHODS
 from hylint.rule import Invalid, LintRule, Valid
 
+# what to write instead, where there is a graph form
+_LEAVES = ("keep the values in the graph (`{f}.where` for a choice, `{f}.sum`/`{f}.max` for a reduction, "
+           "`{f}.contrib.boolean_mask` for a selection), or move the Python code out of the hybrid function into "
+           "`forward` of a plain Block")
+_INSTEAD = {"asnumpy": _LEAVES, "asscalar": _LEAVES, "item": _LEAVES, "tolist": _LEAVES,
+            "wait_to_read": "nothing: a graph needs no synchronisation (drop the call)",
+            "detach": "`{f}.BlockGrad({x})`", "copy": "`{f}.identity({x})`",
+            "copyto": "`{f}.identity({x})` (a graph has one context)"}
 STUBS = {"asnumpy", "asscalar", "wait_to_read", "copy", "detach", "backward"}
 # also methods of Python's dict, list and set: flagged only on a value proven to be a tensor (a child's
 # outputs unpacked from a tuple may be a dict of cached states)
@@ -80,5 +88,8 @@ autograd, so a faithful rewrite needs `F.stop_gradient`; a Python `if` on it nee
                                                        and not value.assumed):
             return
         name = ctx.code(node.func.value).strip()
-        ctx.report(node, f"`{name}.{method}()` is NDArray-only: after hybridize() `{name}` is a Symbol and "
-                         f"`.{method}()` {what_happens(method)}")
+        message = f"`{name}.{method}()` is NDArray-only: after hybridize() `{name}` is a Symbol and " \
+                  f"`.{method}()` {what_happens(method)}"
+        if method in _INSTEAD:
+            message += "; write instead: " + _INSTEAD[method].format(f=ctx.f_name, x=name)
+        ctx.report(node, message)
