@@ -217,6 +217,12 @@ def main(argv=None) -> int:
             out = LABELS / f"fixed-{mode}{suffix}"
             out.mkdir(parents=True, exist_ok=True)
             (out / f"{library}.jsonl").unlink(missing_ok=True)
+            entry = summary[f"{library}-{mode}{suffix}"] = {
+                "library": library, "mode": mode + (f" ({', '.join(select)} only)" if select else ""),
+                "labels": out.name, "files_changed": len(changed), "changed_files": changed, "fixes_by_rule": by_rule,
+                "affected": len(affected), "note": "re-labelling stopped before the end (--compare-only counts "
+                                                   "what was re-labelled)"}
+            summary_path.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")  # a run stopped early
             if affected:
                 site = args.work / f"site-{mode}{suffix}-{library}"
                 mirror(installed, fixed, changed, site)
@@ -227,9 +233,8 @@ def main(argv=None) -> int:
                 subprocess.run(command, check=True)
             relabelled = read_labels(out).get(library, [])
             result = compare(original, {label["name"]: label for label in relabelled})
-            summary[f"{library}-{mode}{suffix}"] = {
-                "library": library, "mode": mode + (f" ({', '.join(select)} only)" if select else ""),
-                "labels": out.name, "files_changed": len(changed), "changed_files": changed, "fixes_by_rule": by_rule, "affected": len(affected), "relabelled": len(relabelled), **result}
+            entry.pop("note")
+            entry.update(relabelled=len(relabelled), **result)
             summary_path.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return 0
 

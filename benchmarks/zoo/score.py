@@ -439,11 +439,13 @@ def render_fixes(fixes: dict) -> list:
         f = fixes[key]
         rules = ", ".join(f"{code} {n}" for code, n in sorted((f.get("fixes_by_rule") or {}).items())) or "none"
         out.append(f"| {f['library']} | {f['mode']} | {rules} | {f['files_changed']} | "
-                   f"{f['relabelled']} of {f.get('affected', '?')} | "
-                   f"{len(f['harmed'])} | {len(f['repaired'])} | {len(f.get('broken', []))} | "
-                   f"{len(f['still_failing'])} | {len(f.get('not_measured', []))} |")
+                   f"{f.get('relabelled', 0)} of {f.get('affected', '?')} | "
+                   f"{len(f.get('harmed', []))} | {len(f.get('repaired', []))} | {len(f.get('broken', []))} | "
+                   f"{len(f.get('still_failing', []))} | {len(f.get('not_measured', []))} |")
     for key in sorted(fixes):
         f = fixes[key]
+        if f.get("note"):
+            out.append(f"- {f['library']} {f['mode']}: {f['note']}")
         for kind in ("harmed", "repaired", "broken", "still_failing", "not_measured"):
             if f.get(kind):
                 shown = "; ".join(f"{item['name']}: {item['reason']}" for item in f[kind][:25])

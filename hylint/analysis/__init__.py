@@ -53,6 +53,8 @@ def analyze_module(module: cst.Module, reach: Optional[FileReach] = None) -> Mod
             if helper not in info.contexts:
                 pending.append((helper, helper_cls, helper_f, helper_args, True))
     add_reached(info, module, reach)
+    if reach is not None:
+        info.resizers = {resizer.name: resizer for resizer in reach.resizers}
     return info
 
 

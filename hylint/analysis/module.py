@@ -130,6 +130,9 @@ class ModuleInfo:
     in_progress: Set[cst.FunctionDef] = field(default_factory=set)  # helpers being analysed (recursion)
     # facts rules derive from a node, computed once per module: (what, node) -> fact (see ``memo``)
     memos: Dict[Tuple[str, cst.CSTNode], Any] = field(default_factory=dict)
+    # name -> a block class the module names whose call resizes to a given size (analysis/resizers.py),
+    # from the package's reach (the class may be defined in another module)
+    resizers: Dict[str, Any] = field(default_factory=dict)
 
     def memo(self, what: str, node: cst.CSTNode, compute: Callable[[cst.CSTNode], Any]) -> Any:
         """``compute(node)``, once per module: rules called for each hybrid context of a class read the

@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Set, Tuple, Union
 
+from hylint.analysis.resizers import Resizer, resize_position
 from hylint.facts.names import ND_NAMES, ND_TYPES, SYM_NAMES, SYM_TYPES
 
 __all__ = ["FunctionKey", "Reached", "PackageReach", "ReachedFunction", "FileReach", "analyze_package",
@@ -143,6 +144,8 @@ class PackageReach:
     # class -> (attributes of self that may hold F, that may hold a tensor) in its methods: what f_attrs and
     # tensor_attrs give for the class, its package bases and its subclasses (sorted)
     self_attrs: Dict[ClassKey, Tuple[Tuple[str, ...], Tuple[str, ...]]] = field(default_factory=dict)
+    # module -> the block classes it names that resize their input to a size they are given (resizers.py)
+    resizers: Dict[str, Tuple[Resizer, ...]] = field(default_factory=dict)
 
     def in_module(self, module: str) -> List[Reached]:
         return sorted((r for r in self.reached.values() if r.key.module == module), key=lambda r: r.lineno)
@@ -174,15 +177,24 @@ class ReachedFunction(NamedTuple):
 
 class FileReach(NamedTuple):
     """The functions of one file that a trace of its package certainly reaches, other than the
-    ``hybrid_forward`` roots and lambdas (the linter analyses functions by their ``def``)."""
+    ``hybrid_forward`` roots and lambdas (the linter analyses functions by their ``def``), and the block
+    classes the file names that resize their input to a size they are given (from any module of the package)."""
     functions: Tuple[ReachedFunction, ...]
+    resizers: Tuple[Resizer, ...] = ()
 
     @classmethod
     def from_plain(cls, data: Iterable) -> "FileReach":
-        """From the plain nested tuples or lists it travels and is cached as (hylint/batch/reach.py)."""
+        """From the plain nested tuples or lists it travels and is cached as (hylint/batch/reach.py): a
+        function is 8 items, a resizer 4 (``"resizer"``, name, position, keywords)."""
+        entries = list(data)
         return cls(tuple(ReachedFunction(str(q), tuple(fp), tuple(tp), tuple(fn), str(chain), bool(block),
                                          tuple(fa), tuple(ta))
-                         for q, fp, tp, fn, chain, block, fa, ta in data))
+                         for q, fp, tp, fn, chain, block, fa, ta in (e for e in entries if len(e) == 8)),
+                   tuple(Resizer(str(name), int(position), str(keywords))
+                         for _, name, position, keywords in (e for e in entries if len(e) == 4)))
+
+    def plain(self) -> tuple:
+        return tuple(self.functions) + tuple(("resizer", *r) for r in self.resizers)
 
 
 def summarize(result: PackageReach) -> Dict[str, FileReach]:
@@ -199,7 +211,8 @@ def summarize(result: PackageReach) -> Dict[str, FileReach]:
             reached.key.qualname, tuple(sorted(reached.f_params)), tuple(sorted(reached.tensor_params)),
             tuple(sorted(reached.f_names)), reached.describe(),
             owners.get(reached.key) in blocks, *result.self_attrs.get(owners.get(reached.key), ((), ()))))
-    return {module: FileReach(tuple(sorted(functions))) for module, functions in found.items()}
+    return {module: FileReach(tuple(sorted(found.get(module, ()))), result.resizers.get(module, ()))
+            for module in set(found) | set(result.resizers)}
 
 
 # ---------------------------------------------------------------------------------------------- modules
@@ -1213,4 +1226,30 @@ def analyze_package(modules: Mapping[str, ast.Module], paths: Optional[Mapping[s
         if fs or ts:
             self_attrs[key] = (tuple(sorted(fs)), tuple(sorted(ts - fs)))
     return PackageReach(dict(analysis.reached), dict(package.paths), f_attrs, tensor_attrs, dict(package.owner),
-                        set(package.blocks), self_attrs)
+                        set(package.blocks), self_attrs, _resizers(package))
+
+
+def _resizers(package: _Package) -> Dict[str, Tuple[Resizer, ...]]:
+    """module -> the names it binds (defines or imports) to block classes of the package whose call resizes
+    their input to a size they are given (analysis/resizers.py)."""
+    by_class: Dict[ClassKey, Optional[tuple]] = {}
+
+    def of(key: ClassKey) -> Optional[tuple]:
+        if key not in by_class:
+            method = package.method(key, "hybrid_forward")
+            by_class[key] = None if method is None or package.method(key, "forward") is not None or \
+                not key in package.blocks else resize_position(package.functions[method])
+        return by_class[key]
+
+    found: Dict[str, Tuple[Resizer, ...]] = {}
+    for name, module in package.modules.items():
+        entries = []
+        for local in sorted(set(module.defs) | set(module.imports)):
+            if local in module.defs and not isinstance(module.defs[local], ast.ClassDef):
+                continue
+            classes = [atom[1] for atom in package.resolve(name, local) if atom[0] == "class"]
+            if len(classes) == 1 and of(classes[0]) is not None:
+                entries.append(Resizer(local, *of(classes[0])))
+        if entries:
+            found[name] = tuple(entries)
+    return found

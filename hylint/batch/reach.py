@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Tuple
 from hylint import __version__
 
 # FileReach as nested tuples: (qualname, f_params, tensor_params, f_names, chain, block_method,
-# self_f_attrs, self_tensor_attrs)
+# self_f_attrs, self_tensor_attrs) per function, ("resizer", name, position, keywords) per resizer
 Plain = Tuple[tuple, ...]
 _RACY_NS = 2_000_000_000
 
@@ -197,8 +197,13 @@ def _read(files: List[Path]) -> Dict[Path, bytes]:
 
 
 def _plain(entries) -> Plain:
-    return tuple((str(q), tuple(fp), tuple(tp), tuple(fn), str(chain), bool(block), tuple(fa), tuple(ta))
-                 for q, fp, tp, fn, chain, block, fa, ta in entries)
+    """Functions as 8 items, resizers as 4 (``FileReach.from_plain``)."""
+    return tuple(_plain_function(*entry) if len(entry) == 8 else ("resizer", str(entry[1]), int(entry[2]), str(entry[3]))
+                 for entry in entries)
+
+
+def _plain_function(q, fp, tp, fn, chain, block, fa, ta) -> tuple:
+    return str(q), tuple(fp), tuple(tp), tuple(fn), str(chain), bool(block), tuple(fa), tuple(ta)
 
 
 def _compute(root: Path, raws: Dict[Path, bytes], is_package: bool) -> Dict[str, Plain]:
@@ -242,4 +247,4 @@ def _compute(root: Path, raws: Dict[Path, bytes], is_package: bool) -> Dict[str,
         result = analyze_package(modules, paths)
     except RecursionError:
         return {}
-    return {paths[module]: _plain(summary.functions) for module, summary in summarize(result).items()}
+    return {paths[module]: _plain(summary.plain()) for module, summary in summarize(result).items()}

@@ -25,28 +25,30 @@ NUMPY_ARRAY_METHODS = frozenset({"item", "tolist"})
 NDARRAY_ONLY_METHODS = SYMBOL_STUB_METHODS | NDARRAY_ONLY_CALLS | NUMPY_ARRAY_METHODS
 
 # what to write instead of each, for the message when no fix applies ({x}: the tensor's code, {F}: the
-# namespace). `x.T` is `transpose(x)` and `x.size` is `size_array(x)` (one element, int64) in both modes.
+# namespace). `x.size` is `size_array(x)` (one element, int64) in both modes.
 _ELSEWHERE = "do this outside hybrid_forward: in `__init__`, or in the caller"
-_IN_THE_GRAPH = ("keep the values in the graph with `{F}` operators (`{F}.where` to select, `{F}.sum` to reduce), "
-                 "or do this step outside hybrid_forward, in the caller")
+_IN_THE_GRAPH = ("keep the values in the graph (`{F}.where` for a choice, `{F}.sum`/`{F}.max` for a reduction, "
+                 "`{F}.contrib.boolean_mask` for a selection), or move the Python code out of the hybrid function "
+                 "into `forward` of a plain Block")
+_ONE_CONTEXT = "nothing: F operators make their results on their inputs' context"
 WRITE_INSTEAD = {
-    "T": "`{F}.transpose({x})`",
-    "size": "`{F}.size_array({x})` where the size only feeds data, or a size given to `__init__`",
-    "ndim": "a rank known when the block is built (given to `__init__`)",
-    "dtype": "a dtype given to `__init__`, or an operator that keeps `{x}`'s dtype (`{F}.zeros_like({x})`, "
-             "`{F}.ones_like({x})`)",
-    "context": "nothing: in the graph each operator runs on its inputs' context (`{F}.zeros_like({x})` makes a "
-               "constant there)",
+    "T": "`{x}.transpose()`",
+    "size": "`{F}.size_array({x})` where the count only feeds data (int64: cast it before float arithmetic), "
+            "or a size given to `__init__`",
+    "ndim": "a rank given to `__init__`, or axes counted from the end (`axis=-1`, reshape's `-2`)",
+    "dtype": "the `_like` operators (`{F}.zeros_like({x})`, `{F}.ones_like({x})`), which follow `{x}`'s dtype, "
+             "or a dtype given to `__init__`",
+    "context": _ONE_CONTEXT + " (drop `ctx=`, or use `{F}.zeros_like({x})` / `{F}.ones_like({x})` for new arrays)",
     "detach": "`{F}.BlockGrad({x})`",
     "copy": "`{F}.identity({x})`",
-    "as_in_context": "nothing: in the graph each operator runs on its inputs' context",
-    "copyto": "nothing: in the graph each operator runs on its inputs' context",
-    "wait_to_read": "nothing: a graph has no pending writes to wait for",
+    "as_in_context": _ONE_CONTEXT + " (drop the call)",
+    "copyto": "`{F}.identity({x})` (a graph has one context)",
+    "wait_to_read": "nothing: a graph needs no synchronisation (drop the call)",
+    "slice_assign": "a new tensor: `{F}.where(mask, value, {x})`, or `{F}.concat` of slices around the written part",
     **{name: _IN_THE_GRAPH for name in ("asnumpy", "asscalar", "item", "tolist")},
 }
 WRITE_INSTEAD["ctx"] = WRITE_INSTEAD["context"]
-WRITE_INSTEAD["slice_assign"] = WRITE_INSTEAD["slice_assign_scalar"] = (
-    "a new tensor: `{F}.where(mask, value, {x})`, or `{F}.concat` of slices around the written part")
+WRITE_INSTEAD["slice_assign_scalar"] = WRITE_INSTEAD["slice_assign"]
 
 
 def write_instead(name: str, tensor: str, namespace: str) -> str:

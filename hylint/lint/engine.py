@@ -84,7 +84,7 @@ class Linter:
         with _gc_relaxed():
             if reach is not None and not isinstance(reach, FileReach):
                 reach = FileReach.from_plain(reach)  # as the batch layer passes it: plain tuples
-            result = self._lint_source(source, filename, reach if reach and reach.functions else None)
+            result = self._lint_source(source, filename, reach if reach and (reach.functions or reach.resizers) else None)
         if exempt is not None:
             result.diagnostics = [d for d in result.diagnostics if d.code not in exempt.codes]
         return result

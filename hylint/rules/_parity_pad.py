@@ -162,17 +162,11 @@ def parity_pad_fix(attr_node: cst.Attribute, parents: Dict, ctx) -> Optional[Pen
         new = f"{HELPER}({ctx.f_name}, {x}, {_lambda(parents[holder], holder, ctx)})"
     else:
         # size = A if C else x.shape[2:]  (or size = x.shape[2:]), then the padding on the next statement
-        choice = holder if isinstance(holder, cst.IfExp) and holder.orelse is read else None
-        assign = parents.get(holder) if choice is not None else holder
-        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or \
-                not isinstance(assign.targets[0].target, cst.Name):
+        bound = bound_size(read, parents)
+        if bound is None:
             return None
+        choice, assign, line, body = bound
         size = assign.targets[0].target.value
-        line = parents.get(assign)
-        body = parents.get(line)
-        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or \
-                not isinstance(body, cst.IndentedBlock) or line not in body.body:
-            return None
         index = body.body.index(line)
         if index + 1 >= len(body.body):
             return None
@@ -188,14 +182,7 @@ def parity_pad_fix(attr_node: cst.Attribute, parents: Dict, ctx) -> Optional[Pen
             edits.append(PendingEdit(line, "", mode="delete_lines"))
             new = parity
         else:
-            test = choice.test
-            if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
-                    isinstance(test.comparisons[0].operator, cst.IsNot) and \
-                    dotted_name(test.comparisons[0].comparator) == "None" and \
-                    ctx.code(test.left).strip() == ctx.code(choice.body).strip():
-                edits.append(replace(choice, choice.body))  # `A if A is not None else ...` is A
-            else:
-                edits.append(replace(read, "None"))
+            edits.append(size_or_none(choice, read, ctx))
             # the padding as written stays, for the sizes given; the parity pick for the others
             tail = PendingEdit(pad, f" if {size} is not None else {parity}", mode="insert_after")
     insertion = _helper_insertion(ctx)
@@ -203,6 +190,35 @@ def parity_pad_fix(attr_node: cst.Attribute, parents: Dict, ctx) -> Optional[Pen
         return None
     edits.append(replace(pad, new) if tail is None else tail)
     return PendingFix(Applicability.UNSAFE, TITLE, insertion + edits)
+
+
+def bound_size(read: cst.CSTNode, parents: Dict) -> Optional[tuple]:
+    """For ``size = x.shape[2:]`` or ``size = A if C else x.shape[2:]`` alone on its line of an indented
+    block: (the conditional expression or None, the assignment, its line, the block); else None."""
+    holder = parents.get(read)
+    choice = holder if isinstance(holder, cst.IfExp) and holder.orelse is read else None
+    assign = parents.get(holder) if choice is not None else holder
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or \
+            not isinstance(assign.targets[0].target, cst.Name) or assign.value is not (choice or read):
+        return None
+    line = parents.get(assign)
+    body = parents.get(line)
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or \
+            not isinstance(body, cst.IndentedBlock) or line not in body.body:
+        return None
+    return choice, assign, line, body
+
+
+def size_or_none(choice: cst.IfExp, read: cst.CSTNode, ctx) -> PendingEdit:
+    """``A if C else x.shape[2:]`` -> ``A if C else None``, and ``A if A is not None else ...`` -> ``A``: the
+    size when given, None when it was read from the input."""
+    test = choice.test
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
+            isinstance(test.comparisons[0].operator, cst.IsNot) and \
+            dotted_name(test.comparisons[0].comparator) == "None" and \
+            ctx.code(test.left).strip() == ctx.code(choice.body).strip():
+        return replace(choice, choice.body)
+    return replace(read, "None")
 
 
 def _statement_of(node: cst.CSTNode, parents: Dict) -> Optional[cst.CSTNode]:

@@ -81,8 +81,9 @@ def instead(node: cst.Attribute, parents: Dict[cst.CSTNode, cst.CSTNode], f: str
         if taker is not None:  # a size handed to a child block (an interpolation defined elsewhere)
             return (f"pass the tensor `{x}` itself to `{taker}` and take its size there with a `like` operator "
                     f"when it gets a tensor (a resize: `{f}.contrib.BilinearResize2D(y, {x}, mode='like')`; a crop: "
-                    f"`{f}.slice_like`): a child's size argument cannot come from a Symbol, and hylint does not "
-                    f"fix across files")
+                    f"`{f}.slice_like`): a child's size argument cannot come from a Symbol (hylint rewrites the "
+                    f"call itself only when the child's `hybrid_forward` returns a bilinear resize to exactly "
+                    f"that size)")
     return (f"a size given to `__init__`, a `like` operator (`{f}.reshape_like`, `{f}.slice_like`, "
             f"`{f}.broadcast_like`, `{f}.zeros_like`, `{f}.contrib.arange_like`), or `{f}.shape_array({x})` "
             f"where the size only feeds data")

@@ -278,4 +278,8 @@ def space_to_depth_fix(attr_node: cst.Attribute, parents: Dict, ctx) -> Optional
         return None
     new = f"return {ctx.f_name}.space_to_depth({x}, block_size={block})"
     edits = [PendingEdit(statement, "", mode="delete_lines") for statement in [line] + tail[:-1]]
+    # the blank lines between the statements that go go with them (comments stay; so do the lines before
+    # the first, which separate the tail from what precedes it)
+    edits += [PendingEdit(empty, "") for statement in tail for empty in statement.leading_lines
+              if empty.comment is None]
     return PendingFix(Applicability.UNSAFE, TITLE, edits + [replace(last.body[0], new)])

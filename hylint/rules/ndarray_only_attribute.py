@@ -12,6 +12,7 @@ from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingFix, Valid, rep
 from hylint.rules._eager_guard import eager_guard, enclosing_assert
 from hylint.rules._group_norm import group_norm_fix
 from hylint.rules._parity_pad import parity_pad_fix
+from hylint.rules._resize_like import resize_like_fix
 from hylint.rules._space_to_depth import space_to_depth_fix
 from hylint.rules._shape_instead import instead
 from hylint.syntax.walk import walk
@@ -19,6 +20,10 @@ from hylint.syntax.walk import walk
 # an assert on a size in a hybrid function whose module imports `nd` (and whose F is named G)
 GUARDED = ("from mxnet import nd\n\n\nclass N(HybridBlock):\n    def hybrid_forward(self, G, y):\n"
            "        {}\n        return G.relu(y) if G is nd else G.sigmoid(y)\n")
+# a block resizing to the size it is given (its call is rewritten as a `like` resize)
+RESIZER = ("class Fit(HybridBlock):\n    def hybrid_forward(self, G, t, out=None):\n"
+           "        return G.contrib.BilinearResize2D(t, height=out[0], width=out[1], align_corners=True)\n\n\n")
+# what to write instead of the attributes other than `shape` (whose suggestion depends on where it is used)
 WHAT_HAPPENS = {
     "T": "raises AttributeError ('Symbol' object has no attribute 'T')",
 }
@@ -106,6 +111,23 @@ block, channel). hylint follows the layout symbolically and rewrites the tail to
 is left alone). The conditions it cannot check: the sizes the tail divides are divisible by `s` (the
 tail's asserts go; a bad size raises MXNetError instead of the original's error).
 
+Unsafe: a size read from the input handed to a child block that resizes to it:
+`size = x.shape[2:]` (or `size = A if C else x.shape[2:]`), read only by `y2 = self.up(y, size)` (the
+value of a later statement of the same block) where `self.up` is built in `__init__` from a block class
+whose `hybrid_forward(self, F, x, size)`, given a size, returns exactly
+`F.contrib.BilinearResize2D(x, height=size[0], width=size[1])` (a literal `align_corners` allowed; `if`
+tests and conditional expressions that `size is not None` decides are followed, and nothing else may
+run before the return; the class and its package bases define no `forward`). The class may be defined in
+another module of the package: the package's reach reads it (docs/reach.md). The call becomes
+`F.contrib.BilinearResize2D(y, x, mode='like')` with the child's `align_corners`; with `A if C`, the size
+read becomes `None` (`A if A is not None else ...` becomes `A`) and the call
+`self.up(y, size) if size is not None else ...`, so a given size still goes to the child. When `x` is
+rebound between the two statements, `size_like = x` keeps the tensor the size was read from. Measured on
+MXNet 1.9.1: outputs and gradients bit-identical to the size-reading call, eager and hybridized, for
+`align_corners` true and false, up- and down-sizing; the like tensor's gradient is exactly zero. The
+conditions hylint cannot check: the child's hooks and any later change to its `hybrid_forward` no longer
+apply to the rewritten call, and with `A if C`, `A` is not None when `C` holds.
+
 Every other use is reported without a fix; the message says what to write: a static size passed to the
 constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, `-3` merge two axes,
 `-4` split one), the `like` operators (`F.reshape_like`, `F.slice_like`, `F.broadcast_like`,
@@ -140,6 +162,12 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, weight):\n        return F.dot(x, weight) * weight.shape[0]\n"),
         Invalid(GUARDED.format("assert y.shape[1] % 4 == 0, 'channels'"),
                 GUARDED.format("if G is nd: assert y.shape[1] % 4 == 0, 'channels'"), unsafe=True),
+        Invalid(RESIZER + "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.fit = Fit()\n\n    def hybrid_forward(self, F, img, mask):\n"
+                "        hw = img.shape[2:]\n        return self.fit(mask, hw)\n",
+                RESIZER + "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.fit = Fit()\n\n    def hybrid_forward(self, F, img, mask):\n"
+                "        return F.contrib.BilinearResize2D(mask, img, mode='like', align_corners=True)\n", unsafe=True),
         # no ndarray binding the hybrid function uses: no fix, the message says what to write
         Invalid(GUARDED.format("assert y.shape[1] % 4 == 0").replace(" if G is nd else G.sigmoid(y)", "")),
         Invalid(GUARDED.format("assert y.shape[1] % 4 == 0; y = y * 2")),
@@ -161,6 +189,9 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
             guarded = eager_guard(statement, parents, ctx)
             message += (f"; an assert on sizes can run only eagerly: guard it with `if {ctx.f_name} is mx.nd:` "
                         f"(the check is then skipped when traced), or check the sizes in __init__")
+            if guarded is None:
+                message += (f" (hylint guards it when the module imports MXNet's ndarray module under a name "
+                            f"the hybrid function also uses, e.g. `from mxnet import nd` and `{ctx.f_name} is nd`)")
             ctx.report(node, message, None if guarded is None else PendingFix(
                 Applicability.UNSAFE, self.GUARD_TITLE.replace("F is mx.nd", guarded.split(":", 1)[0][3:]),
                 [replace(statement, guarded)]))
@@ -190,8 +221,10 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
         group_norm = group_norm_fix(attr_node, parents, ctx)  # GroupNorm as a train-mode BatchNorm
         if group_norm is not None or attr_node.attr.value != "shape":
             return group_norm
-        idiom = parity_pad_fix(attr_node, parents, ctx) or space_to_depth_fix(attr_node, parents, ctx)
-        if idiom is not None:  # TF "SAME" padding from x.shape[2:]; space-to-depth from the unpacked shape
+        idiom = parity_pad_fix(attr_node, parents, ctx) or space_to_depth_fix(attr_node, parents, ctx) or \
+            resize_like_fix(attr_node, parents, ctx)
+        if idiom is not None:  # TF "SAME" padding from x.shape[2:]; space-to-depth from the unpacked shape;
+            # a size from x.shape[2:] handed to a resizing child
             return idiom
         parent = parents.get(attr_node)
         # F.zeros(x.shape) / F.ones(x.shape)

@@ -338,3 +338,53 @@ def test_the_collector_is_paused_while_a_package_is_analysed_and_restored_after(
         assert seen == [False, False] and not gc.isenabled()
     finally:
         (gc.enable if was else gc.disable)()
+
+
+# a resizing child in one module, the block handing it a size read from its input in another
+RESIZE = '''
+from mxnet.gluon import HybridBlock
+
+
+class Resample(HybridBlock):
+    def __init__(self, factor, **kwargs):
+        super(Resample, self).__init__(**kwargs)
+        self.factor = factor
+
+    def hybrid_forward(self, F, x, size=None):
+        if size is not None or self.factor == 1:
+            out = self.factor_size(x) if size is None else size
+            return F.contrib.BilinearResize2D(x, height=out[0], width=out[1])
+        return F.UpSampling(x, scale=self.factor, sample_type="nearest")
+'''
+SEGMENTER = '''
+from mxnet.gluon import HybridBlock, nn
+
+from .layers import Resample as Up
+
+
+class Segmenter(HybridBlock):
+    def __init__(self, **kwargs):
+        super(Segmenter, self).__init__(**kwargs)
+        self.body = nn.Conv2D(4, 3, strides=2, padding=1)
+        self.up = Up(4)
+
+    def hybrid_forward(self, F, img):
+        hw = img.shape[2:]
+        return self.up(self.body(img), hw)
+'''
+
+
+def test_a_resizing_child_of_another_module_is_read_through_the_reach(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_package(tmp_path, layers=RESIZE, seg=SEGMENTER)
+    for path in (tmp_path / "pkg").glob("*.py"):
+        age(path)
+    assert run(["--no-cache", "--fix", "--unsafe-fixes", "--diff", "pkg/seg.py"]).stdout.count(
+        "+        return F.contrib.BilinearResize2D(self.body(img), img, mode='like')") == 1
+    assert "hidden fix" in run(["pkg/seg.py"]).stdout  # a cached result, keyed on the reach
+    # the child no longer resizes to the size it is given: the cached result of seg.py is not reused
+    layers = tmp_path / "pkg" / "layers.py"
+    layers.write_text(layers.read_text().replace("height=out[0]", "height=out[0] * 2"))
+    age(layers)
+    assert "hidden fix" not in run(["pkg/seg.py"]).stdout
+    assert "--- a/" not in run(["--no-cache", "--fix", "--unsafe-fixes", "--diff", "pkg/seg.py"]).stdout
