@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import hashlib
 import json
 import os
 import shutil
@@ -172,6 +173,9 @@ def main(argv=None) -> int:
     parser.add_argument("--select", action="append", metavar="CODE",
                         help="apply only these rules' fixes (repeatable); labels/fixed-<mode>-<codes>/")
     parser.add_argument("--work", type=Path, default=WORK, help="where the fixed copies and mirror trees go")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the labels of a stopped run whose fixed files are byte for byte the same "
+                             "(their digest is in fixes.json); otherwise start the slice again")
     parser.add_argument("--compare-only", action="store_true",
                         help="recompute labels/fixes.json from the committed fixed-*/ labels; run nothing")
     args = parser.parse_args(argv)
@@ -216,8 +220,14 @@ def main(argv=None) -> int:
                   file=sys.stderr)
             out = LABELS / f"fixed-{mode}{suffix}"
             out.mkdir(parents=True, exist_ok=True)
-            (out / f"{library}.jsonl").unlink(missing_ok=True)
-            entry = summary[f"{library}-{mode}{suffix}"] = {
+            digest = hashlib.sha256(b"".join(name.encode() + b"\0" + (fixed / name).read_bytes()
+                                             for name in changed)).hexdigest()
+            previous = summary.get(f"{library}-{mode}{suffix}", {})
+            if args.resume and previous.get("fixed_digest") == digest:
+                print(f"fix: {library} {mode}: resuming, the fixed files are the same", file=sys.stderr)
+            else:
+                (out / f"{library}.jsonl").unlink(missing_ok=True)
+            entry = summary[f"{library}-{mode}{suffix}"] = {"fixed_digest": digest,
                 "library": library, "mode": mode + (f" ({', '.join(select)} only)" if select else ""),
                 "labels": out.name, "files_changed": len(changed), "changed_files": changed, "fixes_by_rule": by_rule,
                 "affected": len(affected), "note": "re-labelling stopped before the end (--compare-only counts "
