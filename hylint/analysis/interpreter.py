@@ -15,6 +15,7 @@ from hylint.analysis.evidence import classify_params, declared_parameter
 from hylint.analysis.layers import child_output
 from hylint.analysis.guards import ND_NAMES, GuardRegion, ends_control_flow, guard_mode, python_container_test
 from hylint.analysis.module import ClassInfo, ModuleInfo
+from hylint.facts.attributes import NDARRAY_PYTHON_VALUES
 from hylint.syntax.nodes import dotted_name, literal_int, nested_literal_shape, param_names, parent_map, returns_tuple
 from hylint.analysis.values import NUMPY, PY, UNKNOWN, Kind, Shape, Value, join, merge_shapes, tensor
 
@@ -604,6 +605,8 @@ class HybridContext:
                 if self.cls is not None and method in self.cls.methods:
                     return self._maybe_helper(self.cls.methods[method], self.cls, node, arg_values)
                 return self._child_call(node)
+            if base.kind is Kind.TENSOR and method in NDARRAY_PYTHON_VALUES:
+                return UNKNOWN  # `x.size()` is PyTorch's: an NDArray's size is an int, and calling it fails eagerly
             if base.kind is Kind.TENSOR:
                 value = ops.evaluate(ops.OpCall(method, f".{method}", node, True, (base,) + tuple(arg_values)))
                 if ops.lookup(method).ndarray_only and value.kind is not Kind.TENSOR:

@@ -59,6 +59,8 @@ always raise eagerly (`x[2:1]`) are reported without a fix.
 """
     VALID = [
         Valid(CLS.format("x[:]")),
+        # PyTorch's `x.size()`: on an NDArray `size` is an int, so the call fails eagerly: no tensor to slice
+        Valid(CLS.format("F.relu(x).size()[2]")),
         Valid(CLS.format("F.split(x, 2)[1]")),
         Valid(CLS.format("F.split(x, num_outputs=3)[1:]")),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n        return x + args[0]\n"),
