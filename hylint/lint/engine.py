@@ -77,7 +77,7 @@ class Linter:
     # -- linting ---------------------------------------------------------------------------
     def lint_source(self, source: str, filename: str = "<stdin>", reach: Optional[FileReach] = None) -> LintResult:
         """``reach``: the functions of the file that a trace of its package reaches (hylint/batch/reach.py):
-        checked as hybrid code (no prefilter; the regions keep those functions)."""
+        checked as hybrid code, and then the whole file is parsed (neither prefilter nor regions)."""
         exempt = file_noqa(source)  # `# hylint: noqa` on a line of its own
         if exempt is not None and exempt.whole_file:
             return LintResult([], source)
@@ -92,8 +92,8 @@ class Linter:
     def _lint_source(self, source: str, filename: str, reach: Optional[FileReach]) -> LintResult:
         if self.prefilter and reach is None and not might_hold_hybrid_code(source, self.prefilter_keys):
             return LintResult(self._check_noqa(source, filename, set()), source)
-        if self.regions and self.prefilter:  # regions are a finer prefilter: off with it
-            diagnostics = self._lint_regions(source, filename, reach)
+        if self.regions and self.prefilter and reach is None:  # regions are a finer prefilter: off with it
+            diagnostics = self._lint_regions(source, filename)
             if diagnostics is not None:
                 return LintResult(diagnostics, source)
         try:
@@ -105,11 +105,11 @@ class Linter:
             return LintResult([too_deeply_nested(filename)], source)
         return LintResult(self._lint_module(module, source, filename, reach=reach), source)
 
-    def _lint_regions(self, source: str, filename: str, reach: Optional[FileReach] = None) -> Optional[List[Diagnostic]]:
+    def _lint_regions(self, source: str, filename: str) -> Optional[List[Diagnostic]]:
         """The diagnostics of a run on the reduced source, or None where the whole file must be linted:
         no reduction, libcst rejects the reduced source, or a diagnostic carries a fix (a fix may read
-        the whole module). The functions ``reach`` names are kept with what they name."""
-        reduced = reduce_source(source, self.reads, [function.qualname for function in reach.functions] if reach else ())
+        the whole module)."""
+        reduced = reduce_source(source, self.reads)
         if reduced is None:
             return None
         try:
@@ -117,7 +117,7 @@ class Linter:
         except (cst.ParserSyntaxError, RecursionError):
             return None
         noqa_codes = {rule.CODE for rule in self.noqa_rules}
-        diagnostics = self._lint_module(module, source, filename, reduced, reach)
+        diagnostics = self._lint_module(module, source, filename, reduced)
         if any(d.fix is not None and d.code not in noqa_codes for d in diagnostics):
             del module
             gc.collect(1)  # the analysis's cycles would keep this tree alive beside the whole file's

@@ -317,11 +317,10 @@ def _split_class(node: ast.ClassDef, index: int, units: List[_Unit], lines: List
             parent.hidden.append(spans[position])  # the attributes it sets are not hybrid words
 
 
-def reduce_source(source: str, reads: FrozenSet[Region], reached: Iterable[str] = ()) -> Optional[str]:
+def reduce_source(source: str, reads: FrozenSet[Region]) -> Optional[str]:
     """``source`` with the top-level statements that cannot matter to rules reading ``reads`` (beyond their
     hybrid functions) replaced by empty lines, or None when the whole file is to be parsed (see the
-    module docstring). ``reached``: the qualified names of the functions of the file that a trace of its
-    package reaches (hylint/analysis/reach.py); each is kept as hybrid code is, with what its words name."""
+    module docstring)."""
     read_attributes = SELF_ATTRIBUTE_METHODS in reads
     read_bindings = _BINDING_REGIONS & reads
     adding_methods = frozenset(name for region in reads for name in region.adding_methods)
@@ -442,18 +441,6 @@ def reduce_source(source: str, reads: FrozenSet[Region], reached: Iterable[str] 
             stubs[index].append((name, as_child))
         else:
             keep(index)
-    for qualname in reached:
-        # `fn`, `fn.<locals>.inner`, `Cls.method`, `Cls.method.<locals>.inner`, `Cls.Inner.method`: the
-        # top-level definitions of its first name, and the method of a top-level class when it is a unit
-        top, _, rest = qualname.partition(".")
-        if top not in definers:
-            return None  # not where the analysis would look for it: the whole file decides
-        method = rest.partition(".")[0]
-        for index in definers[top]:
-            keep(index)
-            for member in units[index].members:
-                if units[member].name == method:
-                    keep(member)
     seen: Set[str] = set()
     seen_in_init: Set[str] = set()
     hybrid_words: Dict[int, Set[str]] = defaultdict(set)  # a kept class -> the words of its kept code but __init__

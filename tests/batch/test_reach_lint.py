@@ -338,23 +338,3 @@ def test_the_collector_is_paused_while_a_package_is_analysed_and_restored_after(
         assert seen == [False, False] and not gc.isenabled()
     finally:
         (gc.enable if was else gc.disable)()
-
-
-def test_reached_functions_survive_the_regions_and_give_what_the_whole_file_gives(project):
-    """A file the trace reaches is reduced like any other (hylint/lint/regions.py), keeping each reached
-    function with what it names: `not_traced` goes, the same diagnostics come out."""
-    from hylint.lint.engine import Linter
-    from hylint.lint.regions import reduce_source
-    from hylint.selection import select_rules
-
-    reach = ReachIndex().for_file(project / "pkg" / "dist.py")
-    source = (project / "pkg" / "dist.py").read_text()
-    reduced = reduce_source(source, Linter(select_rules()).reads, [function[0] for function in reach])
-    assert "def log_prob" in reduced and "def getF" in reduced and "def __init__" in reduced
-    assert "def not_traced" not in reduced
-    assert reduce_source(source, frozenset(), ["missing"]) is None  # a name not found: the whole file
-    for selection in (select_rules(), select_rules(select=["ALL"])):
-        regions, whole = Linter(selection), Linter(selection)
-        whole.regions = False
-        found = regions.lint_source(source, "dist.py", reach).diagnostics
-        assert found and found == whole.lint_source(source, "dist.py", reach).diagnostics
