@@ -53,7 +53,9 @@ def main() -> None:
     timings["start-up: import engine + rules (wall)"] = _import_time("hylint.lint.engine, hylint.selection; "
                                                       "hylint.selection.all_rules()")
 
-    from hylint import regions
+    from hylint.lint import regions
+    from hylint.batch.reach import ReachIndex
+    from hylint.analysis.reach import FileReach
     from hylint.analysis import analyze_module
     from hylint.batch.discovery import DEFAULT_EXCLUDE, discover
     from hylint.lint.engine import Linter, _gc_relaxed, parse_module
@@ -77,20 +79,24 @@ def main() -> None:
     start = clock()
     files = discover([str(root)], DEFAULT_EXCLUDE, root)
     timings["discovery"] = clock() - start
+    start = clock()
+    index = ReachIndex(None)  # no cache folder: every package's reach computed
+    reaches = {path: index.for_file(path) for path in files}
+    timings["reach (packages read, parsed with ast, analysed)"] = clock() - start
     phase = dict.fromkeys(["read", "prefilter", "locate regions (ast)", "parse (libcst)", "analysis",
                            "rules + positions + noqa"], 0.0)
     parsed_lines = total_lines = kept = whole_again = 0
     outcomes = []
 
-    def lint(text: str, original: str, filename: str, t3: float):
+    def lint(text: str, original: str, filename: str, t3: float, reach=None):
         module = parse_module(text)
         t4 = clock()
         phase["parse (libcst)"] += t4 - t3
-        analyze_module(module)
+        analyze_module(module, reach)
         t5 = clock()
         phase["analysis"] += t5 - t4
         # _lint_module analyses again: its time minus the analysis's is the rules' share
-        diagnostics = linter._lint_module(module, original, filename)
+        diagnostics = linter._lint_module(module, original, filename, reach=reach)
         phase["rules + positions + noqa"] += max(0.0, clock() - t5 - (t5 - t4))
         return diagnostics
 
@@ -101,7 +107,10 @@ def main() -> None:
         source = read_source(path)
         t1 = clock()
         phase["read"] += t1 - t0
-        keep = might_hold_hybrid_code(source.text, linter.prefilter_keys)
+        plain = reaches[path]
+        reach = FileReach.from_plain(plain) if plain else None
+        reach = reach if reach is not None and reach.functions else None
+        keep = reach is not None or might_hold_hybrid_code(source.text, linter.prefilter_keys)
         t2 = clock()
         phase["prefilter"] += t2 - t1
         if not keep:
@@ -110,8 +119,8 @@ def main() -> None:
             continue
         kept += 1
         text = source.text
-        if reduce:
-            reduced = regions.reduce_source(text)
+        if reduce and reach is None:  # a file the trace reaches is parsed whole (as the engine does)
+            reduced = regions.reduce_source(text, linter.reads)
             t3 = clock()
             phase["locate regions (ast)"] += t3 - t2
             if reduced is not None:
@@ -120,7 +129,7 @@ def main() -> None:
             t3 = t2
         total_lines += sum(1 for line in source.text.splitlines() if line.strip())
         parsed_lines += sum(1 for line in text.splitlines() if line.strip())
-        diagnostics = lint(text, source.text, str(path), t3)
+        diagnostics = lint(text, source.text, str(path), t3, reach)
         if text is not source.text and any(d.fix is not None for d in diagnostics):
             # a fix in sight: the engine lints the whole file again (hylint/lint/regions.py)
             whole_again += 1

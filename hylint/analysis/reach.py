@@ -321,9 +321,11 @@ class _Package:
     def __init__(self, modules: Mapping[str, ast.Module], paths: Mapping[str, Optional[str]]) -> None:
         self.paths = dict(paths)
         self.modules: Dict[str, _Module] = {}
+        # the names another module's name starts with, up to a dot (`a` and `a.b` for `a.b.c`)
+        parents = {other.rsplit(".", depth)[0] for other in modules for depth in range(1, other.count(".") + 1)}
         for name, tree in modules.items():
             path = self.paths.get(name) or ""
-            is_package = path.endswith("__init__.py") or any(other.startswith(name + ".") for other in modules)
+            is_package = path.endswith("__init__.py") or name in parents
             self.modules[name] = _Module(name, tree, is_package)
         self.functions: Dict[FunctionKey, Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]] = {}
         self.owner: Dict[FunctionKey, ClassKey] = {}     # method -> its class
@@ -1176,14 +1178,23 @@ def _listlike_attrs(node: ast.ClassDef) -> Set[str]:
     """Attributes of self the class indexes with a variable or iterates over (`self.coeff[t]`, `for s in
     self.states`): lists of tensors, as far as the reach can tell (it does not tell them from tensors)."""
     found: Set[str] = set()
-    for sub in ast.walk(node):
+    stack = [node]  # every node under it, as ast.walk (whose generators were most of this time)
+    while stack:
+        sub = stack.pop()
+        kind = type(sub)
         target = None
-        if isinstance(sub, ast.Subscript) and not isinstance(sub.slice, (ast.Constant, ast.Slice, ast.Tuple)):
+        if kind is ast.Subscript and not isinstance(sub.slice, (ast.Constant, ast.Slice, ast.Tuple)):
             target = sub.value
-        elif isinstance(sub, (ast.For, ast.comprehension)):
+        elif kind is ast.For or kind is ast.comprehension:
             target = sub.iter
-        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+        if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":
             found.add(target.attr)
+        for name in sub._fields:
+            value = getattr(sub, name)
+            if type(value) is list:
+                stack += [item for item in value if isinstance(item, ast.AST)]
+            elif isinstance(value, ast.AST):
+                stack.append(value)
     return found
 
 
