@@ -980,6 +980,67 @@ def test_bilinear_resize_edge_sizes_equal_mxnet(shape, attrs, expected):
     np.testing.assert_allclose(_bilinear_call(nd, shape, attrs).asnumpy(), theirs, rtol=1e-6, atol=1e-6)
 
 
+#: sizes below 1 are refused by the parameter parser (dmlc's lower bound), as measured on MXNet 1.9.1
+BILINEAR_REFUSED = [({"height": 0, "width": 3}, "height"), ({"height": 2, "width": 0, "align_corners": False}, "width"),
+                    ({"height": -1, "width": 3, "scale_height": 2.0}, "height")]
+
+
+@pytest.mark.parametrize("attrs, refused", BILINEAR_REFUSED)
+def test_bilinear_resize_refuses_sizes_below_one(attrs, refused):
+    from hylint.runtime import MXNetError
+    with pytest.raises(MXNetError, match="value -?\\d+ for Parameter %s should be greater equal to 1\n%s: output "
+                       % (refused, refused)):
+        _bilinear_call(nd, (1, 1, 4, 4), attrs)
+    with pytest.raises(MXNetError, match="should be greater equal to 1"):
+        sym.contrib.BilinearResize2D(sym.var("x"), **attrs)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("attrs, refused", BILINEAR_REFUSED)
+def test_bilinear_resize_refuses_sizes_below_one_in_mxnet_too(attrs, refused):
+    real = _real_mxnet()
+    with pytest.raises(real.base.MXNetError) as theirs:
+        _bilinear_call(real.nd, (1, 1, 4, 4), attrs)
+    from hylint.runtime import MXNetError
+    with pytest.raises(MXNetError) as ours:
+        _bilinear_call(nd, (1, 1, 4, 4), attrs)
+    # the attributes are listed in the order of MXNet's hash map: compared as a set
+    (their_text, their_attrs), (our_text, our_attrs) = (text.split("(name=") for text in
+                                                        (str(theirs.value).strip(), "MXNetError: " + str(ours.value)))
+    assert their_text == our_text
+    assert sorted(their_attrs.rstrip(")").split(", ")) == sorted(our_attrs.rstrip(")").split(", "))
+
+
+#: Activation(relu) runs oneDNN's kernel on float32 of rank 1 to 5 in MXNet 1.9.1, which maps NaN to 0; its own
+#: kernel (other dtypes and ranks, and the `relu` operator) keeps NaN, as measured
+RELU_NAN = [((2,), "float32", 0.0), ((1, 2), "float32", 0.0), ((1, 1, 2), "float32", 0.0),
+            ((1, 1, 1, 2), "float32", 0.0), ((1, 1, 1, 1, 2), "float32", 0.0),
+            ((1, 1, 1, 1, 1, 2), "float32", np.nan), ((1, 2), "float64", np.nan), ((1, 1, 1, 2), "float16", np.nan)]
+
+
+def _relu_of_nan(namespace, shape, dtype):
+    x = namespace.array(np.full(shape, np.nan), dtype=dtype)
+    return namespace.Activation(x, act_type="relu").asnumpy(), namespace.relu(x).asnumpy()
+
+
+@pytest.mark.parametrize("shape, dtype, expected", RELU_NAN)
+def test_activation_relu_of_nan_as_measured_on_mxnet(shape, dtype, expected):
+    activation, relu = _relu_of_nan(nd, shape, dtype)
+    np.testing.assert_array_equal(activation, np.full(shape, expected, dtype=dtype))
+    assert np.isnan(relu).all()
+    node = sym.Activation(sym.var("x"), act_type="relu")
+    graph_out = node.bind(args={"x": nd.array(np.full(shape, np.nan), dtype=dtype)}).forward()[0].asnumpy()
+    np.testing.assert_array_equal(graph_out, activation)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("shape, dtype, expected", RELU_NAN)
+def test_activation_relu_of_nan_equals_mxnet(shape, dtype, expected):
+    real = _real_mxnet()
+    for ours, theirs in zip(_relu_of_nan(nd, shape, dtype), _relu_of_nan(real.nd, shape, dtype)):
+        np.testing.assert_array_equal(ours, theirs)
+
+
 #: (data shape, axis): with a ``length`` input MXNet 1.9.1 reads only -1 as a negative axis; another one (or
 #: an axis past the end) drops no dimension from the length's shape, and its index check fails
 SOFTMAX_LENGTH_FAILS = [((2, 3, 4), -2), ((2, 3, 4), -3), ((2, 3), -2), ((2, 3, 4, 5), -2), ((2, 3, 4), 3)]
