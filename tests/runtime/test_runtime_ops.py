@@ -1301,15 +1301,69 @@ CASES["_contrib_ModulatedDeformableConvolution"] = Case(
     _deformable_case(True), f64(lambda *a, **kw: ref_deformable(*a, modulated=True, **kw)), rtol=1e-4, atol=1e-4)
 
 
+# --- int8 quantization (values measured on MXNet 1.9.1: tests/runtime/test_runtime_quantized.py) -----------
+def _quantize_draw(data):
+    a = data.draw(floats(data.draw(shapes()), -4, 4))
+    low, high = data.draw(st.sampled_from([(-2.0, 3.0), (0.0, 2.5), (-0.5, 0.25)]))
+    return [a], {"out_type": data.draw(st.sampled_from(["int8", "uint8", "auto"])), "min_calib_range": low,
+                 "max_calib_range": high}
+
+
+def ref_quantize(a, out_type, min_calib_range, max_calib_range):
+    unsigned = out_type == "uint8" or (out_type == "auto" and min_calib_range >= 0)
+    steps, low, high = (255.5, 0, 255) if unsigned else (127.5, -128, 127)
+    real = np.float32(max(abs(min_calib_range), abs(max_calib_range)))
+    q = np.clip(np.rint(a * (np.float32(steps) / real)), low, high)
+    limits = (min_calib_range, max_calib_range) if unsigned else (-float(real), float(real))
+    return [q, np.array([limits[0]]), np.array([limits[1]])]
+
+
+CASES["_contrib_quantize_v2"] = Case(_quantize_draw, ref_quantize, rtol=0, atol=0)
+
+
+def _int8_draw(data, shape=None):
+    dtype = data.draw(st.sampled_from([np.int8, np.uint8]))
+    lo, hi = (-128, 127) if dtype == np.int8 else (0, 255)
+    shape = shape or data.draw(shapes())
+    return hnp.arrays(dtype, shape, elements=st.integers(lo, hi)), dtype
+
+
+def _dequantize_draw(data):
+    strategy, _ = _int8_draw(data)
+    return [data.draw(strategy), np.array([-1.5], F32), np.array([2.25], F32)], {}
+
+
+CASES["_contrib_dequantize"] = Case(
+    _dequantize_draw, lambda q, low, high: q.astype(F32) * (np.float32(2.25) / np.float32(
+        127.5 if q.dtype == np.int8 else 255.5)), rtol=0, atol=0)
+
+
+def _quantized_pooling_draw(data):
+    strategy, _ = _int8_draw(data, shape=(1, 2, data.draw(st.integers(2, 5)), data.draw(st.integers(2, 5))))
+    return [data.draw(strategy), np.array([-1.0], F32), np.array([1.0], F32)], {
+        "kernel": (2, 2), "pool_type": data.draw(st.sampled_from(["max", "avg"]))}
+
+
+def ref_quantized_pooling(q, low, high, kernel, pool_type):
+    windows = np.lib.stride_tricks.sliding_window_view(q.astype(np.float64), kernel, axis=(2, 3))
+    pooled = windows.max(axis=(-2, -1)) if pool_type == "max" else np.rint(windows.mean(axis=(-2, -1)))
+    return [pooled, low, high]
+
+
+CASES["_contrib_quantized_pooling"] = Case(_quantized_pooling_draw, ref_quantized_pooling, rtol=0, atol=0)
+
+
 # ------------------------------------------------------------------------------------------------
 # the tests
 # ------------------------------------------------------------------------------------------------
 UNIQUE_OPS = sorted({op.name for op in ops.OPS.values()})
-GENERIC_OPS = [name for name in UNIQUE_OPS if name not in ops.SUBGRAPH_OPS]
+# fused operators exist only in loaded graphs (they read their JSON subgraph): tests/runtime/test_runtime_quantized.py
+LOADED_ONLY = [name for name in UNIQUE_OPS if ops.OPS[name].reads_subgraphs is not None]
+GENERIC_OPS = [name for name in UNIQUE_OPS if name not in ops.SUBGRAPH_OPS and name not in LOADED_ONLY]
 
 
 def test_every_op_in_the_table_has_an_op_level_case():
-    assert sorted(set(UNIQUE_OPS) - set(CASES) - set(ops.SUBGRAPH_OPS)) == []
+    assert sorted(set(UNIQUE_OPS) - set(CASES) - set(ops.SUBGRAPH_OPS) - set(LOADED_ONLY)) == []
 
 
 def eager(op, arrays, attrs):
