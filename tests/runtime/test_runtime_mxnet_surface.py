@@ -308,3 +308,16 @@ def test_unsupported_parts_name_themselves(call, name):
         call(RUNTIME_MX)
     assert name in str(info.value) and "run verify with --backend mxnet" in str(info.value)
     assert isinstance(info.value, NotImplementedError)
+
+
+def test_the_submodules_gluonfr_imports_resolve_as_in_mxnet():
+    """MXNet's `mx.nd.ndarray` is a module of its own (gluonfr tests `F is nd.ndarray`), and its vision zoo is
+    a package of one module per family (`from mxnet.gluon.model_zoo.vision.resnet import BottleneckV2`)."""
+    from hylint.runtime import activate
+    with activate():
+        import mxnet
+        from mxnet.gluon.model_zoo.vision.resnet import BottleneckV2, _conv3x3
+        from mxnet.ndarray.ndarray import NDArray
+        assert mxnet.nd.ndarray is not mxnet.nd and NDArray is mxnet.nd.NDArray
+        assert mxnet.nd.ndarray.NDArray is mxnet.nd.NDArray
+        assert BottleneckV2 is mxnet.gluon.model_zoo.vision.BottleneckV2 and callable(_conv3x3)
