@@ -318,6 +318,8 @@ def test_the_submodules_gluonfr_imports_resolve_as_in_mxnet():
         import mxnet
         from mxnet.gluon.model_zoo.vision.resnet import BottleneckV2, _conv3x3
         from mxnet.ndarray.ndarray import NDArray
+        from mxnet.metric import ndarray  # gluonts
+        assert ndarray is mxnet.nd
         assert mxnet.nd.ndarray is not mxnet.nd and NDArray is mxnet.nd.NDArray
         assert mxnet.nd.ndarray.NDArray is mxnet.nd.NDArray
         assert BottleneckV2 is mxnet.gluon.model_zoo.vision.BottleneckV2 and callable(_conv3x3)
