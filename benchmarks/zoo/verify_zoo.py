@@ -19,7 +19,8 @@ as list inputs. The train-mode comparison (`--train-mode`) runs where the label 
 model ran reads the training mode), except where MXNet's eager train-mode call killed the labeller's process.
 
 gluonfr lives in another interpreter (with MXNet): `--library-python gluonfr=<python>` runs both backends of its
-models there (without it they are left out); its losses' 1-D inputs are class ids.
+models there (without it they are left out); its losses' 1-D inputs are class ids. hylint's own dependencies
+(click, rich, libcst) must import there too: a PYTHONPATH given to this script is kept after the checkout.
 
 Resumable: results go one JSON line per model to `verify/results.jsonl`; a model already there is skipped.
 `--render` writes `verify/RESULTS.md` and `verify/summary.json` from them.
@@ -239,7 +240,10 @@ def verify_one(label: dict, runtime_python: str, mxnet_python: str, timeout: int
     texts = input_texts(label)
     row = {"library": library, "name": name, "label": label["verdict"], "inputs": texts,
            "train_mode": compares_train_mode(label)}
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", MXNET_ENGINE_TYPE="NaiveEngine")
+    # the checkout first; a PYTHONPATH given to this script follows (hylint's own dependencies for an
+    # interpreter that lacks them, e.g. gluonfr's)
+    paths = [str(ROOT)] + [os.environ["PYTHONPATH"]] * bool(os.environ.get("PYTHONPATH"))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths), OMP_NUM_THREADS="1", MXNET_ENGINE_TYPE="NaiveEngine")
     for backend, python in (("numpy", runtime_python), ("mxnet", mxnet_python)):
         saved = folder / f"{stem}.{backend}.npz"
         saved.unlink(missing_ok=True)

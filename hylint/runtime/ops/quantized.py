@@ -13,7 +13,7 @@ import numpy as np
 from .. import kernels
 from ..base import RuntimeUnsupported
 from .attrs import P, parse_attrs
-from .nn import _CONV_PARAMS, _conv_shape, _pool_kernel, _pool_shape, _POOL_PARAMS
+from .nn import _POOL_PARAMS, _conv_shape, _pool_kernel, _pool_shape
 from .table import Op, OPS, ShapeCheck, register
 
 # MXNet scales a range onto these many steps: 127.5 for int8 and 255.5 for uint8, not 127 and 255 (measured:
@@ -226,7 +226,7 @@ def _pair_saturation(x, w, stride, dilate, pad, groups):
     """What int16 saturation takes off each output: without VNNI oneDNN multiplies a uint8 input by the int8
     weights two input channels at a time (``vpmaddubsw``: channels 2j and 2j + 1 of a group, per kernel tap)
     and saturates each pair's sum to int16 before adding it up in int32."""
-    n, c = x.shape[:2]
+    n = x.shape[0]
     f, cg = w.shape[:2]
     kernel = w.shape[2:]
     out_sizes = kernels._out_sizes(x.shape[2:], kernel, stride, dilate, pad)
