@@ -18,6 +18,10 @@ normal values, token ids as whole numbers in float32 (`:int`), lengths and ids a
 as list inputs. The train-mode comparison (`--train-mode`) runs where the label has one (a library file the
 model ran reads the training mode), except where MXNet's eager train-mode call killed the labeller's process.
 
+gluonfr lives in another interpreter (with MXNet): `--library-python gluonfr=<python>` runs both backends of its
+models there (without it they are left out); its losses' 1-D inputs are class ids. hylint's own dependencies
+(click, rich, libcst) must import there too: a PYTHONPATH given to this script is kept after the checkout.
+
 Resumable: results go one JSON line per model to `verify/results.jsonl`; a model already there is skipped.
 `--render` writes `verify/RESULTS.md` and `verify/summary.json` from them.
 
@@ -47,7 +51,9 @@ RESULTS = OUT / "results.jsonl"
 TIMEOUT = 300  # seconds per verify run (each backend)
 # the comparison of the runtime's outputs with MXNet's: max|r - m| <= TOLERANCE * max(1, max|m|)
 TOLERANCE = 1e-4
-LIBRARIES = ("gluoncv2", "gluoncv", "mxnet", "gluonnlp")
+LIBRARIES = ("gluoncv2", "gluoncv", "mxnet", "gluonnlp", "gluonfr")
+# libraries installed in another interpreter (with MXNet): run only when --library-python names it
+OWN_PYTHON = ("gluonfr",)
 
 DRIVER = '''import sys
 sys.path.insert(0, {here!r})
@@ -94,6 +100,8 @@ def input_texts(label: dict):
         if name.startswith("distilbert"):
             return [tokens, f"{_shape(shapes[1])}:float32:1..6:int"]
         return [tokens] + [_spec(shape) for shape in shapes[1:]]  # language models: tokens, begin_state
+    if label["library"] == "gluonfr":  # the losses' 1-D inputs are class ids (models.build: 0, 1, 2, 1)
+        return [f"{_shape(shape)}:float32:0..4:int" if len(shape) == 1 else _spec(shape) for shape in shapes]
     if label["library"] == "gluoncv2" and len(shapes) == 2:
         if name.startswith(("jasper", "quartznet")):  # mel features and their valid length (all frames)
             frames = shapes[0][-1]
@@ -226,13 +234,16 @@ def verify_one(label: dict, runtime_python: str, mxnet_python: str, timeout: int
     library, name = label["library"], label["name"]
     folder = WORK / "verify" / library
     folder.mkdir(parents=True, exist_ok=True)
-    stem = name.replace(".", "_").replace("-", "_")
+    stem = name.replace(".", "_").replace("-", "_").replace(":", "_")
     driver = folder / (stem + ".py")
     driver.write_text(DRIVER.format(here=str(HERE), library=library, name=name))
     texts = input_texts(label)
     row = {"library": library, "name": name, "label": label["verdict"], "inputs": texts,
            "train_mode": compares_train_mode(label)}
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", MXNET_ENGINE_TYPE="NaiveEngine")
+    # the checkout first; a PYTHONPATH given to this script follows (hylint's own dependencies for an
+    # interpreter that lacks them, e.g. gluonfr's)
+    paths = [str(ROOT)] + [os.environ["PYTHONPATH"]] * bool(os.environ.get("PYTHONPATH"))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths), OMP_NUM_THREADS="1", MXNET_ENGINE_TYPE="NaiveEngine")
     for backend, python in (("numpy", runtime_python), ("mxnet", mxnet_python)):
         saved = folder / f"{stem}.{backend}.npz"
         saved.unlink(missing_ok=True)
@@ -328,15 +339,19 @@ def done_names() -> set:
 
 
 def run(per_library: int, runtime_python: str, mxnet_python: str, timeout: int, limit: int, match: str,
-        libraries: Sequence[str] = (), fastest_first: bool = False) -> None:
+        libraries: Sequence[str] = (), fastest_first: bool = False, library_python: dict = None) -> None:
+    """``library_python``: library -> the interpreter (with MXNet and the library) both backends use for it."""
     OUT.mkdir(exist_ok=True)
+    library_python = library_python or {}
     todo = [label for label in chosen_models(load_labels(), per_library)
             if (label["library"], label["name"]) not in done_names() and match in label["name"]
-            and (not libraries or label["library"] in libraries)]
+            and (not libraries or label["library"] in libraries)
+            and (label["library"] not in OWN_PYTHON or label["library"] in library_python)]
     if fastest_first:  # most models within a time budget: by the labeller's own time for the model
         todo.sort(key=lambda label: label.get("seconds") or float("inf"))
     for index, label in enumerate(todo[:limit] if limit else todo, 1):
-        row = verify_one(label, runtime_python, mxnet_python, timeout)
+        own = library_python.get(label["library"])
+        row = verify_one(label, own or runtime_python, own or mxnet_python, timeout)
         with RESULTS.open("a") as handle:
             handle.write(json.dumps(row, sort_keys=True) + "\n")
         print(f"{index}/{len(todo)} {label['library']} {label['name']}: label {label['verdict']}, runtime "
@@ -440,8 +455,8 @@ def render(commands: str = "") -> None:
             "--per-library 100000 --timeout 300 --fastest-first` (every remaining model, the labeller's fastest "
             "first, stopped at a deadline), then `python benchmarks/zoo/verify_zoo.py --render`."),
             "", f"Coverage: {total['tried']} of the {labelled} labelled models of {', '.join(by_library)} that ran "
-            f"eagerly on MXNet ({100 * total['tried'] / labelled:.0f}%); gluonts and gluonfr (another venv) are not "
-            "run by this script."]
+            f"eagerly on MXNet ({100 * total['tried'] / labelled:.0f}%); gluonfr runs in its own venv "
+            "(`--library-python gluonfr=<venv with MXNet and gluonfr>`); gluonts is not run by this script."]
     out += ["", f"Runs that ended in a Python traceback, an internal error or a crash (either backend): {len(tracebacks)}"
             + (": " + ", ".join(sorted({row["name"] for row in tracebacks})) if tracebacks else "") + ".", "",
             f"## Misses ({len(misses)})", "", "| library | model | label | runtime | MXNet (verify) | cause |",
@@ -486,6 +501,9 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=0, help="at most this many models in this run")
     parser.add_argument("--match", default="", help="only models whose name contains this")
     parser.add_argument("--library", action="append", default=[], help="only this library's models (repeatable)")
+    parser.add_argument("--library-python", action="append", default=[], metavar="LIBRARY=PYTHON",
+                        help="the interpreter both backends use for a library installed elsewhere (repeatable; "
+                             f"{', '.join(OWN_PYTHON)} run only with it)")
     parser.add_argument("--fastest-first", action="store_true",
                         help="run the models the labeller ran fastest first (most models in a limited time; "
                              "the sample then leans towards small models)")
@@ -507,7 +525,7 @@ def main() -> int:
         run_eager_fails(args.python, args.timeout)
         return 0
     run(args.per_library, args.runtime_python or args.python, args.python, args.timeout, args.limit, args.match,
-        args.library, args.fastest_first)
+        args.library, args.fastest_first, dict(item.split("=", 1) for item in args.library_python))
     return 0
 
 

@@ -28,7 +28,7 @@ def runtime_modules():
     from .gluon.nn import basic_layers, conv_layers
     return {
         "mxnet": _mxnet, "mxnet.base": base, "mxnet.context": context, "mxnet.autograd": autograd,
-        "mxnet.ndarray": ndarray, "mxnet.nd": ndarray, "mxnet.ndarray.ndarray": ndarray,
+        "mxnet.ndarray": ndarray, "mxnet.nd": ndarray, "mxnet.ndarray.ndarray": ndarray.ndarray,
         "mxnet.ndarray.random": ndarray.random, "mxnet.ndarray.contrib": ndarray.contrib,
         "mxnet.symbol": symbol, "mxnet.sym": symbol, "mxnet.symbol.symbol": symbol,
         "mxnet.symbol.random": symbol.random, "mxnet.symbol.contrib": symbol.contrib,
@@ -51,6 +51,10 @@ def runtime_modules():
         "mxnet.gluon.contrib.rnn": contrib.rnn, "mxnet.gluon.rnn.rnn_cell": rnn.rnn_cell,
         "mxnet.gluon.contrib.cnn": contrib.cnn,
         "mxnet.contrib.amp": mx_contrib.amp, "mxnet.contrib.amp.amp": mx_contrib.amp,
+        # MXNet's vision zoo is a package of one module per family; the runtime's is one module (gluonfr
+        # imports `mxnet.gluon.model_zoo.vision.resnet`)
+        **{"mxnet.gluon.model_zoo.vision." + family: model_zoo.vision
+           for family in ("alexnet", "densenet", "inception", "mobilenet", "resnet", "squeezenet", "vgg")},
     }
 
 

@@ -5,6 +5,10 @@ from . import ops as _ops
 from .base import MXNetError
 from .graph import topo_order
 
+#: mshadow's type flags, as MXNet writes a variable's ``__dtype__`` into a graph file
+_MXNET_TYPE_CODES = {"0": "float32", "1": "float64", "2": "float16", "3": "uint8", "4": "int32", "5": "int8",
+                     "6": "int64", "7": "bool"}
+
 
 def _annotate(err, node):
     try:
@@ -36,7 +40,9 @@ def infer(heads, var_shapes, var_types, partial=False, given_shapes=None, given_
                 if shape and all(d > 0 for d in shape):
                     vshape[n.name] = shape
             if vtype[n.name] is None and n.var_attrs.get("__dtype__"):
-                vtype[n.name] = n.var_attrs["__dtype__"]
+                declared = n.var_attrs["__dtype__"]
+                # MXNet writes its type code ("0" for float32) into a graph file, the runtime the name
+                vtype[n.name] = _MXNET_TYPE_CODES.get(declared, declared)
     shapes, types, child_fill = {}, {}, {}
     given_shapes, given_types = given_shapes or {}, given_types or {}
     for _ in range(3):  # a few sweeps let shapes flow back into variables (deferred parameters)

@@ -6,9 +6,10 @@ from .base import RuntimeUnsupported
 
 
 class Node:
-    __slots__ = ("op", "name", "attr_strs", "attrs", "inputs", "origin", "n_outputs", "var_attrs")
+    __slots__ = ("op", "name", "attr_strs", "attrs", "inputs", "origin", "n_outputs", "var_attrs", "subgraphs")
 
-    def __init__(self, op, name, attr_strs=None, attrs=None, inputs=(), origin=None, n_outputs=1, var_attrs=None):
+    def __init__(self, op, name, attr_strs=None, attrs=None, inputs=(), origin=None, n_outputs=1, var_attrs=None,
+                 subgraphs=None):
         self.op = op                    # Op or None (variable)
         self.name = name
         self.attr_strs = dict(attr_strs or {})
@@ -17,6 +18,7 @@ class Node:
         self.origin = origin            # (filename, lineno) of the user code that created it
         self.n_outputs = n_outputs
         self.var_attrs = dict(var_attrs or {})  # __shape__, __dtype__, ... of variables
+        self.subgraphs = subgraphs      # the JSON subgraphs of a fused operator, written back as read
 
     @property
     def is_variable(self):
@@ -87,6 +89,8 @@ def to_json_dict(heads):
         attrs = dict(n.var_attrs) if n.is_variable else dict(n.attr_strs)
         if attrs:
             entry["attrs"] = attrs
+        if n.subgraphs:
+            entry["subgraphs"] = n.subgraphs
         nodes.append(entry)
     return {"nodes": nodes,
             "arg_nodes": [i for i, n in enumerate(order) if n.is_variable],
@@ -107,7 +111,12 @@ def from_json_dict(data):
                 raise RuntimeUnsupported("the operator %s (in the graph of %s)" % (entry["op"], entry["name"]))
             op = _ops.OPS[entry["op"]]
             parsed = _ops.parse_attrs(op, attrs_src)
+            if op.reads_subgraphs is not None:
+                if not entry.get("subgraphs"):
+                    raise RuntimeUnsupported("the operator %s without its subgraph (in the graph of %s)"
+                                             % (entry["op"], entry["name"]))
+                parsed.update(op.reads_subgraphs(entry["subgraphs"]))
             node = Node(op, entry["name"], attrs_src, parsed, [(built[i], k) for i, k, *_ in entry["inputs"]],
-                        n_outputs=op.num_outputs(parsed))
+                        n_outputs=op.num_outputs(parsed), subgraphs=entry.get("subgraphs"))
         built.append(node)
     return [(built[i], k) for i, k, *_ in data["heads"]]

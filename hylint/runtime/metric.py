@@ -9,6 +9,7 @@ import math
 import numpy as _np
 
 from . import ndarray as _nd
+from . import ndarray  # noqa: F401  (MXNet's metric module exposes it: gluonts imports `from mxnet.metric import ndarray`)
 from . import registry
 from .base import RuntimeUnsupported
 

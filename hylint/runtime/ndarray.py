@@ -617,3 +617,14 @@ for _name in FLUENT_METHODS:
     setattr(NDArray, _name, make_fluent(_THIS, _name))
 
 NDArray.__module__ = "mxnet.ndarray.ndarray"
+
+
+def _submodule_view(name):
+    """A module object standing for MXNet's submodule ``name`` whose names are this module's: MXNet's
+    ``mx.nd.ndarray`` is a module of its own, not ``mx.nd`` (gluonfr tests ``F is nd.ndarray``)."""
+    view = types.ModuleType(name, "the runtime's view of %s: its names are those of mxnet.ndarray" % name)
+    view.__dict__["__getattr__"] = lambda attr: getattr(_THIS, attr)
+    return view
+
+
+ndarray = _submodule_view("mxnet.ndarray.ndarray")

@@ -240,6 +240,18 @@ def test_topk_orders_equal_values_as_mxnet_cpu(mx):
     assert mx.nd.topk(small, k=4).asnumpy().astype(int).tolist() == [[0, 1, 2, 3]]
 
 
+def test_topk_with_a_large_k_orders_equal_values_as_mxnet_cpu(mx):
+    """When 8k > n MXNet's CPU topk runs std::sort (introsort, not stable) over the indices: past 16 values
+    ties come out in its partitions' order, as measured on MXNet 1.9.1."""
+    x = mx.nd.array((np.arange(40) % 3).astype(np.float32).reshape(1, -1))
+    assert mx.nd.topk(x, k=10).asnumpy().astype(int).tolist() == [[29, 20, 17, 23, 14, 26, 11, 8, 32, 5]]
+    assert mx.nd.topk(x, k=12, is_ascend=True).asnumpy().astype(int).tolist() == [
+        [0, 21, 18, 24, 15, 27, 12, 30, 9, 33, 6, 36]]
+    ones = mx.nd.array(np.ones((2, 50), np.float32))
+    assert mx.nd.topk(ones, k=20).asnumpy().astype(int).tolist() == [
+        [38, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 25, 39, 40, 41, 42, 43, 44]] * 2
+
+
 def test_pad_is_a_fluent_method(mx):
     x = mx.nd.array(np.arange(8, dtype=np.float32).reshape(1, 2, 2, 2))
     widths = (0, 0, 0, 0, 1, 0, 0, 1)
@@ -296,3 +308,18 @@ def test_unsupported_parts_name_themselves(call, name):
         call(RUNTIME_MX)
     assert name in str(info.value) and "run verify with --backend mxnet" in str(info.value)
     assert isinstance(info.value, NotImplementedError)
+
+
+def test_the_submodules_gluonfr_imports_resolve_as_in_mxnet():
+    """MXNet's `mx.nd.ndarray` is a module of its own (gluonfr tests `F is nd.ndarray`), and its vision zoo is
+    a package of one module per family (`from mxnet.gluon.model_zoo.vision.resnet import BottleneckV2`)."""
+    from hylint.runtime import activate
+    with activate():
+        import mxnet
+        from mxnet.gluon.model_zoo.vision.resnet import BottleneckV2, _conv3x3
+        from mxnet.ndarray.ndarray import NDArray
+        from mxnet.metric import ndarray  # gluonts
+        assert ndarray is mxnet.nd
+        assert mxnet.nd.ndarray is not mxnet.nd and NDArray is mxnet.nd.NDArray
+        assert mxnet.nd.ndarray.NDArray is mxnet.nd.NDArray
+        assert BottleneckV2 is mxnet.gluon.model_zoo.vision.BottleneckV2 and callable(_conv3x3)

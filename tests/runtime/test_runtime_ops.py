@@ -980,6 +980,67 @@ def test_bilinear_resize_edge_sizes_equal_mxnet(shape, attrs, expected):
     np.testing.assert_allclose(_bilinear_call(nd, shape, attrs).asnumpy(), theirs, rtol=1e-6, atol=1e-6)
 
 
+#: sizes below 1 are refused by the parameter parser (dmlc's lower bound), as measured on MXNet 1.9.1
+BILINEAR_REFUSED = [({"height": 0, "width": 3}, "height"), ({"height": 2, "width": 0, "align_corners": False}, "width"),
+                    ({"height": -1, "width": 3, "scale_height": 2.0}, "height")]
+
+
+@pytest.mark.parametrize("attrs, refused", BILINEAR_REFUSED)
+def test_bilinear_resize_refuses_sizes_below_one(attrs, refused):
+    from hylint.runtime import MXNetError
+    with pytest.raises(MXNetError, match="value -?\\d+ for Parameter %s should be greater equal to 1\n%s: output "
+                       % (refused, refused)):
+        _bilinear_call(nd, (1, 1, 4, 4), attrs)
+    with pytest.raises(MXNetError, match="should be greater equal to 1"):
+        sym.contrib.BilinearResize2D(sym.var("x"), **attrs)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("attrs, refused", BILINEAR_REFUSED)
+def test_bilinear_resize_refuses_sizes_below_one_in_mxnet_too(attrs, refused):
+    real = _real_mxnet()
+    with pytest.raises(real.base.MXNetError) as theirs:
+        _bilinear_call(real.nd, (1, 1, 4, 4), attrs)
+    from hylint.runtime import MXNetError
+    with pytest.raises(MXNetError) as ours:
+        _bilinear_call(nd, (1, 1, 4, 4), attrs)
+    # the attributes are listed in the order of MXNet's hash map: compared as a set
+    (their_text, their_attrs), (our_text, our_attrs) = (text.split("(name=") for text in
+                                                        (str(theirs.value).strip(), "MXNetError: " + str(ours.value)))
+    assert their_text == our_text
+    assert sorted(their_attrs.rstrip(")").split(", ")) == sorted(our_attrs.rstrip(")").split(", "))
+
+
+#: Activation(relu) runs oneDNN's kernel on float32 of rank 1 to 5 in MXNet 1.9.1, which maps NaN to 0; its own
+#: kernel (other dtypes and ranks, and the `relu` operator) keeps NaN, as measured
+RELU_NAN = [((2,), "float32", 0.0), ((1, 2), "float32", 0.0), ((1, 1, 2), "float32", 0.0),
+            ((1, 1, 1, 2), "float32", 0.0), ((1, 1, 1, 1, 2), "float32", 0.0),
+            ((1, 1, 1, 1, 1, 2), "float32", np.nan), ((1, 2), "float64", np.nan), ((1, 1, 1, 2), "float16", np.nan)]
+
+
+def _relu_of_nan(namespace, shape, dtype):
+    x = namespace.array(np.full(shape, np.nan), dtype=dtype)
+    return namespace.Activation(x, act_type="relu").asnumpy(), namespace.relu(x).asnumpy()
+
+
+@pytest.mark.parametrize("shape, dtype, expected", RELU_NAN)
+def test_activation_relu_of_nan_as_measured_on_mxnet(shape, dtype, expected):
+    activation, relu = _relu_of_nan(nd, shape, dtype)
+    np.testing.assert_array_equal(activation, np.full(shape, expected, dtype=dtype))
+    assert np.isnan(relu).all()
+    node = sym.Activation(sym.var("x"), act_type="relu")
+    graph_out = node.bind(args={"x": nd.array(np.full(shape, np.nan), dtype=dtype)}).forward()[0].asnumpy()
+    np.testing.assert_array_equal(graph_out, activation)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("shape, dtype, expected", RELU_NAN)
+def test_activation_relu_of_nan_equals_mxnet(shape, dtype, expected):
+    real = _real_mxnet()
+    for ours, theirs in zip(_relu_of_nan(nd, shape, dtype), _relu_of_nan(real.nd, shape, dtype)):
+        np.testing.assert_array_equal(ours, theirs)
+
+
 #: (data shape, axis): with a ``length`` input MXNet 1.9.1 reads only -1 as a negative axis; another one (or
 #: an axis past the end) drops no dimension from the length's shape, and its index check fails
 SOFTMAX_LENGTH_FAILS = [((2, 3, 4), -2), ((2, 3, 4), -3), ((2, 3), -2), ((2, 3, 4, 5), -2), ((2, 3, 4), 3)]
@@ -1240,15 +1301,69 @@ CASES["_contrib_ModulatedDeformableConvolution"] = Case(
     _deformable_case(True), f64(lambda *a, **kw: ref_deformable(*a, modulated=True, **kw)), rtol=1e-4, atol=1e-4)
 
 
+# --- int8 quantization (values measured on MXNet 1.9.1: tests/runtime/test_runtime_quantized.py) -----------
+def _quantize_draw(data):
+    a = data.draw(floats(data.draw(shapes()), -4, 4))
+    low, high = data.draw(st.sampled_from([(-2.0, 3.0), (0.0, 2.5), (-0.5, 0.25)]))
+    return [a], {"out_type": data.draw(st.sampled_from(["int8", "uint8", "auto"])), "min_calib_range": low,
+                 "max_calib_range": high}
+
+
+def ref_quantize(a, out_type, min_calib_range, max_calib_range):
+    unsigned = out_type == "uint8" or (out_type == "auto" and min_calib_range >= 0)
+    steps, low, high = (255.5, 0, 255) if unsigned else (127.5, -128, 127)
+    real = np.float32(max(abs(min_calib_range), abs(max_calib_range)))
+    q = np.clip(np.rint(a * (np.float32(steps) / real)), low, high)
+    limits = (min_calib_range, max_calib_range) if unsigned else (-float(real), float(real))
+    return [q, np.array([limits[0]]), np.array([limits[1]])]
+
+
+CASES["_contrib_quantize_v2"] = Case(_quantize_draw, ref_quantize, rtol=0, atol=0)
+
+
+def _int8_draw(data, shape=None):
+    dtype = data.draw(st.sampled_from([np.int8, np.uint8]))
+    lo, hi = (-128, 127) if dtype == np.int8 else (0, 255)
+    shape = shape or data.draw(shapes())
+    return hnp.arrays(dtype, shape, elements=st.integers(lo, hi)), dtype
+
+
+def _dequantize_draw(data):
+    strategy, _ = _int8_draw(data)
+    return [data.draw(strategy), np.array([-1.5], F32), np.array([2.25], F32)], {}
+
+
+CASES["_contrib_dequantize"] = Case(
+    _dequantize_draw, lambda q, low, high: q.astype(F32) * (np.float32(2.25) / np.float32(
+        127.5 if q.dtype == np.int8 else 255.5)), rtol=0, atol=0)
+
+
+def _quantized_pooling_draw(data):
+    strategy, _ = _int8_draw(data, shape=(1, 2, data.draw(st.integers(2, 5)), data.draw(st.integers(2, 5))))
+    return [data.draw(strategy), np.array([-1.0], F32), np.array([1.0], F32)], {
+        "kernel": (2, 2), "pool_type": data.draw(st.sampled_from(["max", "avg"]))}
+
+
+def ref_quantized_pooling(q, low, high, kernel, pool_type):
+    windows = np.lib.stride_tricks.sliding_window_view(q.astype(np.float64), kernel, axis=(2, 3))
+    pooled = windows.max(axis=(-2, -1)) if pool_type == "max" else np.rint(windows.mean(axis=(-2, -1)))
+    return [pooled, low, high]
+
+
+CASES["_contrib_quantized_pooling"] = Case(_quantized_pooling_draw, ref_quantized_pooling, rtol=0, atol=0)
+
+
 # ------------------------------------------------------------------------------------------------
 # the tests
 # ------------------------------------------------------------------------------------------------
 UNIQUE_OPS = sorted({op.name for op in ops.OPS.values()})
-GENERIC_OPS = [name for name in UNIQUE_OPS if name not in ops.SUBGRAPH_OPS]
+# fused operators exist only in loaded graphs (they read their JSON subgraph): tests/runtime/test_runtime_quantized.py
+LOADED_ONLY = [name for name in UNIQUE_OPS if ops.OPS[name].reads_subgraphs is not None]
+GENERIC_OPS = [name for name in UNIQUE_OPS if name not in ops.SUBGRAPH_OPS and name not in LOADED_ONLY]
 
 
 def test_every_op_in_the_table_has_an_op_level_case():
-    assert sorted(set(UNIQUE_OPS) - set(CASES) - set(ops.SUBGRAPH_OPS)) == []
+    assert sorted(set(UNIQUE_OPS) - set(CASES) - set(ops.SUBGRAPH_OPS) - set(LOADED_ONLY)) == []
 
 
 def eager(op, arrays, attrs):

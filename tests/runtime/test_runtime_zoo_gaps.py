@@ -73,8 +73,11 @@ def test_a_shape_of_numpy_integers_reaches_the_operator():
 def _quantized_graph(tmp_path):
     graph = {"nodes": [{"op": "null", "name": "data", "inputs": []},
                        {"op": "_contrib_quantize_v2", "name": "quantize0", "attrs": {"out_type": "int8"},
-                        "inputs": [[0, 0, 0]]}],
-             "arg_nodes": [0], "node_row_ptr": [0, 1, 4], "heads": [[1, 0, 0]]}
+                        "inputs": [[0, 0, 0]]},
+                       # MXNet's quantized fully-connected layer (no gluoncv model uses it): not in the table
+                       {"op": "_contrib_quantized_fully_connected", "name": "fc0", "attrs": {"num_hidden": "2"},
+                        "inputs": [[1, 0, 0]]}],
+             "arg_nodes": [0], "node_row_ptr": [0, 1, 4, 7], "heads": [[2, 0, 0]]}
     path = tmp_path / "q-symbol.json"
     path.write_text(json.dumps(graph))
     return path
@@ -83,7 +86,7 @@ def _quantized_graph(tmp_path):
 def test_an_operator_the_runtime_lacks_is_named_not_a_key_error(tmp_path):
     with pytest.raises(RuntimeUnsupported) as caught:
         gluon.SymbolBlock.imports(str(_quantized_graph(tmp_path)), ["data"])
-    assert caught.value.name == "the operator _contrib_quantize_v2 (in the graph of quantize0)"
+    assert caught.value.name == "the operator _contrib_quantized_fully_connected (in the graph of fc0)"
 
 
 def test_verify_ends_with_exit_2_and_one_line_on_an_operator_the_runtime_lacks(tmp_path):
@@ -96,7 +99,8 @@ def test_verify_ends_with_exit_2_and_one_line_on_an_operator_the_runtime_lacks(t
                           env=dict(os.environ, PYTHONPATH=ROOT))
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "does not provide the operator _contrib_quantize_v2" in lines[0], done.stderr
+    assert len(lines) == 1 and "does not provide the operator _contrib_quantized_fully_connected" in lines[0], \
+        done.stderr
 
 
 def test_a_removed_numpy_alias_is_said_plainly():
@@ -110,8 +114,8 @@ def test_a_removed_numpy_alias_is_said_plainly():
 
 
 @pytest.mark.parametrize("reach, name", [
-    (lambda: nd.contrib.quantize_v2, "mxnet.ndarray.contrib.quantize_v2"),
-    (lambda: sym.contrib.quantize_v2, "mxnet.symbol.contrib.quantize_v2"),
+    (lambda: nd.contrib.quantized_fully_connected, "mxnet.ndarray.contrib.quantized_fully_connected"),
+    (lambda: sym.contrib.quantized_fully_connected, "mxnet.symbol.contrib.quantized_fully_connected"),
     (lambda: nd.ROIPooling, "mxnet.ndarray.ROIPooling"),
     (lambda: __import__("hylint.runtime.initializer", fromlist=["x"]).FusedRNN, "mxnet.initializer.FusedRNN"),
 ])

@@ -23,5 +23,6 @@ from .shape import reshape_target
 from .namespaces import WRAPPERS, build_wrappers, prefixed_names, public_names
 from .binding import TRAILING_POSITIONAL, BoundCall, bind_call, present_inputs, run_infer, skip_optional_input
 from . import models  # noqa: F401,E402  (the model libraries' operators, registered last as they always were)
+from . import quantized  # noqa: F401,E402  (int8 inference: quantize_v2, dequantize, the fused oneDNN convolution)
 
 __all__ = ["Op", "OPS", "WRAPPERS", "ShapeCheck", "InferFailed", "parse_attrs", "lookup"]

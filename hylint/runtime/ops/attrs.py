@@ -132,10 +132,12 @@ _REQUIRED = object()
 class P:
     """One typed operator attribute."""
 
-    __slots__ = ("name", "kind", "default")
+    __slots__ = ("name", "kind", "default", "minimum", "doc")
 
-    def __init__(self, name, kind, default=_REQUIRED):
+    def __init__(self, name, kind, default=_REQUIRED, minimum=None, doc=""):
         self.name, self.kind, self.default = name, kind, default
+        # dmlc's `set_lower_bound`: a smaller value is refused with the parameter's own description
+        self.minimum, self.doc = minimum, doc
 
 
 def _plain(value):
@@ -200,6 +202,10 @@ def parse_attrs(op, attr_strs):
                 shown = ", ".join(['name=""'] + ['%s="%s"' % (k, v) for k, v in sorted(attr_strs.items())])
                 raise MXNetError("Invalid Parameter format for %s expect %s but value='%s', in operator %s(%s)"
                                  % (p.name, type_name, text, op.name, shown))
+            if p.minimum is not None and parsed[p.name] is not None and parsed[p.name] < p.minimum:
+                shown = ", ".join(['name=""'] + ['%s="%s"' % (k, v) for k, v in sorted(attr_strs.items(), reverse=True)])
+                raise MXNetError("value %s for Parameter %s should be greater equal to %s\n%s: %s, in operator %s(%s)"
+                                 % (text, p.name, p.minimum, p.name, p.doc, op.name, shown))
         elif p.default is _REQUIRED:
             raise MXNetError("Required parameter %s of %s is not presented, in operator %s(name=\"\")"
                              % (p.name, "string" if isinstance(p.kind, tuple) else _KINDS[p.kind][1], op.name))

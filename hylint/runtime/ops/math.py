@@ -165,6 +165,10 @@ def _activation_kernel(inputs, attrs):
     if act not in _ACTS:
         raise MXNetError("Invalid Input: '%s', valid values are: {'relu', 'sigmoid', 'softrelu', 'softsign', "
                          "'tanh'}, in operator Activation(name=\"\", act_type=\"%s\")" % (act, act))
+    if act == "relu" and a.dtype == np.float32 and 1 <= a.ndim <= 5:
+        # MXNet runs oneDNN's relu there (`x > 0 ? x : 0`), which maps NaN to 0; its own kernel, for other
+        # dtypes and ranks (and the `relu` operator everywhere), keeps NaN
+        return np.fmax(a, np.float32(0))
     with np.errstate(over="ignore"):
         return _ACTS[act](a).astype(a.dtype, copy=False)
 

@@ -170,7 +170,10 @@ def _bilinear_resize_kernel(inputs, attrs):
 
 register(Op("_contrib_BilinearResize2D", _bilinear_resize_kernel, _bilinear_resize_shape, inputs=("data", "like"),
             optional_inputs=("like",), hint="bilinearresize2d",
-            params=(P("height", "int", 1), P("width", "int", 1), P("scale_height", "float", None),
+            params=(P("height", "int", 1, minimum=1, doc='output height (required, but ignored if scale_height is '
+                      'defined or mode is not "size")'),
+                    P("width", "int", 1, minimum=1, doc='output width (required, but ignored if scale_width is '
+                      'defined or mode is not "size")'), P("scale_height", "float", None),
                     P("scale_width", "float", None),
                     P("mode", ("size", "like", "odd_scale", "to_even_down", "to_even_up", "to_odd_down",
                                "to_odd_up"), "size"),

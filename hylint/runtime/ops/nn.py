@@ -267,11 +267,11 @@ def _pool_kernel(inputs, attrs):
     return y.astype(x.dtype, copy=False)
 
 
-register(Op("Pooling", _pool_kernel, _pool_shape,
-            params=(P("kernel", "shape", ()), P("pool_type", ("avg", "lp", "max", "sum"), "max"), P("global_pool", "bool", False),
-                    P("stride", "shape", ()), P("pad", "shape", ()), P("pooling_convention", ("full", "same", "valid"), "valid"),
-                    P("count_include_pad", "bool", True), P("p_value", "int", 0), P("cudnn_off", "bool", False),
-                    P("layout", "any", None))))
+_POOL_PARAMS = (P("kernel", "shape", ()), P("pool_type", ("avg", "lp", "max", "sum"), "max"),
+                P("global_pool", "bool", False), P("stride", "shape", ()), P("pad", "shape", ()),
+                P("pooling_convention", ("full", "same", "valid"), "valid"), P("count_include_pad", "bool", True),
+                P("p_value", "int", 0), P("cudnn_off", "bool", False), P("layout", "any", None))
+register(Op("Pooling", _pool_kernel, _pool_shape, params=_POOL_PARAMS))
 
 
 def _channel_param_shape(axis_attr, n_params, aux_count=0):

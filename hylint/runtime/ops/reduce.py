@@ -130,11 +130,20 @@ def _topk_kernel(inputs, attrs):
     a, axis = _sorted(inputs[0], attrs)
     axis %= a.ndim
     k = attrs["k"] if attrs["k"] > 0 else a.shape[axis]
-    order = np.argsort(a if attrs["is_ascend"] else -a, axis=axis, kind="stable")
-    if 8 * k <= a.shape[axis]:  # MXNet's CPU kernel then partially sorts: equal values come out in its order
-        rows = np.moveaxis(a, axis, -1).reshape(-1, a.shape[axis])
-        picked = np.stack([partial_sort_order(row, k, attrs["is_ascend"]) for row in rows]) if len(rows) else rows
-        order = np.moveaxis(picked.reshape(np.moveaxis(a, axis, -1).shape[:-1] + (k,)), -1, axis)
+    # MXNet's CPU kernel sorts indices with std::partial_sort (8 * k <= n) or std::sort: equal values come out
+    # in the order of those algorithms
+    rows = np.moveaxis(a, axis, -1).reshape(-1, a.shape[axis])
+    ascending, n = attrs["is_ascend"], a.shape[axis]
+    if not len(rows):
+        picked = np.zeros((0, k), np.int64)
+    elif 8 * k <= n:
+        picked = np.stack([partial_sort_order(row, k, ascending) for row in rows])
+    else:  # a row without equal values sorts the same whatever the algorithm: only rows with ties are replayed
+        picked = np.argsort(rows if ascending else -rows, axis=1, kind="stable")
+        ordered = np.take_along_axis(rows, picked, axis=1)
+        for tied in np.nonzero((ordered[:, 1:] == ordered[:, :-1]).any(axis=1))[0].tolist():
+            picked[tied] = full_sort_order(rows[tied], ascending)
+    order = np.moveaxis(picked.reshape(np.moveaxis(a, axis, -1).shape[:-1] + (picked.shape[-1],)), -1, axis)
     idx = np.take(order, np.arange(k), axis=axis)
     values = np.take_along_axis(a, idx, axis=axis)
     idx = idx.astype(attrs["dtype"] or "float32")
@@ -164,52 +173,135 @@ register(Op("topk", _topk_kernel, _topk_shape, num_outputs=_topk_outputs, infer_
 
 
 # --- topk's order for equal values -----------------------------------------------------------------------
-def partial_sort_order(values, k, ascending):
-    """The first ``k`` indices of ``values`` as MXNet's CPU ``topk`` orders them when ``8 * k <= n``: it runs
-    ``std::partial_sort`` (libstdc++: a heap select, then a heap sort) over the indices, comparing values.
-    Equal values therefore come out in the heap's order, not in index order; this replays that algorithm
-    step for step (a model whose scores saturate, CenterNet's heat map, picks its boxes among ties)."""
-    v = values.tolist()
+class _IndexSort:
+    """libstdc++'s ``std::partial_sort`` and ``std::sort`` over the indices ``0..n-1`` of ``values``, replayed
+    step for step with MXNet's comparison (``values[i] > values[j]``, or ``<`` ascending). MXNet's CPU ``topk``
+    sorts indices that way, so equal values come out in the order of these algorithms, not in index order (a
+    model whose scores saturate, CenterNet's heat map, picks its boxes among ties)."""
 
-    def comp(i, j):
-        return v[i] < v[j] if ascending else v[i] > v[j]
+    THRESHOLD = 16  # libstdc++'s _S_threshold
 
-    def push(heap, hole, top, value):
+    def __init__(self, values, ascending):
+        self.values = values
+        v = values.tolist()
+        self.comp = (lambda i, j: v[i] < v[j]) if ascending else (lambda i, j: v[i] > v[j])
+        self.ascending = ascending
+        self.a = list(range(len(v)))
+
+    # heaps over a[first:first + length] (std::__adjust_heap / __push_heap)
+    def _push(self, first, hole, top, value):
+        a, comp = self.a, self.comp
         parent = (hole - 1) // 2
-        while hole > top and comp(heap[parent], value):
-            heap[hole] = heap[parent]
+        while hole > top and comp(a[first + parent], value):
+            a[first + hole] = a[first + parent]
             hole = parent
             parent = (hole - 1) // 2
-        heap[hole] = value
+        a[first + hole] = value
 
-    def adjust(heap, hole, length, value):
+    def _adjust(self, first, hole, length, value):
+        a, comp = self.a, self.comp
         top, child = hole, hole
         while child < (length - 1) // 2:
             child = 2 * (child + 1)
-            if comp(heap[child], heap[child - 1]):
+            if comp(a[first + child], a[first + child - 1]):
                 child -= 1
-            heap[hole] = heap[child]
+            a[first + hole] = a[first + child]
             hole = child
         if length % 2 == 0 and child == (length - 2) // 2:
             child = 2 * (child + 1)
-            heap[hole] = heap[child - 1]
+            a[first + hole] = a[first + child - 1]
             hole = child - 1
-        push(heap, hole, top, value)
+        self._push(first, hole, top, value)
 
-    heap = list(range(k))
-    for parent in range((k - 2) // 2, -1, -1):  # make_heap
-        adjust(heap, parent, k, heap[parent])
-    # heap select: a later index enters only if it beats the heap's top, and the top only gets "better",
-    # so the indices that never beat the first top are skipped without changing the result
-    if k:
-        rest = np.asarray(values[k:])
-        first = values[heap[0]]
-        candidates = np.nonzero(rest < first if ascending else rest > first)[0] + k
-        for i in candidates.tolist():
-            if comp(i, heap[0]):
-                adjust(heap, 0, k, i)  # pop_heap(first, middle, i): the top leaves, i sifts in
-    for last in range(k - 1, 0, -1):  # sort_heap
-        value = heap[last]
-        heap[last] = heap[0]
-        adjust(heap, 0, last, value)
-    return np.array(heap, dtype=np.int64)
+    def partial_sort(self, first, middle, last):
+        """std::__partial_sort: a heap select of a[first:middle] over a[first:last], then a heap sort."""
+        a, comp, length = self.a, self.comp, middle - first
+        for parent in range((length - 2) // 2, -1, -1):  # make_heap
+            self._adjust(first, parent, length, a[first + parent])
+        if length and last > middle:
+            # a later index enters only if it beats the heap's top, and the top only gets "better", so the
+            # indices that never beat the first top are skipped without changing the result
+            rest = self.values[a[middle:last]]
+            top = self.values[a[first]]
+            for position in (np.nonzero(rest < top if self.ascending else rest > top)[0] + middle).tolist():
+                if comp(a[position], a[first]):  # pop_heap(first, middle, position)
+                    value = a[position]
+                    a[position] = a[first]
+                    self._adjust(first, 0, length, value)
+        for end in range(length - 1, 0, -1):  # sort_heap
+            value = a[first + end]
+            a[first + end] = a[first]
+            self._adjust(first, 0, end, value)
+
+    def sort(self):
+        """std::sort: introsort (median-of-three pivot, unguarded partition, heap sort past the depth
+        limit) down to runs of 16, then one insertion sort."""
+        n = len(self.a)
+        if n > 1:
+            self._introsort(0, n, 2 * (n.bit_length() - 1))
+            self._final_insertion_sort(0, n)
+
+    def _introsort(self, first, last, depth):
+        a, comp = self.a, self.comp
+        while last - first > self.THRESHOLD:
+            if depth == 0:
+                self.partial_sort(first, last, last)
+                return
+            depth -= 1
+            mid = first + (last - first) // 2
+            x, y, z = first + 1, mid, last - 1  # __move_median_to_first(first, first + 1, mid, last - 1)
+            if comp(a[x], a[y]):
+                median = y if comp(a[y], a[z]) else (z if comp(a[x], a[z]) else x)
+            else:
+                median = x if comp(a[x], a[z]) else (z if comp(a[y], a[z]) else y)
+            a[first], a[median] = a[median], a[first]
+            pivot, low, high = a[first], first + 1, last  # __unguarded_partition(first + 1, last, first)
+            while True:
+                while comp(a[low], pivot):
+                    low += 1
+                high -= 1
+                while comp(pivot, a[high]):
+                    high -= 1
+                if not low < high:
+                    break
+                a[low], a[high] = a[high], a[low]
+                low += 1
+            self._introsort(low, last, depth)
+            last = low
+
+    def _final_insertion_sort(self, first, last):
+        a, comp = self.a, self.comp
+        guarded_end = min(last, first + self.THRESHOLD)
+        for i in range(first + 1, guarded_end):  # __insertion_sort
+            value = a[i]
+            if comp(value, a[first]):
+                a[first + 1:i + 1] = a[first:i]
+                a[first] = value
+            else:
+                self._linear_insert(i)
+        for i in range(guarded_end, last):  # __unguarded_insertion_sort
+            self._linear_insert(i)
+
+    def _linear_insert(self, i):
+        a, comp = self.a, self.comp
+        value = a[i]
+        while comp(value, a[i - 1]):
+            a[i] = a[i - 1]
+            i -= 1
+        a[i] = value
+
+
+def partial_sort_order(values, k, ascending):
+    """The first ``k`` indices of ``values`` as MXNet's CPU ``topk`` orders them when ``8 * k <= n``
+    (``std::partial_sort``)."""
+    sorter = _IndexSort(values, ascending)
+    sorter.partial_sort(0, k, len(values))
+    return np.array(sorter.a[:k], dtype=np.int64)
+
+
+def full_sort_order(values, ascending):
+    """All indices of ``values`` as MXNet's CPU ``topk`` orders them when ``8 * k > n`` (``std::sort``, which
+    is not stable)."""
+    sorter = _IndexSort(values, ascending)
+    sorter.sort()
+    return np.array(sorter.a, dtype=np.int64)

@@ -64,7 +64,7 @@ class Op:
 
     def __init__(self, name, kernel, infer_shape, inputs=("data",), params=(), infer_type=_same_type,
                  variadic=False, num_outputs=1, aux=(), aliases=(), hint=None, namespaces=("nd", "sym"),
-                 optional_inputs=(), needs_input=True, keeps_attributes=False):
+                 optional_inputs=(), needs_input=True, keeps_attributes=False, reads_subgraphs=None):
         self.name = name
         self.kernel = kernel
         self.infer_shape = infer_shape
@@ -82,6 +82,8 @@ class Op:
         self.needs_input = needs_input
         # every attribute reaches the kernel as its string (Custom: the CustomOpProp's own keyword arguments)
         self.keeps_attributes = keeps_attributes
+        # a fused operator of a loaded graph (``_sg_mkldnn_conv``): its JSON ``subgraphs`` -> extra attributes
+        self.reads_subgraphs = reads_subgraphs
 
     def num_outputs(self, attrs):
         n = self._num_outputs
