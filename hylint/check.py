@@ -170,8 +170,13 @@ def run_check(options: CheckOptions) -> int:
         if options.add_noqa:
             raise UsageError("--add-noqa writes files; it cannot read stdin")
         stdin_raw = sys.stdin.buffer.read()
+        reach_cache = None
+        if not options.no_cache and config.cache:
+            from hylint.batch.cache import cache_folder
+
+            reach_cache = cache_folder(config.root, options.cache_dir)
         outcomes = [_check_stdin(stdin_raw, options.stdin_filename or "-", select(options, config), mode,
-                                 bool(unsafe))]
+                                 bool(unsafe), reach_cache)]
     else:
         outcomes = []
         added: Optional[int] = 0 if options.add_noqa else None
@@ -300,10 +305,21 @@ def _guarded_linter_for(selection: RuleSelection):
     return linter_for
 
 
-def _check_stdin(raw: bytes, filename: str, selection: RuleSelection, mode: str, unsafe: bool) -> FileOutcome:
+def _check_stdin(raw: bytes, filename: str, selection: RuleSelection, mode: str, unsafe: bool,
+                 reach_cache: Optional[Path] = None) -> FileOutcome:
+    """``--stdin-filename`` names a module of a package: what the package's traces reach in it (read from
+    the package's files on disk, as a run over the folder reads them) is checked as hybrid code."""
     from hylint.batch.runner import process_stdin
 
-    outcome = process_stdin(raw, filename, _guarded_linter_for(selection)(filename), mode, unsafe)
+    reach = None
+    if filename != "-" and filename.endswith(".py"):
+        from hylint.batch.reach import ReachIndex
+
+        index = ReachIndex(reach_cache)
+        reach = index.for_file(Path(filename))
+        if reach_cache is not None and reach_cache.is_dir():  # a folder a run made: keep the package's reach
+            index.save()
+    outcome = process_stdin(raw, filename, _guarded_linter_for(selection)(filename), mode, unsafe, reach)
     if outcome.diagnostics:  # an unreadable stdin (HY001) is reported without a linter: ignore it here
         ignored = selection.ignored_for(filename)
         outcome.diagnostics = [d for d in outcome.diagnostics if d.code not in ignored]

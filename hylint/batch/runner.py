@@ -116,7 +116,8 @@ def _process_path(path: Path, linter: Linter, mode: str, unsafe: bool, reach=Non
     return process_source(source, filename, linter, mode, unsafe, write=(mode == FIX), reach=reach)
 
 
-def process_stdin(raw: bytes, filename: str, linter: Linter, mode: str, unsafe: bool) -> FileOutcome:
+def process_stdin(raw: bytes, filename: str, linter: Linter, mode: str, unsafe: bool,
+                  reach: Optional[FileReach] = None) -> FileOutcome:
     try:
         source = decode(raw, filename)
     except SourceError as error:
@@ -124,6 +125,6 @@ def process_stdin(raw: bytes, filename: str, linter: Linter, mode: str, unsafe: 
         outcome.diagnostics.append(unreadable(filename, str(error)))
         return outcome
     try:
-        return process_source(source, filename, linter, mode, unsafe, write=False)
+        return process_source(source, filename, linter, mode, unsafe, write=False, reach=reach)
     except Exception as error:
         return _internal_error(filename, error)

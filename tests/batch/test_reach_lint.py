@@ -155,6 +155,22 @@ def test_naming_one_file_gives_what_the_whole_package_gives(project):
     assert alone == whole and alone
 
 
+@pytest.mark.parametrize("cache", [["--no-cache"], []])
+def test_stdin_named_as_a_module_gives_what_the_file_gives(project, cache):
+    """An editor piping its buffer (`--stdin-filename pkg/dist.py -`) gets the package's reach, read from the
+    files on disk, as a run over the folder does; stdin without a name stays a lone module."""
+    whole = [d[1:] for d in diagnostics(["--no-cache", "pkg"]) if d[0] == "dist.py"]
+    source = (project / "pkg" / "dist.py").read_text()
+    kwargs = {"mix_stderr": False} if "mix_stderr" in inspect.signature(CliRunner.__init__).parameters else {}
+    named = CliRunner(**kwargs).invoke(main, ["check", "--output-format", "json", *cache, "--stdin-filename",
+                                              "pkg/dist.py", "-"], input=source, catch_exceptions=False)
+    assert sorted((d["location"]["row"], d["code"], d["message"]) for d in json.loads(named.stdout)) == whole
+    assert len(whole) == 2
+    unnamed = CliRunner(**kwargs).invoke(main, ["check", "--output-format", "json", "--no-cache", "-"],
+                                         input=source, catch_exceptions=False)
+    assert json.loads(unnamed.stdout) == []
+
+
 def test_code_not_reached_and_guessed_reach_raise_nothing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write_package(tmp_path, dist=DIST, guessed=GUESSED)
