@@ -10,10 +10,9 @@ from hylint.syntax.nodes import dotted_name, param_names
 from hylint.syntax.walk import walk
 
 STRUCTURE_ERROR = ("ValueError: The argument structure of HybridBlock does not match the cached version")
-
-
 SAME_STRUCTURE = ("one argument structure on every call: always a tensor for that input (a placeholder such as "
                   "`F.zeros_like(x)` and a flag the block reads), or one child per structure")
+
 
 class OptionalInputSometimesNone(LintRule):
     CODE = "HY708"
@@ -24,8 +23,8 @@ class OptionalInputSometimesNone(LintRule):
     DOC = """
 ## What it does
 Flags, in the `forward` of a block (code that runs eagerly, outside any trace) and in the methods of
-its class that `forward` calls (and no trace runs), a call of a child HybridBlock of the module whose argument at one position can be `None` on some calls and a tensor on
-others:
+its class that `forward` calls (and no trace runs), a call of a child HybridBlock of the module whose
+argument at one position can be `None` on some calls and a tensor on others:
 - a conditional expression with one `None` branch whose test reads a local name or a parameter of
   `forward` (`self.step(x, ids if lexicon else None)`, with `lexicon` an argument);
 - a parameter of that method that defaults to `None`, passed on as it is (`def forward(self, x, ids=None):
