@@ -58,6 +58,7 @@ class ReachIndex:
         self.packages: Dict[Path, Dict[str, Plain]] = {}
         self._roots: Dict[str, Tuple[Path, bool]] = {}  # folder -> package_root of a file in it
         self._fingerprint: Optional[str] = None
+        self._checked: Dict[Path, Tuple[float, str]] = {}  # root -> (when its files were last stat-ed, the key)
         self._unsaved: List[Tuple[Path, Optional[str], str, Dict[str, Plain]]] = []
 
     def save(self) -> None:
@@ -67,7 +68,9 @@ class ReachIndex:
             self._write(*args)
         self._unsaved.clear()
 
-    def for_file(self, path: Path) -> Optional[Plain]:
+    def for_file(self, path: Path, fresh: float = 0.0) -> Optional[Plain]:
+        """``fresh``: a long-lived caller (the language server) has the package's files stat-ed again when
+        this many seconds passed since the last time, and its reach computed again when one changed."""
         if path.suffix != ".py":
             return None
         name = os.path.abspath(path)
@@ -79,6 +82,13 @@ class ReachIndex:
             found = self._roots[folder] = package_root(Path(name))
         root, is_package = (found[0], True) if found[1] else (Path(name), False)
         summaries = self.packages.get(root)
+        if summaries is not None and fresh:
+            checked = self._checked.get(root)
+            if checked is None or time.monotonic() - checked[0] >= fresh:
+                key = self._stat(root, is_package)[1]
+                if checked is not None and key != checked[1]:
+                    summaries = None
+                self._checked[root] = (time.monotonic(), key)
         if summaries is None:
             summaries = self.packages[root] = self._package(root, is_package)
         return summaries.get(name) or None
@@ -88,6 +98,26 @@ class ReachIndex:
         """The package's summaries: from its cache file when the stat of every file is as recorded, else
         when the content of every file is (a file modified too recently for its mtime to be trusted, or
         touched without a change), else computed."""
+        files, stat_key, racy = self._stat(root, is_package)
+        self._checked[root] = (time.monotonic(), stat_key)
+        data = self._load(root)
+        if data is not None and data.get("stat") == stat_key:
+            return _summaries(data)
+        raws = _read(files)
+        content_key = hashlib.sha256(_bytes("\n".join(
+            [self._code(), *(f"{path}:{hashlib.blake2b(raw, digest_size=16).hexdigest()}" for path, raw in raws.items())]
+        ))).hexdigest()
+        if data is not None and data.get("content") == content_key:
+            summaries = _summaries(data)
+        else:
+            with _collector_paused():
+                summaries = _compute(root, raws, is_package)
+        self._save(root, None if racy else stat_key, content_key, summaries)
+        return summaries
+
+    def _stat(self, root: Path, is_package: bool) -> Tuple[List[Path], str, bool]:
+        """The package's files, the key of their stats (with hylint's code), and whether one was modified
+        too recently for its mtime to be trusted."""
         candidates = sorted(root.rglob("*.py")) if is_package else [root]
         files: List[Path] = []
         stats: List[str] = []
@@ -105,22 +135,11 @@ class ReachIndex:
             racy = racy or st.st_mtime_ns + _RACY_NS > now
         code = self._code()
         stat_key = hashlib.sha256(_bytes("\n".join([code, *stats]))).hexdigest()
-        data = self._load(root)
-        if data is not None and data.get("stat") == stat_key:
-            return _summaries(data)
-        raws = _read(files)
-        content_key = hashlib.sha256(_bytes("\n".join(
-            [code, *(f"{path}:{hashlib.blake2b(raw, digest_size=16).hexdigest()}" for path, raw in raws.items())]
-        ))).hexdigest()
-        if data is not None and data.get("content") == content_key:
-            summaries = _summaries(data)
-        else:
-            with _collector_paused():
-                summaries = _compute(root, raws, is_package)
-        self._save(root, None if racy else stat_key, content_key, summaries)
-        return summaries
+        return files, stat_key, racy
 
     def _code(self) -> str:
+        if self.folder is None:
+            return ""  # keys compared in this process only: hylint's code cannot differ
         if self._fingerprint is None:
             from hylint.batch.cache import code_fingerprint
 

@@ -54,6 +54,7 @@ class Checker:
         self._settings: Dict[Path, Tuple[Tuple, _Settings]] = {}  # folder -> (stamp, settings)
         self._fixable: Dict[str, bool] = {}  # file -> its last check had a fixable diagnostic
         self._groups: Dict[str, GroupCache] = {}  # file -> its groups' diagnostics (hylint/server/incremental.py)
+        self._reach = None  # hylint.batch.reach.ReachIndex, made on the first check of a file on disk
 
     # -- settings --------------------------------------------------------------------------------
     def settings(self, path: Optional[Path]) -> _Settings:
@@ -111,7 +112,11 @@ class Checker:
         filename = str(path) if path is not None else "<untitled>"
         settings = self.settings(path)
         try:
-            diagnostics = self._by_groups(text, filename, path)
+            reach = self._reach_for(path)
+            if reach:  # a module the package's traces reach: checked whole with that reach, as `hylint check` does
+                diagnostics = self.linter(path, True).lint_source(text, filename, reach=reach).diagnostics
+            else:
+                diagnostics = self._by_groups(text, filename, path)
             if diagnostics is None:
                 diagnostics = self.linter(path, self._fixable.get(filename, False)).lint_source(text, filename).diagnostics
         except Exception as error:  # a bug in a rule must not take the editor's linter down
@@ -120,6 +125,20 @@ class Checker:
             self._fixable.clear()
         self._fixable[filename] = any(d.fix is not None for d in diagnostics)
         return Outcome(list(diagnostics), settings.error)
+
+    def _reach_for(self, path: Optional[Path]):
+        """What a trace of the package reaches in ``path``, from the package's files as saved (stat-ed again
+        at most once a second, computed again when one changed); None for a buffer with no file."""
+        if path is None or path.suffix != ".py" or not path.parent.is_dir():
+            return None
+        from hylint.batch.reach import ReachIndex
+
+        if self._reach is None:
+            self._reach = ReachIndex()
+        try:
+            return self._reach.for_file(path, fresh=1.0)
+        except Exception:  # an unreadable package: the buffer is checked alone, as before
+            return None
 
     def _by_groups(self, text: str, filename: str, path: Optional[Path]) -> Optional[List[Diagnostic]]:
         """The diagnostics of ``text`` group by group, each group linted again only when its text changed;

@@ -32,6 +32,38 @@ def test_check_is_what_hylint_check_reports(tmp_path):
     assert checker.linter(path, whole_file=True).regions is False and checker.linter(path).regions
 
 
+DIST = "class Categorical:\n    def __init__(self, F, probs):\n        self.F = F\n        self.num = probs.shape[-1]\n"
+MODEL = ("from mxnet.gluon import HybridBlock\n\nfrom pkg.dist import Categorical\n\n\nclass Model(HybridBlock):\n"
+         "    def hybrid_forward(self, F, x):\n        return x * Categorical(F, x).num\n")
+
+
+def test_a_module_the_package_reaches_gets_what_hylint_check_reports(tmp_path):
+    """The buffer of a module that another module's hybrid_forward reaches is checked with the package's
+    reach, read from the files as saved, as `hylint check` checks it; a saved change is seen."""
+    import json
+    import time
+
+    from click.testing import CliRunner
+
+    from hylint.cli import main
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "dist.py").write_text(DIST)
+    (package / "model.py").write_text(MODEL)
+    cli = json.loads(CliRunner().invoke(main, ["check", "--no-cache", "--output-format", "json",
+                                               str(package / "dist.py")]).stdout)
+    checker = Checker(tmp_path)
+    found = checker.check(DIST, package / "dist.py").diagnostics
+    assert [(d.code, d.start[0], d.message) for d in found] == [(d["code"], d["location"]["row"], d["message"])
+                                                               for d in cli]
+    assert len(found) == 1 and found[0].message.endswith("(reached from Model.hybrid_forward via Categorical)")
+    (package / "model.py").write_text(MODEL.replace("Categorical(F, x).num", "2"))  # saved: nothing reaches it
+    time.sleep(1.1)  # the server stats the package's files again at most once a second
+    assert checker.check(DIST, package / "dist.py").diagnostics == []
+
+
 def test_settings_follow_the_nearest_pyproject(tmp_path):
     (tmp_path / "sub").mkdir()
     path = tmp_path / "sub" / "net.py"
