@@ -242,7 +242,7 @@ def verify_one(label: dict, runtime_python: str, mxnet_python: str, timeout: int
            "train_mode": compares_train_mode(label)}
     # the checkout first; a PYTHONPATH given to this script follows (hylint's own dependencies for an
     # interpreter that lacks them, e.g. gluonfr's)
-    paths = [str(ROOT)] + [os.environ["PYTHONPATH"]] * bool(os.environ.get("PYTHONPATH"))
+    paths = [str(ROOT)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths), OMP_NUM_THREADS="1", MXNET_ENGINE_TYPE="NaiveEngine")
     for backend, python in (("numpy", runtime_python), ("mxnet", mxnet_python)):
         saved = folder / f"{stem}.{backend}.npz"
