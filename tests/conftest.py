@@ -32,3 +32,16 @@ def pytest_runtest_call(item):
         path, _, rest = item.nodeid.partition("::")
         inner._hypothesis_internal_add_digest = f"tests/{path.rsplit('/', 1)[-1]}::{rest}".encode()
     yield
+
+
+def pytest_collection_modifyitems(config, items):
+    """A test marked ``mxnet`` needs real MXNet: where it is not installed (the numpy-2 run of .ci/run) the
+    marker alone skips it, so a test cannot forget its own import guard."""
+    import importlib.util
+
+    if importlib.util.find_spec("mxnet") is not None:
+        return
+    skip = pytest.mark.skip(reason="needs real MXNet 1.9.1 (not installed)")
+    for item in items:
+        if item.get_closest_marker("mxnet") is not None:
+            item.add_marker(skip)
