@@ -61,7 +61,7 @@ class RuleContext:
         assert rule is not None
         withheld = None
         if self.hybrid is not None and not self.hybrid.takes_f:
-            withheld, fix = withheld or fix, None  # a helper without F: a rewrite to `F.<op>` would name nothing
+            withheld, fix = fix, None  # a helper without F: a rewrite to `F.<op>` would name nothing
             # messages name the F a fix would use; here that is the F the helper should be given
             message = (message or rule.MESSAGE).replace(self.hybrid.f_name, "F")
         if self.hybrid is not None and self.hybrid.reach_chain:
