@@ -60,16 +60,17 @@ through the by-name methods above and through the merging described under call-s
 from __future__ import annotations
 
 import ast
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Set, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Set, Tuple, Union
 
 from hylint.analysis.resizers import Resizer, resize_position
 from hylint.facts.names import ND_NAMES, ND_TYPES, SYM_NAMES, SYM_TYPES
 
-__all__ = ["FunctionKey", "Reached", "PackageReach", "ReachedFunction", "FileReach", "analyze_package",
-           "parse_package", "module_name", "summarize", "imported_modules"]
+__all__ = ["FunctionKey", "Reached", "PackageReach", "ReachedFunction", "FileReach", "analyze_package", "analyze_sources",
+           "parse_package", "module_name", "summarize"]
 
 # Values are sets of atoms (what a name may hold). Atoms are tuples whose first item is the kind:
 F = ("F",)                  # the namespace: mx.nd eagerly, mx.sym hybridized
@@ -93,6 +94,12 @@ _TENSOR_EXITS = {"asnumpy", "asscalar", "tolist", "item", "wait_to_read", "list_
 # Methods of builtin containers and strings: a call of one of these on an unknown object is not resolved
 # by name to a package method of the same name
 _BUILTIN_METHODS = set(dir(list)) | set(dir(dict)) | set(dir(str)) | set(dir(set)) | {"forward", "hybrid_forward"}
+# the base lists of a module's class statements, the words in them (``class Net(nn.HybridBlock):``), and
+# the names of indented (method) definitions; each starts with a literal (ten times faster than ``\b`` or
+# ``^`` first), and what else they match, in a comment or a string, only loads a module more
+_CLASS_BASES = re.compile(rb"class\s+\w+\s*\(([^)]*)\)")
+_WORDS = re.compile(rb"\w+")
+_METHODS_DEFINED = (re.compile(rb" def\s+(\w+)"), re.compile(rb"\tdef\s+(\w+)"))  # indented: a method
 _MAX_ROUNDS = 30  # the fixpoint converges in a few rounds; a bound so a pathological package cannot hang
 
 
@@ -241,23 +248,6 @@ def parse_package(root: Path) -> Tuple[Dict[str, ast.Module], Dict[str, str]]:
     return modules, paths
 
 
-def imported_modules(name: str, tree: ast.Module, is_package: bool) -> Set[str]:
-    """The dotted names the module-level imports of module `name` may bind (``from .dist import getF``:
-    ``pkg.dist`` and ``pkg.dist.getF``; ``import a.b``: ``a`` and ``a.b``): the modules of its package the
-    reach can go to from it (imports inside functions are not followed)."""
-    found: Set[str] = set()
-    for target, attr in _Module(name, tree, is_package).imports.values():
-        found.add(target)
-        if attr:
-            found.add(f"{target}.{attr}")
-    for stmt in _top_level(tree.body):
-        if isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                parts = alias.name.split(".")
-                found.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
-    return found
-
-
 class _Module:
     def __init__(self, name: str, tree: ast.Module, is_package: bool) -> None:
         self.name = name
@@ -312,58 +302,152 @@ class _Class:
         self.bases: List[tuple] = []   # resolved atoms of the bases
         self.methods: Dict[str, FunctionKey] = {}
         self.attrs: Dict[str, Value] = {}  # what `self.<name>` holds, from assignments in reached methods
+        self.ready = False  # whether attrs holds what the class stores before a trace (_Package.attrs_of)
 
 
 # ---------------------------------------------------------------------------------------------- analysis
 
 
 class _Package:
-    def __init__(self, modules: Mapping[str, ast.Module], paths: Mapping[str, Optional[str]]) -> None:
+    """The package's modules, parsed when the analysis first needs them.
+
+    ``names``: every module of the package; ``parse(name)`` gives its tree (None: it does not parse);
+    ``texts``: the modules' bytes, searched (as text, at C speed) for the modules that may define what the
+    analysis looks for beyond the names it resolves: methods called on an object of unknown class, package
+    subclasses of an annotated class or of a block. Without ``texts`` every module is loaded up
+    front (``load(names)``) and nothing needs searching."""
+
+    def __init__(self, names: Iterable[str], parse: Callable[[str], Optional[ast.Module]],
+                 paths: Mapping[str, Optional[str]], texts: Optional[Mapping[str, bytes]] = None) -> None:
         self.paths = dict(paths)
-        self.modules: Dict[str, _Module] = {}
+        self.names = set(names)
+        self._parse = parse
+        self._texts = texts
         # the names another module's name starts with, up to a dot (`a` and `a.b` for `a.b.c`)
-        parents = {other.rsplit(".", depth)[0] for other in modules for depth in range(1, other.count(".") + 1)}
-        for name, tree in modules.items():
-            path = self.paths.get(name) or ""
-            is_package = path.endswith("__init__.py") or name in parents
-            self.modules[name] = _Module(name, tree, is_package)
+        self._parents = {other.rsplit(".", depth)[0] for other in self.names for depth in range(1, other.count(".") + 1)}
+        self.modules: Dict[str, _Module] = {}
+        self._unparsable: Set[str] = set()
         self.functions: Dict[FunctionKey, Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]] = {}
         self.owner: Dict[FunctionKey, ClassKey] = {}     # method -> its class
         self.classes: Dict[ClassKey, _Class] = {}
         # (nested function, receiver) -> the env of the enclosing function it sees
         self.closures: Dict[Tuple[FunctionKey, Optional[ClassKey]], Dict[str, Value]] = {}
-        for module in self.modules.values():
-            self._collect(module.name, module.tree.body, "")
-        for cls in self.classes.values():
-            cls.bases = [atom for base in cls.node.bases for atom in self._resolve_expr(cls.key.module, base)]
-        for cls in list(self.classes.values()):
-            self._constructor_attrs(cls)
         self._mro: Dict[ClassKey, List[_Class]] = {}
-        self.blocks = {key for key in self.classes if self._is_block(key)}
-        # method name -> the classes that are not blocks and define it (for calls on unknown receivers)
-        self.by_method_name: Dict[str, List[ClassKey]] = {}
-        for key, cls in sorted(self.classes.items()):
-            if key not in self.blocks:
-                for name in cls.methods:
-                    self.by_method_name.setdefault(name, []).append(key)
-        for cls in list(self.classes.values()):
+        self._blocks: Dict[ClassKey, bool] = {}
+        # memos, valid while the number of loaded classes is the one recorded
+        self._by_method_name: Dict[str, Tuple[int, List[ClassKey]]] = {}
+        self._subclasses_known: Dict[ClassKey, Tuple[int, List[ClassKey]]] = {}
+        # searches of the text of the modules not loaded: method name -> the modules that may define it, a
+        # word -> the modules whose class statements name it among their bases
+        self._definers: Optional[Dict[str, List[str]]] = None
+        self._subclassers: Optional[Dict[str, List[str]]] = None
+
+    # -- loading
+
+    def load(self, names: Iterable[str]) -> None:
+        """Parse `names` and collect their functions and classes (the modules of their bases first)."""
+        for name in names:
+            self._load(name)
+
+    def _load(self, name: str) -> None:
+        if name in self.modules or name in self._unparsable or name not in self.names:
+            return
+        tree = self._parse(name)
+        if tree is None:
+            self._unparsable.add(name)
+            return
+        path = self.paths.get(name) or ""
+        module = self.modules[name] = _Module(name, tree, path.endswith("__init__.py") or name in self._parents)
+        new: List[_Class] = []
+        self._collect(module.name, tree.body, "", new)
+        for cls in new:
+            cls.bases = [atom for base in cls.node.bases for atom in self._resolve_expr(cls.key.module, base)]
+
+    def attrs_of(self, cls: _Class) -> Dict[str, Value]:
+        """``cls.attrs``, with what the class stores on self before a trace read in first (when first asked:
+        what its ``__init__`` names would load modules no trace may need)."""
+        if not cls.ready:
+            cls.ready = True
+            self._constructor_attrs(cls)
             self._class_level_attrs(cls)
             self._typed_constructor_args(cls)
+        return cls.attrs
 
-    def _collect(self, module: str, body: Iterable[ast.stmt], prefix: str) -> None:
+    def module(self, name: str) -> Optional[_Module]:
+        if name not in self.modules:
+            self.load([name])
+        return self.modules.get(name)
+
+    def load_defining(self, name: str) -> None:
+        """Load the modules that may define a method `name` (an indented ``def name`` in their text)."""
+        if self._texts is None:
+            return
+        if self._definers is None:
+            self._definers = self._index(lambda text: {word for pattern in _METHODS_DEFINED
+                                                       for word in pattern.findall(text)})
+        self.load(self._definers.pop(name, ()))
+
+    def load_subclassing(self, name: str) -> None:
+        """Load the modules that may define a subclass of a class called `name` (a class statement whose base
+        list names it: ``class S(Base)``, ``class S(mod.Base)``; a base imported under another name is not
+        seen)."""
+        if self._texts is None:
+            return
+        if self._subclassers is None:
+            self._subclassers = self._index(lambda text: {word for bases in _CLASS_BASES.findall(text)
+                                                          for word in _WORDS.findall(bases)})
+        self.load(self._subclassers.pop(name, ()))
+
+    def _index(self, words_of: Callable[[bytes], Iterable[bytes]]) -> Dict[str, List[str]]:
+        """word -> the modules not loaded yet whose text gives it (`words_of`), in name order."""
+        index: Dict[str, List[str]] = {}
+        for module in sorted(self.names - self.modules.keys()):
+            for word in words_of(self._texts[module]):
+                index.setdefault(word.decode("latin-1"), []).append(module)
+        return index
+
+    def load_block_subclasses(self) -> None:
+        """Load the modules defining a subclass of a loaded class that is a block with a ``hybrid_forward``
+        (it inherits it: a root of its own), until none is left."""
+        done: Set[str] = set()
+        while True:
+            rooted = {key.qualname.rsplit(".", 1)[-1] for key in list(self.classes)
+                      if self.is_block(key) and self.method(key, "hybrid_forward") is not None} - done
+            if not rooted:
+                return
+            done |= rooted
+            for name in sorted(rooted):
+                self.load_subclassing(name)
+
+    def _collect(self, module: str, body: Iterable[ast.stmt], prefix: str, new: List[_Class]) -> None:
         for stmt in _top_level(body):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions[FunctionKey(module, prefix + stmt.name)] = stmt
             elif isinstance(stmt, ast.ClassDef) and not prefix.endswith(">."):
                 key = ClassKey(module, prefix + stmt.name)
                 cls = self.classes[key] = _Class(key, stmt)
+                new.append(cls)
                 for item in stmt.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         method = FunctionKey(module, f"{key.qualname}.{item.name}")
                         self.functions[method] = item
                         self.owner[method] = key
                         cls.methods[item.name] = method
-                self._collect(module, [s for s in stmt.body if isinstance(s, ast.ClassDef)], key.qualname + ".")
+                self._collect(module, [s for s in stmt.body if isinstance(s, ast.ClassDef)], key.qualname + ".", new)
+
+    @property
+    def blocks(self) -> Set[ClassKey]:
+        """The loaded classes that are blocks."""
+        return {key for key in self.classes if self.is_block(key)}
+
+    def by_method_name(self, name: str) -> List[ClassKey]:
+        """The classes that are not blocks and define method `name` (for calls on unknown receivers)."""
+        self.load_defining(name)
+        known = self._by_method_name.get(name)
+        if known is None or known[0] != len(self.classes):
+            known = self._by_method_name[name] = (len(self.classes), [
+                key for key in sorted(self.classes) if name in self.classes[key].methods and not self.is_block(key)])
+        return known[1]
 
     def _init_assignments(self, cls: _Class):
         """``(__init__, name of self, attribute, value)`` for each ``self.<attribute> = value`` in ``__init__``."""
@@ -411,13 +495,28 @@ class _Package:
         typed: Dict[str, Value] = {}
         for param in _params(node)[1:] + list(node.args.kwonlyargs):
             declared = self._annotated_class(cls.key.module, param.annotation)
-            if declared is not None and declared not in self.blocks:
-                typed[param.arg] = frozenset(("obj", key) for key in sorted(self.classes)
-                                             if any(base.key == declared for base in self.mro(key))
-                                             and key not in self.blocks)
+            if declared is not None and not self.is_block(declared):
+                typed[param.arg] = frozenset(("obj", key) for key in self._subclasses(declared)
+                                             if not self.is_block(key))
         for _, _, attr, expr in self._init_assignments(cls) if typed else ():
             if isinstance(expr, ast.Name) and expr.id in typed:
                 cls.attrs[attr] = cls.attrs.get(attr, NOTHING) | typed[expr.id]
+
+    def _subclasses(self, declared: ClassKey) -> List[ClassKey]:
+        """`declared` and its package subclasses, sorted; first loading the modules naming it or a subclass."""
+        known = self._subclasses_known.get(declared)
+        if known is not None and known[0] == len(self.classes):
+            return known[1]
+        words: Set[str] = set()
+        while True:
+            found = [key for key in sorted(self.classes) if any(base.key == declared for base in self.mro(key))]
+            more = {key.qualname.rsplit(".", 1)[-1] for key in found} - words
+            if not more:
+                self._subclasses_known[declared] = (len(self.classes), found)
+                return found
+            words |= more
+            for word in sorted(more):
+                self.load_subclassing(word)
 
     def _annotated_class(self, module: str, annotation: Optional[ast.expr]) -> Optional[ClassKey]:
         """The package class an annotation names: ``Dist``, ``mod.Dist``, ``"Dist"``, ``Optional[Dist]``."""
@@ -455,7 +554,7 @@ class _Package:
 
     def resolve(self, module: str, name: str, seen: Optional[Set[Tuple[str, str]]] = None) -> Value:
         """What a global `name` of `module` is: a package function, class or module, or an external name."""
-        mod = self.modules.get(module)
+        mod = self.module(module)
         if mod is None:
             return NOTHING
         node = mod.defs.get(name)
@@ -469,15 +568,19 @@ class _Package:
 
     def _resolve_import(self, target: str, attr: Optional[str], seen: Set[Tuple[str, str]]) -> Value:
         if attr is None:
-            return frozenset({("module", target)}) if target in self.modules else frozenset({("external", target)})
+            return frozenset({("module", target)}) if self._exists(target) else frozenset({("external", target)})
         if (target, attr) in seen:
             return NOTHING
         seen.add((target, attr))
-        if f"{target}.{attr}" in self.modules:
+        if self._exists(f"{target}.{attr}"):
             return frozenset({("module", f"{target}.{attr}")})
-        if target in self.modules:
+        if self._exists(target):
             return self.resolve(target, attr, seen)
         return frozenset({("external", f"{target}.{attr}")})
+
+    def _exists(self, name: str) -> bool:
+        """A module of the package (one not loaded yet counts until it fails to parse)."""
+        return name in self.names and name not in self._unparsable
 
     def _resolve_expr(self, module: str, expr: ast.expr) -> Value:
         """A dotted expression at module level (a base class): resolved without any local variable."""
@@ -493,7 +596,7 @@ class _Package:
         for atom in value:
             if atom[0] == "module":
                 sub = f"{atom[1]}.{attr}"
-                out |= {("module", sub)} if sub in self.modules else self.resolve(atom[1], attr)
+                out |= {("module", sub)} if self._exists(sub) else self.resolve(atom[1], attr)
             elif atom[0] == "external":
                 name = f"{atom[1]}.{attr}"
                 out.add(F if name in _F_NAMESPACES else ("external", name))
@@ -520,7 +623,10 @@ class _Package:
         return [atom[1] for cls in self.mro(key) for atom in cls.bases if atom[0] == "external"]
 
     def is_block(self, key: ClassKey) -> bool:
-        return key in self.blocks
+        known = self._blocks.get(key)
+        if known is None:
+            known = self._blocks[key] = self._is_block(key)
+        return known
 
     def _is_block(self, key: ClassKey) -> bool:
         if any(cls.methods.get("hybrid_forward") for cls in self.mro(key)):
@@ -543,7 +649,7 @@ class _Package:
     def attr(self, key: ClassKey, name: str) -> Value:
         out: Set[tuple] = set()
         for cls in self.mro(key):
-            out |= cls.attrs.get(name, NOTHING)
+            out |= self.attrs_of(cls).get(name, NOTHING)
         return frozenset(out)
 
 
@@ -907,7 +1013,7 @@ class _Function:
             for atom in self.eval(target.value):
                 if atom[0] in ("obj", "obj?"):
                     cls = self.package.classes.get(atom[1])
-                    if cls is not None and not value <= cls.attrs.get(target.attr, NOTHING):
+                    if cls is not None and not value <= self.package.attrs_of(cls).get(target.attr, NOTHING):
                         cls.attrs[target.attr] = cls.attrs.get(target.attr, NOTHING) | value
                         for base in self.package.mro(atom[1]):  # readers through the class or a base
                             self.analysis.touch(self.analysis.readers.get((base.key, target.attr), ()))
@@ -1153,7 +1259,7 @@ class _Function:
         if not passes and not self.entry.reached.f_params and "F" not in self.env:
             return NOTHING
         result: Set[tuple] = set()
-        for owner in self.package.by_method_name.get(name, ()):
+        for owner in self.package.by_method_name(name):
             obj = frozenset({("obj", owner)})
             key = self.package.classes[owner].methods[name]
             bound = self.analysis.bind(key, call, args, kwargs, obj)
@@ -1202,7 +1308,27 @@ def analyze_package(modules: Mapping[str, ast.Module], paths: Optional[Mapping[s
                     ) -> PackageReach:
     """The reach of every HybridBlock ``hybrid_forward`` of the package made of `modules` (dotted name ->
     parsed module; `paths` gives each module's file, for the results)."""
-    package = _Package(modules, paths or {})
+    package = _Package(modules, modules.get, paths or {})
+    package.load(modules)
+    return _analyze(package, None)
+
+
+def analyze_sources(sources: Mapping[str, bytes], paths: Mapping[str, Optional[str]], start: Iterable[str],
+                    parse: Callable[[str], Optional[ast.Module]]) -> PackageReach:
+    """The same for a package given as text (module -> bytes): only the modules a trace can go to are parsed.
+
+    `start` (the modules that mention ``hybrid_forward``) are loaded first, then the modules defining a class
+    whose base is named like one of their blocks; the others when the analysis resolves a name into them or
+    searches their text (``_Package``)."""
+    start = list(start)
+    package = _Package(sources, parse, paths, texts=sources)
+    package.load(start)
+    package.load_block_subclasses()
+    return _analyze(package, set(start))
+
+
+def _analyze(package: _Package, hybrid_modules: Optional[Set[str]]) -> PackageReach:
+    """`hybrid_modules`: the modules whose resizers the linter can read (None: every loaded module)."""
     roots: List[Tuple[FunctionKey, ClassKey]] = []
     for key in package.blocks:
         # an inherited hybrid_forward runs with `self` of each subclass (their __init__ set what it calls)
@@ -1220,7 +1346,7 @@ def analyze_package(modules: Mapping[str, ast.Module], paths: Optional[Mapping[s
             if TENSOR in value:
                 tensor_attrs.setdefault(key, set()).add(name)
     related: Dict[ClassKey, Set[ClassKey]] = {key: set() for key in package.classes}
-    for key in package.classes:
+    for key in list(package.classes):
         for base in package.mro(key):
             related[key].add(base.key)
             related[base.key].add(key)
@@ -1236,11 +1362,16 @@ def analyze_package(modules: Mapping[str, ast.Module], paths: Optional[Mapping[s
                 ts -= listlike[other]
         if fs or ts:
             self_attrs[key] = (tuple(sorted(fs)), tuple(sorted(ts - fs)))
+    if hybrid_modules is not None:
+        # the linter reads resizers in hybrid code only: the modules mentioning hybrid_forward and those a
+        # trace reaches
+        hybrid_modules = hybrid_modules | {reached.key.module for reached in analysis.reached.values()}
+    resizers = _resizers(package, hybrid_modules)
     return PackageReach(dict(analysis.reached), dict(package.paths), f_attrs, tensor_attrs, dict(package.owner),
-                        set(package.blocks), self_attrs, _resizers(package))
+                        package.blocks, self_attrs, resizers)
 
 
-def _resizers(package: _Package) -> Dict[str, Tuple[Resizer, ...]]:
+def _resizers(package: _Package, modules: Optional[Set[str]]) -> Dict[str, Tuple[Resizer, ...]]:
     """module -> the names it binds (defines or imports) to block classes of the package whose call resizes
     their input to a size they are given (analysis/resizers.py)."""
     by_class: Dict[ClassKey, Optional[tuple]] = {}
@@ -1249,14 +1380,22 @@ def _resizers(package: _Package) -> Dict[str, Tuple[Resizer, ...]]:
         if key not in by_class:
             method = package.method(key, "hybrid_forward")
             by_class[key] = None if method is None or package.method(key, "forward") is not None or \
-                not key in package.blocks else resize_position(package.functions[method])
+                not package.is_block(key) else resize_position(package.functions[method])
         return by_class[key]
 
+    # a resizer has a hybrid_forward: its class is loaded (a subclass of a loaded block, or in a module that
+    # mentions hybrid_forward), so only an import of one of these names can bind one (resolving the other
+    # imports would load their modules; an import that renames a resizer is not followed)
+    named = {key.qualname.rsplit(".", 1)[-1] for key in list(package.classes) if of(key) is not None}
     found: Dict[str, Tuple[Resizer, ...]] = {}
-    for name, module in package.modules.items():
+    for name, module in list(package.modules.items()):  # resolving a name may load more modules
+        if modules is not None and name not in modules:
+            continue
         entries = []
         for local in sorted(set(module.defs) | set(module.imports)):
             if local in module.defs and not isinstance(module.defs[local], ast.ClassDef):
+                continue
+            if local not in module.defs and module.imports[local][1] not in named:
                 continue
             classes = [atom[1] for atom in package.resolve(name, local) if atom[0] == "class"]
             if len(classes) == 1 and of(classes[0]) is not None:

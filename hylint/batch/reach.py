@@ -228,42 +228,32 @@ def _plain_function(q, fp, tp, fn, chain, block, fa, ta) -> tuple:
 def _compute(root: Path, raws: Dict[Path, bytes], is_package: bool) -> Dict[str, Plain]:
     """path -> plain summary, for the files of the package where a trace certainly reaches something.
 
-    Only what a reach from a ``hybrid_forward`` can go to is parsed: the modules whose text mentions
-    ``hybrid_forward`` and, transitively, the modules of the package their module-level imports name (a
-    certain reach leaves a module only through a name it imports). A block that inherits its
-    ``hybrid_forward`` in a module neither mentioning it nor imported so is not a root (measured: the
-    same summaries as parsing every module, on the corpus's gluoncv, gluonnlp and mxnet and on gluonts,
-    at a quarter to all of the parsing)."""
+    Only what a reach from a ``hybrid_forward`` can go to is parsed (``analyze_sources``): first the modules
+    whose text mentions ``hybrid_forward``, then a module when the analysis resolves a name into it or its
+    text may define what the analysis looks for (a method called by name, a subclass)."""
     if not any(b"hybrid_forward" in raw for raw in raws.values()):
         return {}
     import ast
     import warnings
 
-    from hylint.analysis.reach import analyze_package, imported_modules, module_name, summarize
+    from hylint.analysis.reach import analyze_sources, module_name, summarize
 
     top = root if is_package else root.parent
     by_name = {module_name(top, path): path for path in raws}
-    pending = [name for name, path in by_name.items() if b"hybrid_forward" in raws[path]]
-    modules: Dict[str, ast.Module] = {}
-    paths: Dict[str, str] = {}
-    seen = set(pending)
-    while pending:
-        name = pending.pop()
-        path = by_name[name]
+    sources = {name: raws[path] for name, path in by_name.items()}
+    paths = {name: str(path) for name, path in by_name.items()}
+
+    def parse(name: str) -> Optional[ast.Module]:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # invalid escapes in old code: not ours to report here
-                tree = ast.parse(raws[path], filename=str(path))
+                return ast.parse(sources[name], filename=paths[name])
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-        modules[name] = tree
-        paths[name] = str(path)
-        for target in imported_modules(name, tree, path.name == "__init__.py"):
-            if target in by_name and target not in seen:
-                seen.add(target)
-                pending.append(target)
+            return None
+
     try:
-        result = analyze_package(modules, paths)
+        result = analyze_sources(sources, paths, sorted(name for name, raw in sources.items() if b"hybrid_forward" in raw),
+                                 parse)
     except RecursionError:
         return {}
     return {paths[module]: _plain(summary.plain()) for module, summary in summarize(result).items()}

@@ -9,19 +9,35 @@ import ast
 import textwrap
 from pathlib import Path
 
-from hylint.analysis.reach import FunctionKey, analyze_package, module_name, parse_package
+from hylint.analysis.reach import FunctionKey, analyze_package, analyze_sources, module_name, parse_package, summarize
 
 HEADER = "import mxnet as mx\nfrom mxnet.gluon import HybridBlock, Block, nn\n"
 
 
 def reach(**sources):
-    """analyze_package over modules given as keyword arguments (`pkg__dist` is the module `pkg.dist`)."""
-    modules, paths = {}, {}
+    """analyze_package over modules given as keyword arguments (`pkg__dist` is the module `pkg.dist`); the
+    same package read lazily (analyze_sources, as a run reads it) must give the same reach."""
+    texts, paths = {}, {}
     for name, source in sources.items():
         dotted = name.replace("__", ".")
-        modules[dotted] = ast.parse(HEADER + textwrap.dedent(source))
+        texts[dotted] = (HEADER + textwrap.dedent(source)).encode()
         paths[dotted] = dotted.replace(".", "/") + ".py"
-    return analyze_package(modules, paths)
+    result = analyze_package({name: ast.parse(text) for name, text in texts.items()}, paths)
+    parsed = []
+
+    def parse(name):
+        parsed.append(name)
+        return ast.parse(texts[name])
+
+    lazy = analyze_sources(texts, paths, [name for name, text in texts.items() if b"hybrid_forward" in text], parse)
+    assert described(lazy) == described(result)
+    assert summarize(lazy) == summarize(result)
+    assert len(parsed) == len(set(parsed))  # each module parsed once
+    return result
+
+
+def described(result):
+    return {key: (r.certain, r.f_params, r.tensor_params, r.f_names, r.describe()) for key, r in result.reached.items()}
 
 
 def get(result, module, qualname):
