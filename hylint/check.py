@@ -193,6 +193,7 @@ def run_check(options: CheckOptions) -> int:
 
             linter_for = _guarded_linter_for(selection)
             reach = ReachIndex(cache.folder if cache is not None else None)  # each file's package, traced
+            reach.prefetch(files, jobs_or_default(options.jobs))
             with progress(len(files)) as advance:
                 outcomes += check_files(files, mode, bool(unsafe), lambda: linter_for(None),
                                         jobs_or_default(options.jobs), cache, linter_for=linter_for, advance=advance,

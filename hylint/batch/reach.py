@@ -18,12 +18,14 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import multiprocessing
 import os
 import stat
+import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from hylint import __version__
 
@@ -50,6 +52,24 @@ def reach_digest(plain: Optional[Plain]) -> str:
     return hashlib.blake2b(json.dumps(plain).encode(), digest_size=8).hexdigest()
 
 
+class _Pending(NamedTuple):
+    """A package whose reach is to be computed: its files' bytes, and the keys to save it under."""
+    raws: Dict[Path, bytes]
+    is_package: bool
+    stat_key: Optional[str]
+    content_key: str
+
+
+# the packages a prefetch computes, read by the forked processes (nothing to pickle on the way in)
+_PREFETCH: List[Tuple[Path, Dict[Path, bytes], bool]] = []
+
+
+def _compute_prefetched(index: int) -> Dict[str, Plain]:
+    root, raws, is_package = _PREFETCH[index]
+    with _collector_paused():
+        return _compute(root, raws, is_package)
+
+
 class ReachIndex:
     """``for_file(path)``: the plain summary of what its package's traces reach in ``path`` (None: nothing)."""
 
@@ -73,14 +93,7 @@ class ReachIndex:
         this many seconds passed since the last time, and its reach computed again when one changed."""
         if path.suffix != ".py":
             return None
-        name = os.path.abspath(path)
-        # the files of a folder share its package: one walk up the folders per folder, not per file (and
-        # no Path per file: a warm run asks for every file)
-        folder = os.path.dirname(name)
-        found = self._roots.get(folder)
-        if found is None:
-            found = self._roots[folder] = package_root(Path(name))
-        root, is_package = (found[0], True) if found[1] else (Path(name), False)
+        root, is_package = self._root_of(path)
         summaries = self.packages.get(root)
         if summaries is not None and fresh:
             checked = self._checked.get(root)
@@ -91,13 +104,66 @@ class ReachIndex:
                 self._checked[root] = (time.monotonic(), key)
         if summaries is None:
             summaries = self.packages[root] = self._package(root, is_package)
-        return summaries.get(name) or None
+        return summaries.get(os.path.abspath(path)) or None
+
+    def prefetch(self, paths: Sequence[Path], jobs: int) -> None:
+        """Compute the reach of the packages of `paths` that are not cached, several at once in forked
+        processes when there are several and `jobs` > 1: each package's reach is independent, and a run
+        otherwise computes them one after another before it checks any file."""
+        if jobs < 2 or "fork" not in multiprocessing.get_all_start_methods() or sys.platform == "darwin":
+            return
+        pending: Dict[Path, _Pending] = {}
+        for path in paths:
+            if path.suffix != ".py":
+                continue
+            root, is_package = self._root_of(path)
+            if root in self.packages or root in pending:
+                continue
+            found = self._lookup(root, is_package)
+            if isinstance(found, _Pending):
+                pending[root] = found
+            else:
+                self.packages[root] = found
+        if len(pending) < 2:
+            return  # computed by for_file, in this process
+        import hylint.analysis.reach  # noqa: F401  (imported once here, not in every process)
+
+        order = sorted(pending, key=lambda root: -sum(len(raw) for raw in pending[root].raws.values()))
+        _PREFETCH[:] = [(root, pending[root].raws, pending[root].is_package) for root in order]
+        try:
+            context = multiprocessing.get_context("fork")
+            with context.Pool(min(jobs, len(order))) as pool:
+                computed = pool.map(_compute_prefetched, range(len(order)), chunksize=1)
+        except Exception:  # a process that died: left to for_file, in this process
+            return
+        finally:
+            _PREFETCH[:] = []
+        for root, summaries in zip(order, computed):
+            self.packages[root] = self._finish(root, pending[root], summaries)
 
     # -- one package -------------------------------------------------------------------------------
+    def _root_of(self, path: Path) -> Tuple[Path, bool]:
+        name = os.path.abspath(path)
+        # the files of a folder share its package: one walk up the folders per folder, not per file (and
+        # no Path per file: a warm run asks for every file)
+        folder = os.path.dirname(name)
+        found = self._roots.get(folder)
+        if found is None:
+            found = self._roots[folder] = package_root(Path(name))
+        return (found[0], True) if found[1] else (Path(name), False)
+
     def _package(self, root: Path, is_package: bool) -> Dict[str, Plain]:
+        found = self._lookup(root, is_package)
+        if not isinstance(found, _Pending):
+            return found
+        with _collector_paused():
+            summaries = _compute(root, found.raws, is_package)
+        return self._finish(root, found, summaries)
+
+    def _lookup(self, root: Path, is_package: bool) -> Union[Dict[str, Plain], "_Pending"]:
         """The package's summaries: from its cache file when the stat of every file is as recorded, else
         when the content of every file is (a file modified too recently for its mtime to be trusted, or
-        touched without a change), else computed."""
+        touched without a change); else what computing them needs."""
         files, stat_key, racy = self._stat(root, is_package)
         self._checked[root] = (time.monotonic(), stat_key)
         data = self._load(root)
@@ -107,12 +173,13 @@ class ReachIndex:
         content_key = hashlib.sha256(_bytes("\n".join(
             [self._code(), *(f"{path}:{hashlib.blake2b(raw, digest_size=16).hexdigest()}" for path, raw in raws.items())]
         ))).hexdigest()
+        pending = _Pending(raws, is_package, None if racy else stat_key, content_key)
         if data is not None and data.get("content") == content_key:
-            summaries = _summaries(data)
-        else:
-            with _collector_paused():
-                summaries = _compute(root, raws, is_package)
-        self._save(root, None if racy else stat_key, content_key, summaries)
+            return self._finish(root, pending, _summaries(data))
+        return pending
+
+    def _finish(self, root: Path, pending: "_Pending", summaries: Dict[str, Plain]) -> Dict[str, Plain]:
+        self._save(root, pending.stat_key, pending.content_key, summaries)
         return summaries
 
     def _stat(self, root: Path, is_package: bool) -> Tuple[List[Path], str, bool]:

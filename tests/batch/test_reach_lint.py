@@ -404,3 +404,29 @@ def test_a_resizing_child_of_another_module_is_read_through_the_reach(tmp_path, 
     age(layers)
     assert "hidden fix" not in run(["pkg/seg.py"]).stdout
     assert "--- a/" not in run(["--no-cache", "--fix", "--unsafe-fixes", "--diff", "pkg/seg.py"]).stdout
+
+
+def test_packages_computed_at_once_give_what_one_after_another_gives(tmp_path):
+    """`ReachIndex.prefetch` computes several packages' reach in forked processes: the same summaries as
+    `for_file` computing them one by one, no process left behind, and a lone package left to for_file."""
+    import multiprocessing
+
+    files = []
+    for name in ("one", "two", "three"):
+        package = tmp_path / name / "pkg"
+        write_package(tmp_path / name, dist=DIST, model=MODEL, guessed=GUESSED)
+        files += sorted(package.glob("*.py"))
+    one_by_one = ReachIndex()
+    expected = {path: one_by_one.for_file(path) for path in files}
+    assert sum(bool(plain) for plain in expected.values()) >= 6  # dist.py and model.py of each package
+    prefetched = ReachIndex()
+    prefetched.prefetch(files, 2)
+    assert len(prefetched.packages) == 3
+    assert not multiprocessing.active_children()
+    assert {path: prefetched.for_file(path) for path in files} == expected
+    alone = ReachIndex()
+    alone.prefetch(files[:1], 2)
+    assert not alone.packages
+    serial = ReachIndex()
+    serial.prefetch(files, 1)
+    assert not serial.packages
