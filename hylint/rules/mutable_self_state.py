@@ -285,15 +285,18 @@ class _Reads(cst.CSTVisitor):
             return False
         if self.whole_targets and inner in self.whole_targets and self_attr(inner) is not None:
             return False  # `self.a = ...`: a write, not a read
-        attr = self_attr(inner) if isinstance(inner, cst.Attribute) else None
+        kind = type(inner)  # not isinstance(): libcst's node classes are ABCs (a Python call per miss)
+        attr = self_attr(inner) if kind is cst.Attribute else None
         if attr is not None and attr not in self.assigned:
             walker.flow.first_read.setdefault(attr, inner)
-        if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and \
-                inner.func.attr.value in MUTATING_METHODS:
+        if kind is cst.Call and type(inner.func) is cst.Attribute and inner.func.attr.value in MUTATING_METHODS:
             mutated = self_attr(inner.func.value)
             if mutated is not None:  # `self.history.append(x)`: changes the value in place
                 walker.mutate(mutated, inner)
         return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        """Nothing (libcst's own looks a ``leave_<Type>`` up by name on every node)."""
 
 
 def _first_reads(fn: cst.FunctionDef) -> Set[str]:

@@ -1,11 +1,11 @@
-from typing import Dict, Optional, Set, Tuple
+from typing import Dict, Optional, Set
 
 import libcst as cst
 
 from hylint.syntax.nodes import dotted_name
 from hylint.rule import Invalid, LintRule, RANDOM_BINDINGS, SELF_ATTRIBUTE_METHODS, Valid
 from hylint.rules._hazards import CLS, self_attr
-from hylint.syntax.walk import EXPRESSIONS, TRIVIA, walk
+from hylint.syntax.walk import EXPRESSIONS, TRIVIA, iter_nodes, walk
 
 # what the names of a module stand for, as far as random numbers go
 NUMPY, NUMPY_RANDOM, STDLIB_RANDOM, OTHER = "numpy", "numpy.random", "random", "other"
@@ -76,17 +76,13 @@ def _builds_generator(value: cst.BaseExpression, bound: Dict[str, str]) -> bool:
 def generator_attributes(cls, bound: Dict[str, str]) -> Set[str]:
     """Attributes of ``self`` that some method of the class sets to a random generator object."""
     found: Set[str] = set()
-
-    class _Find(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            if _builds_generator(node.value, bound):
+    for method in cls.methods.values():
+        for node in iter_nodes(method.body, TRIVIA | EXPRESSIONS):  # assignments are statements
+            if type(node) is cst.Assign and _builds_generator(node.value, bound):
                 for target in node.targets:
                     attr = self_attr(target.target)
                     if attr:
                         found.add(attr)
-
-    for method in cls.methods.values():
-        walk(method.body, _Find(), TRIVIA | EXPRESSIONS)  # assignments are statements
     return found
 
 
@@ -179,23 +175,16 @@ the rewrite would draw other numbers even eagerly.
         Invalid(IMPORTS + "RNG = random.Random(0)\n\n\n" + CLS.format("        return x * RNG.random()\n")),
     ]
 
-    def __init__(self) -> None:
-        self._bindings: Tuple[Optional[cst.Module], Dict[str, str]] = (None, {})
-        self._generators: Tuple[object, Set[str]] = (None, set())
-
-    def _bound(self, ctx) -> Dict[str, str]:
-        if self._bindings[0] is not ctx.module:  # one entry: the module being linted
-            self._bindings = (ctx.module, random_bindings(ctx.module))
-        return self._bindings[1]
-
     def visit_Call(self, node: cst.Call, ctx) -> None:
         callee = dotted_name(node.func)
         if not callee:
             return
-        bound = self._bound(ctx)
-        if callee.startswith("self.") and ctx.cls is not None and self._generators[0] is not ctx.cls:
-            self._generators = (ctx.cls, generator_attributes(ctx.cls, bound))  # one entry: the class linted
-        generators = self._generators[1] if self._generators[0] is ctx.cls else set()
+        # memos of the module being linted (kept on the rule, they would keep its tree alive after the lint)
+        info = ctx.module_info
+        bound = info.memo("random-bindings", ctx.module, random_bindings)
+        cls = ctx.cls
+        generators = info.memo("random-generators", cls.node, lambda _: generator_attributes(cls, bound)) \
+            if callee.startswith("self.") and cls is not None else set()
         function = python_random_function(callee, bound, generators)
         if function is None:
             return

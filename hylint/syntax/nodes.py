@@ -5,7 +5,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from hylint.syntax.walk import TRIVIA, walk
+from hylint.syntax.walk import TRIVIA, parents, walk
 
 
 def dotted_name(node: cst.CSTNode) -> Optional[str]:
@@ -102,21 +102,7 @@ def param_names(fn: cst.FunctionDef) -> List[cst.Param]:
 
 
 def parent_map(root: cst.CSTNode) -> Dict[cst.CSTNode, cst.CSTNode]:
-    parents: Dict[cst.CSTNode, cst.CSTNode] = {}
-    stack: List[cst.CSTNode] = []
-
-    class _Parents(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if stack:
-                parents[node] = stack[-1]
-            stack.append(node)
-            return True
-
-        def on_leave(self, original_node: cst.CSTNode) -> None:
-            stack.pop()
-
-    walk(root, _Parents(), TRIVIA)  # no node below a whitespace or punctuation node is anything else
-    return parents
+    return parents(root, TRIVIA)  # no node below a whitespace or punctuation node is anything else
 
 
 

@@ -269,3 +269,31 @@ def iter_nodes(node: cst.CSTNode, skip: FrozenSet[type] = TRIVIA) -> Iterator[cs
             elif value_type not in skip and _is_node(value_type):
                 children.append(value)
         stack.extend(reversed(children))
+
+
+def parents(root: cst.CSTNode, skip: FrozenSet[type] = TRIVIA) -> Dict[cst.CSTNode, cst.CSTNode]:
+    """node -> its parent, for every node under ``root`` (trivia skipped by default), in visiting order: what
+    a visitor keeping a stack of the nodes it is in records, without its two calls per node."""
+    found: Dict[cst.CSTNode, cst.CSTNode] = {}
+    _parents(root, found, skip, _PRUNED.setdefault(skip, {}))
+    return found
+
+
+def _parents(node: cst.CSTNode, found: Dict[cst.CSTNode, cst.CSTNode], skip: FrozenSet[type],
+             fields_of: Dict[type, Tuple[str, ...]]) -> None:
+    node_type = type(node)
+    fields = fields_of.get(node_type)
+    if fields is None:
+        fields = pruned_fields(node_type, skip)
+    for name in fields:
+        value = getattr(node, name)
+        value_type = type(value)
+        if value_type is tuple or value_type is list:
+            for item in value:
+                item_type = type(item)
+                if item_type not in skip and (_IS_NODE.get(item_type) or _is_node(item_type)):
+                    found[item] = node
+                    _parents(item, found, skip, fields_of)
+        elif value_type not in skip and (_IS_NODE.get(value_type) or _is_node(value_type)):
+            found[value] = node
+            _parents(value, found, skip, fields_of)
