@@ -113,7 +113,6 @@ class _Dispatcher(cst.CSTVisitor):
         self.class_stack: List[Optional[ClassInfo]] = []
         self.plain_methods: Set[cst.FunctionDef] = set()
         self.eager_depth = 0
-        self._by_type: Optional[Tuple[Dict[type, Callable], Dict[type, Callable]]] = None
 
     def _call(self, handlers: List[Tuple[LintRule, Callable]], node: cst.CSTNode) -> None:
         ctx = self.ctx
@@ -125,17 +124,16 @@ class _Dispatcher(cst.CSTVisitor):
             ctx._rule = rule
             handler(node, ctx)
 
-    def walk(self, node: cst.CSTNode, skip: FrozenSet[type]) -> None:
-        """Visit ``node`` and what is below it (but ``skip``) with the rules' hooks. Without eager-only
+    def walker(self, skip: FrozenSet[type]) -> Callable[[cst.CSTNode], None]:
+        """What visits a node and what is below it (but ``skip``) with the rules' hooks. Without eager-only
         regions in the module (``if F is nd:``), only the nodes that have hooks (and the classes and
         functions, which set the context) are called back, by type; with them, every node is, to count
-        the regions the traversal is in."""
-        if self.linter.eager_free:
-            if self._by_type is None:
-                self._by_type = self._typed_callbacks()
-            walk_types(node, *self._by_type, skip)
-        else:
-            walk(node, self, skip)
+        the regions the traversal is in. (The callbacks refer to the dispatcher: kept by it, they would
+        make a cycle, and the tree would wait for the cyclic garbage collector.)"""
+        if not self.linter.eager_free:
+            return lambda node: walk(node, self, skip)
+        visits, leaves = self._typed_callbacks()
+        return lambda node: walk_types(node, visits, leaves, skip)
 
     def _typed_callbacks(self) -> Tuple[Dict[type, Callable], Dict[type, Callable]]:
         visits: Dict[type, Callable] = {getattr(cst, name): partial(self._call, handlers)
@@ -259,10 +257,11 @@ class _FileLinter:
         if structure and (not wanted or len(methods) != len(wanted)):
             # a rule looks everywhere (or a method was not found where the analysis found it): one pass
             dispatcher = _Dispatcher(self, active)
-            skip = skipped_types(frozenset(dispatcher.visit_handlers) | frozenset(dispatcher.leave_handlers))
+            visit = dispatcher.walker(skipped_types(frozenset(dispatcher.visit_handlers) |
+                                                    frozenset(dispatcher.leave_handlers)))
             for index, stmt in enumerate(self.module.body):
                 self.statement_index = index
-                dispatcher.walk(stmt, skip)
+                visit(stmt)
             return
         if hybrid:
             # only hybrid contexts can report anything: visit just their functions, with the class the
@@ -280,12 +279,13 @@ class _FileLinter:
         """Walk each function with ``rules``, with the class the whole module's traversal would have on its
         stack there (``ModuleInfo.classes`` by the name of the class defining it)."""
         dispatcher = _Dispatcher(self, rules)
-        skip = skipped_types(frozenset(dispatcher.visit_handlers) | frozenset(dispatcher.leave_handlers))
+        visit = dispatcher.walker(skipped_types(frozenset(dispatcher.visit_handlers) |
+                                                frozenset(dispatcher.leave_handlers)))
         for index, fn, cls in functions:
             self.statement_index = index
             dispatcher.class_stack = [cls]
             dispatcher.ctx.cls = cls
-            dispatcher.walk(fn, skip)
+            visit(fn)
         dispatcher.ctx.cls = None
 
 
@@ -294,21 +294,23 @@ def _functions_in(module: cst.Module, wanted: Dict[cst.FunctionDef, object]) -> 
     finds functions (module-level blocks, class bodies, function bodies; a wanted function's own body is
     not searched)."""
     found: List[Tuple[int, cst.FunctionDef]] = []
-
-    def scan(body: Sequence[cst.CSTNode], index: int) -> None:
-        for stmt in body:
-            if isinstance(stmt, cst.FunctionDef):
-                if stmt in wanted:
-                    found.append((index, stmt))
-                elif isinstance(stmt.body, cst.IndentedBlock):
-                    scan(stmt.body.body, index)  # a class defined inside a function
-            elif isinstance(stmt, cst.ClassDef):
-                scan(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else (), index)
-            elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
-                for block in blocks_of(stmt):
-                    scan(block, index)
-
     if wanted:
         for index, stmt in enumerate(module.body):
-            scan((stmt,), index)
+            _scan((stmt,), index, wanted, found)
     return found
+
+
+def _scan(body: Sequence[cst.CSTNode], index: int, wanted: Dict[cst.FunctionDef, object],
+          found: List[Tuple[int, cst.FunctionDef]]) -> None:
+    # a function, not a closure calling itself: that would be a cycle holding the tree until the collector runs
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef):
+            if stmt in wanted:
+                found.append((index, stmt))
+            elif isinstance(stmt.body, cst.IndentedBlock):
+                _scan(stmt.body.body, index, wanted, found)  # a class defined inside a function
+        elif isinstance(stmt, cst.ClassDef):
+            _scan(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else (), index, wanted, found)
+        elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
+            for block in blocks_of(stmt):
+                _scan(block, index, wanted, found)

@@ -12,6 +12,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Type
 import libcst as cst
 
 from hylint.analysis import analyze_module
+from hylint.analysis.module import ModuleInfo
 from hylint.analysis.reach import FileReach
 from hylint.diagnostic import Diagnostic, Edit, Fix
 from hylint.lint.cascades import _collapse_cascades, _fold_opted_out
@@ -137,6 +138,13 @@ class Linter:
         """``module_source``: the text ``module`` was parsed from, when not ``source`` (regions); ``tree``:
         CPython's tree of ``source``, if parsed already."""
         module_info = analyze_module(module, reach)
+        try:
+            return self._diagnostics(module, module_info, source, filename, module_source, tree)
+        finally:
+            module_info.release()
+
+    def _diagnostics(self, module: cst.Module, module_info: ModuleInfo, source: str, filename: str,
+                     module_source: Optional[str], tree: Optional[ast.Module]) -> List[Diagnostic]:
         file_linter = _FileLinter(module, module_info)
         file_linter.run(self.rules)
         file_linter.reports = _fold_opted_out(_collapse_cascades(file_linter.reports), module_info)

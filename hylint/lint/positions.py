@@ -180,32 +180,28 @@ def _first_rows(module: cst.Module, source: str, tree: Optional[ast.Module] = No
     if tree is None:
         return {}
     rows: Dict[cst.CSTNode, int] = {}
+    return rows if _pair(module.body, tree.body, False, rows) else {}
 
-    def pair(statements: Sequence[cst.CSTNode], nodes: Sequence[ast.stmt], nested: bool) -> bool:
-        groups = _groups(nodes)
-        if len(groups) != len(statements):
-            return False
-        for stmt, node in zip(statements, groups):
-            rows[stmt] = node.lineno  # where libcst's position of the statement starts too: its keyword
-            if not nested and isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
-                if not isinstance(node, ast.ClassDef) or not pair(stmt.body.body, node.body, True):
-                    return False
-            elif isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock) and \
-                    isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                body = {}  # the statements of a function's body: the rows of its statements (Positions._in_statement)
-                if pair_body(stmt.body.body, node.body, body):
-                    rows.update(body)
-        return True
 
-    def pair_body(statements: Sequence[cst.CSTNode], nodes: Sequence[ast.stmt], body: Dict[cst.CSTNode, int]) -> bool:
-        groups = _groups(nodes)
-        if len(groups) != len(statements):
-            return False
-        for stmt, node in zip(statements, groups):
-            body[stmt] = node.lineno
-        return True
-
-    return rows if pair(module.body, tree.body, False) else {}
+def _pair(statements: Sequence[cst.CSTNode], nodes: Sequence[ast.stmt], nested: bool,
+          rows: Dict[cst.CSTNode, int]) -> bool:
+    """``_first_rows`` of ``statements`` (a function, not a closure calling itself: that would be a cycle
+    holding the tree until the garbage collector runs)."""
+    groups = _groups(nodes)
+    if len(groups) != len(statements):
+        return False
+    for stmt, node in zip(statements, groups):
+        rows[stmt] = node.lineno  # where libcst's position of the statement starts too: its keyword
+        if not nested and isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            if not isinstance(node, ast.ClassDef) or not _pair(stmt.body.body, node.body, True, rows):
+                return False
+        elif isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock) and \
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # the statements of a function's body: the rows of its statements (Positions._in_statement)
+            body = _groups(node.body)
+            if len(body) == len(stmt.body.body):
+                rows.update((inner, first.lineno) for inner, first in zip(stmt.body.body, body))
+    return True
 
 
 def _groups(nodes: Sequence[ast.stmt]) -> List[ast.stmt]:

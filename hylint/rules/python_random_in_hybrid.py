@@ -17,38 +17,45 @@ NOT_DRAWING = {"seed", "get_state", "set_state", "getstate", "setstate", "Random
 IMPORTS = "import random\nimport numpy as np\n\n"
 
 
+class _Imports(cst.CSTVisitor):
+    """The names a module's imports bind (``random_bindings``); one class, not one per call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bound: Dict[str, str] = {}
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            module_name = dotted_name(alias.name) or ""
+            target = {"numpy": NUMPY, "numpy.random": NUMPY_RANDOM, "random": STDLIB_RANDOM}.get(module_name)
+            if alias.asname is not None:
+                self.bound[alias.asname.name.value] = target or OTHER
+            else:
+                root = module_name.split(".", 1)[0]
+                self.bound[root] = NUMPY if root == "numpy" else STDLIB_RANDOM if root == "random" else OTHER
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        source = dotted_name(node.module) or ""
+        for alias in node.names:
+            name = alias.name.value
+            local = alias.asname.name.value if alias.asname is not None else name
+            if source == "numpy" and name == "random":
+                self.bound[local] = NUMPY_RANDOM
+            elif source in ("numpy.random", "random"):
+                self.bound[local] = f"{'numpy.random' if source == 'numpy.random' else 'random'}.{name}"
+            else:
+                self.bound[local] = OTHER
+
+
 def random_bindings(module: cst.Module) -> Dict[str, str]:
     """Name bound by an import of ``module`` -> NUMPY, NUMPY_RANDOM, STDLIB_RANDOM, or a function of one
     of the random modules as "numpy.random.<f>" / "random.<f>"; names imported from elsewhere -> OTHER
     (``from mxnet import random`` is MXNet's, not the standard library's)."""
-    bound: Dict[str, str] = {}
-
-    class _Imports(cst.CSTVisitor):
-        def visit_Import(self, node: cst.Import) -> None:
-            for alias in node.names:
-                module_name = dotted_name(alias.name) or ""
-                target = {"numpy": NUMPY, "numpy.random": NUMPY_RANDOM, "random": STDLIB_RANDOM}.get(module_name)
-                if alias.asname is not None:
-                    bound[alias.asname.name.value] = target or OTHER
-                else:
-                    root = module_name.split(".", 1)[0]
-                    bound[root] = NUMPY if root == "numpy" else STDLIB_RANDOM if root == "random" else OTHER
-
-        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-            if node.module is None or isinstance(node.names, cst.ImportStar):
-                return
-            source = dotted_name(node.module) or ""
-            for alias in node.names:
-                name = alias.name.value
-                local = alias.asname.name.value if alias.asname is not None else name
-                if source == "numpy" and name == "random":
-                    bound[local] = NUMPY_RANDOM
-                elif source in ("numpy.random", "random"):
-                    bound[local] = f"{'numpy.random' if source == 'numpy.random' else 'random'}.{name}"
-                else:
-                    bound[local] = OTHER
-
-    walk(module, _Imports(), TRIVIA | EXPRESSIONS)  # imports are statements: never below an expression
+    imports = _Imports()
+    walk(module, imports, TRIVIA | EXPRESSIONS)  # imports are statements: never below an expression
+    bound = imports.bound
     for stmt in module.body:  # module-level generators: rng = np.random.RandomState(0)
         if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Assign):
             assign = stmt.body[0]
