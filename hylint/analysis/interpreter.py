@@ -319,51 +319,54 @@ class HybridContext:
         return value
 
     def _expr(self, node: cst.BaseExpression) -> Value:
-        if isinstance(node, cst.Name):
+        # `kind is`: libcst's node classes are ABCs, whose isinstance() runs Python code for every class
+        # that does not match, and these node classes have no subclasses
+        kind = type(node)
+        if kind is cst.Name:
             if node.value in ("None", "True", "False"):
                 return PY
             return self._env.get(node.value, UNKNOWN)
-        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
-                             cst.FormattedString)):
-            if isinstance(node, cst.FormattedString):
+        if kind in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+                    cst.FormattedString):
+            if kind is cst.FormattedString:
                 for part in node.parts:
                     if isinstance(part, cst.FormattedStringExpression):
                         self.expr(part.expression)
             return PY
-        if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        if kind in (cst.Tuple, cst.List, cst.Set):
             elements = tuple(self.expr(e.value) for e in node.elements)
             if elements and any(e.kind in (Kind.TENSOR, Kind.CHILD) for e in elements):
                 return Value(Kind.SEQ, elements=elements)
             return Value(Kind.PY, elements=elements)
-        if isinstance(node, cst.Dict):
+        if kind is cst.Dict:
             for element in node.elements:
                 if isinstance(element, cst.DictElement):
                     self.expr(element.key)
                 self.expr(element.value)
             return PY
-        if isinstance(node, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+        if kind in (cst.ListComp, cst.GeneratorExp, cst.SetComp):
             self._comprehension(node.for_in)
             element = self.expr(node.elt)
             return Value(Kind.SEQ) if element.kind in (Kind.TENSOR, Kind.CHILD) else PY
-        if isinstance(node, cst.DictComp):
+        if kind is cst.DictComp:
             self._comprehension(node.for_in)
             self.expr(node.key)
             self.expr(node.value)
             return PY
-        if isinstance(node, cst.BinaryOperation):
+        if kind is cst.BinaryOperation:
             left = self.expr(node.left)
             right = self.expr(node.right)
             return self._binary_value(left, right, node.operator)
-        if isinstance(node, cst.UnaryOperation):
+        if kind is cst.UnaryOperation:
             inner = self.expr(node.expression)
             if isinstance(node.operator, cst.Not):
                 return PY
             return inner if inner.kind in (Kind.TENSOR, Kind.PY, Kind.NUMPY) else UNKNOWN
-        if isinstance(node, cst.BooleanOperation):
+        if kind is cst.BooleanOperation:
             left = self.expr(node.left)
             right = self.expr(node.right)
             return right if left.kind is right.kind else UNKNOWN
-        if isinstance(node, cst.Comparison):
+        if kind is cst.Comparison:
             left = self.expr(node.left)
             result = PY
             for comparison in node.comparisons:
@@ -374,7 +377,7 @@ class HybridContext:
                     result = self._binary_value(left, right, comparison.operator)
                 left = right
             return result
-        if isinstance(node, cst.IfExp):
+        if kind is cst.IfExp:
             self.expr(node.test)
             mode = guard_mode(node.test, self.f_name)  # `a if F is nd else b`: one side runs eagerly only
             eager_side = node.body if mode == "nd" else node.orelse if mode == "sym" else None
@@ -389,26 +392,26 @@ class HybridContext:
             if eager_side is not None:
                 return orelse if eager_side is node.body else body  # the side that is traced
             return body if body.kind is orelse.kind else UNKNOWN
-        if isinstance(node, cst.Attribute):
+        if kind is cst.Attribute:
             return self._attribute(node)
-        if isinstance(node, cst.Subscript):
+        if kind is cst.Subscript:
             return self._subscript(node)
-        if isinstance(node, cst.Call):
+        if kind is cst.Call:
             return self._call(node)
-        if isinstance(node, cst.Lambda):
+        if kind is cst.Lambda:
             saved = dict(self._env)
             for param in node.params.params:
                 self._env[param.name.value] = UNKNOWN
             self.expr(node.body)
             self._env = {**saved}
             return UNKNOWN
-        if isinstance(node, cst.NamedExpr):
+        if kind is cst.NamedExpr:
             value = self.expr(node.value)
             self._bind(node.target, value)
             return value
-        if isinstance(node, cst.StarredElement):
+        if kind is cst.StarredElement:
             return self.expr(node.value)
-        if isinstance(node, (cst.Yield, cst.Await)):
+        if kind in (cst.Yield, cst.Await):
             if getattr(node, "value", None) is not None and isinstance(node.value, cst.BaseExpression):
                 self.expr(node.value)
             return UNKNOWN

@@ -134,6 +134,12 @@ class ModuleInfo:
     # from the package's reach (the class may be defined in another module)
     resizers: Dict[str, Any] = field(default_factory=dict)
 
+    def release(self) -> None:
+        """Forget the hybrid contexts once the lint is done: each refers back to this module, a cycle that
+        would keep the whole tree alive until the cyclic garbage collector runs, instead of freeing it
+        when the lint drops it."""
+        self.contexts = {}
+
     def memo(self, what: str, node: cst.CSTNode, compute: Callable[[cst.CSTNode], Any]) -> Any:
         """``compute(node)``, once per module: rules called for each hybrid context of a class read the
         same facts of its other methods, and of the module (the classes built only as children)."""

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+from functools import partial
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -16,7 +17,7 @@ from hylint.analysis.values import UNKNOWN, Value
 from hylint.lint.hooks import hooks_of
 from hylint.rule import LintRule, PendingFix
 from hylint.syntax.nodes import blocks_of
-from hylint.syntax.walk import skipped_types, walk
+from hylint.syntax.walk import skipped_types, walk, walk_types
 
 
 @dataclass
@@ -52,7 +53,13 @@ class RuleContext:
         return self.hybrid.value(node) if self.hybrid is not None else UNKNOWN
 
     def code(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+        # rules ask for the code of the same operands (a code generation each); nodes never change
+        codes = self._linter.codes
+        code = codes.get(node)
+        if code is None:
+            code = codes[node] = node.value if type(node) is cst.Name and not node.lpar else \
+                self.module.code_for_node(node)
+        return code
 
     def report(self, node: cst.CSTNode, message: Optional[str] = None, fix: Optional[PendingFix] = None,
                instead: Optional[str] = None) -> None:
@@ -117,30 +124,36 @@ class _Dispatcher(cst.CSTVisitor):
             ctx._rule = rule
             handler(node, ctx)
 
+    def walker(self, skip: FrozenSet[type]) -> Callable[[cst.CSTNode], None]:
+        """What visits a node and what is below it (but ``skip``) with the rules' hooks. Without eager-only
+        regions in the module (``if F is nd:``), only the nodes that have hooks (and the classes and
+        functions, which set the context) are called back, by type; with them, every node is, to count
+        the regions the traversal is in. (The callbacks refer to the dispatcher: kept by it, they would
+        make a cycle, and the tree would wait for the cyclic garbage collector.)"""
+        if not self.linter.eager_free:
+            return lambda node: walk(node, self, skip)
+        visits, leaves = self._typed_callbacks()
+        return lambda node: walk_types(node, visits, leaves, skip)
+
+    def _typed_callbacks(self) -> Tuple[Dict[type, Callable], Dict[type, Callable]]:
+        visits: Dict[type, Callable] = {getattr(cst, name): partial(self._call, handlers)
+                                        for name, handlers in self.visit_handlers.items()}
+        leaves: Dict[type, Callable] = {getattr(cst, name): partial(self._call, handlers)
+                                        for name, handlers in self.leave_handlers.items()}
+        visits[cst.ClassDef] = _then(self._enter_class, visits.get(cst.ClassDef))
+        visits[cst.FunctionDef] = _then(self._enter_function, visits.get(cst.FunctionDef))
+        leaves[cst.ClassDef] = _then(leaves.get(cst.ClassDef), self._leave_class)
+        leaves[cst.FunctionDef] = _then(leaves.get(cst.FunctionDef), self._leave_function)
+        return visits, leaves
+
     def on_visit(self, node: cst.CSTNode) -> bool:
         # `type(node) is`: libcst's node classes are ABCs, whose isinstance() runs Python code
         ctx = self.ctx
         node_type = type(node)
         if node_type is cst.ClassDef:
-            self.class_stack.append(self.linter.module_info.classes.get(node.name.value))
-            ctx.cls = self.class_stack[-1]
+            self._enter_class(node)
         elif node_type is cst.FunctionDef:
-            hybrid = self.linter.module_info.contexts.get(node)
-            if hybrid is not None and hybrid.opted_out:
-                hybrid = None
-            if hybrid is None and ctx.hybrid is not None:
-                hybrid = None  # a nested def inside a hybrid context is not traced with F
-            self.hybrid_stack.append(hybrid)
-            self.function_stack.append(node)
-            if hybrid is not None and hybrid.reach_chain and hybrid.cls is None and ctx.cls is not None:
-                # a method of a plain object a trace reaches (a distribution): its attributes are no
-                # block's state, so the rules see no class
-                self.class_stack.append(None)
-                self.plain_methods.add(node)
-                ctx.cls = None
-            ctx.hybrid = hybrid
-            ctx.function = node
-            ctx.outer_function = self.function_stack[0]
+            self._enter_function(node)
         if ctx.hybrid is not None and ctx.hybrid.eager_only and node in ctx.hybrid.eager_only:
             self.eager_depth += 1
         ctx.eager_only = self.eager_depth > 0
@@ -159,18 +172,60 @@ class _Dispatcher(cst.CSTVisitor):
         ctx.eager_only = self.eager_depth > 0
         node_type = type(original_node)
         if node_type is cst.FunctionDef:
-            if original_node in self.plain_methods:
-                self.plain_methods.discard(original_node)
-                self.class_stack.pop()
-                ctx.cls = self.class_stack[-1] if self.class_stack else None
-            self.hybrid_stack.pop()
-            self.function_stack.pop()
-            ctx.hybrid = self.hybrid_stack[-1] if self.hybrid_stack else None
-            ctx.function = self.function_stack[-1] if self.function_stack else None
-            ctx.outer_function = self.function_stack[0] if self.function_stack else None
+            self._leave_function(original_node)
         elif node_type is cst.ClassDef:
+            self._leave_class(original_node)
+
+    def _enter_class(self, node: cst.ClassDef) -> None:
+        self.class_stack.append(self.linter.module_info.classes.get(node.name.value))
+        self.ctx.cls = self.class_stack[-1]
+
+    def _leave_class(self, node: cst.ClassDef) -> None:
+        self.class_stack.pop()
+        self.ctx.cls = self.class_stack[-1] if self.class_stack else None
+
+    def _enter_function(self, node: cst.FunctionDef) -> None:
+        ctx = self.ctx
+        hybrid = self.linter.module_info.contexts.get(node)
+        if hybrid is not None and hybrid.opted_out:
+            hybrid = None
+        if hybrid is None and ctx.hybrid is not None:
+            hybrid = None  # a nested def inside a hybrid context is not traced with F
+        self.hybrid_stack.append(hybrid)
+        self.function_stack.append(node)
+        if hybrid is not None and hybrid.reach_chain and hybrid.cls is None and ctx.cls is not None:
+            # a method of a plain object a trace reaches (a distribution): its attributes are no
+            # block's state, so the rules see no class
+            self.class_stack.append(None)
+            self.plain_methods.add(node)
+            ctx.cls = None
+        ctx.hybrid = hybrid
+        ctx.function = node
+        ctx.outer_function = self.function_stack[0]
+
+    def _leave_function(self, node: cst.FunctionDef) -> None:
+        ctx = self.ctx
+        if node in self.plain_methods:
+            self.plain_methods.discard(node)
             self.class_stack.pop()
             ctx.cls = self.class_stack[-1] if self.class_stack else None
+        self.hybrid_stack.pop()
+        self.function_stack.pop()
+        ctx.hybrid = self.hybrid_stack[-1] if self.hybrid_stack else None
+        ctx.function = self.function_stack[-1] if self.function_stack else None
+        ctx.outer_function = self.function_stack[0] if self.function_stack else None
+
+
+def _then(first: Optional[Callable], second: Optional[Callable]) -> Callable:
+    """A callback calling ``first`` then ``second`` (either may be None)."""
+    if first is None or second is None:
+        return first or second
+
+    def both(node: cst.CSTNode) -> None:
+        first(node)
+        second(node)
+
+    return both
 
 
 class _FileLinter:
@@ -179,6 +234,9 @@ class _FileLinter:
         self.module_info = module_info
         self.reports: List[_Report] = []
         self.statement_index = 0
+        self.codes: Dict[cst.CSTNode, str] = {}  # node -> its code (RuleContext.code)
+        # no eager-only region (`if F is nd:`) in any hybrid context: the rules' hooks can be called by type
+        self.eager_free = not any(context.eager_only for context in module_info.contexts.values())
 
     def run(self, rules: Sequence[LintRule]) -> None:
         """Visit, for each rule, only where it can report: hybrid rules in the hybrid contexts, structure
@@ -199,10 +257,11 @@ class _FileLinter:
         if structure and (not wanted or len(methods) != len(wanted)):
             # a rule looks everywhere (or a method was not found where the analysis found it): one pass
             dispatcher = _Dispatcher(self, active)
-            skip = skipped_types(frozenset(dispatcher.visit_handlers) | frozenset(dispatcher.leave_handlers))
+            visit = dispatcher.walker(skipped_types(frozenset(dispatcher.visit_handlers) |
+                                                    frozenset(dispatcher.leave_handlers)))
             for index, stmt in enumerate(self.module.body):
                 self.statement_index = index
-                walk(stmt, dispatcher, skip)
+                visit(stmt)
             return
         if hybrid:
             # only hybrid contexts can report anything: visit just their functions, with the class the
@@ -220,12 +279,13 @@ class _FileLinter:
         """Walk each function with ``rules``, with the class the whole module's traversal would have on its
         stack there (``ModuleInfo.classes`` by the name of the class defining it)."""
         dispatcher = _Dispatcher(self, rules)
-        skip = skipped_types(frozenset(dispatcher.visit_handlers) | frozenset(dispatcher.leave_handlers))
+        visit = dispatcher.walker(skipped_types(frozenset(dispatcher.visit_handlers) |
+                                                frozenset(dispatcher.leave_handlers)))
         for index, fn, cls in functions:
             self.statement_index = index
             dispatcher.class_stack = [cls]
             dispatcher.ctx.cls = cls
-            walk(fn, dispatcher, skip)
+            visit(fn)
         dispatcher.ctx.cls = None
 
 
@@ -234,21 +294,23 @@ def _functions_in(module: cst.Module, wanted: Dict[cst.FunctionDef, object]) -> 
     finds functions (module-level blocks, class bodies, function bodies; a wanted function's own body is
     not searched)."""
     found: List[Tuple[int, cst.FunctionDef]] = []
-
-    def scan(body: Sequence[cst.CSTNode], index: int) -> None:
-        for stmt in body:
-            if isinstance(stmt, cst.FunctionDef):
-                if stmt in wanted:
-                    found.append((index, stmt))
-                elif isinstance(stmt.body, cst.IndentedBlock):
-                    scan(stmt.body.body, index)  # a class defined inside a function
-            elif isinstance(stmt, cst.ClassDef):
-                scan(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else (), index)
-            elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
-                for block in blocks_of(stmt):
-                    scan(block, index)
-
     if wanted:
         for index, stmt in enumerate(module.body):
-            scan((stmt,), index)
+            _scan((stmt,), index, wanted, found)
     return found
+
+
+def _scan(body: Sequence[cst.CSTNode], index: int, wanted: Dict[cst.FunctionDef, object],
+          found: List[Tuple[int, cst.FunctionDef]]) -> None:
+    # a function, not a closure calling itself: that would be a cycle holding the tree until the collector runs
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef):
+            if stmt in wanted:
+                found.append((index, stmt))
+            elif isinstance(stmt.body, cst.IndentedBlock):
+                _scan(stmt.body.body, index, wanted, found)  # a class defined inside a function
+        elif isinstance(stmt, cst.ClassDef):
+            _scan(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else (), index, wanted, found)
+        elif isinstance(stmt, (cst.If, cst.Try, cst.With)):
+            for block in blocks_of(stmt):
+                _scan(block, index, wanted, found)

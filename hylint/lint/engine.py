@@ -3,6 +3,7 @@ rules (lint/dispatch.py), collapse cascades, resolve positions and fixes, apply 
 lint/fixes.py."""
 from __future__ import annotations
 
+import ast
 import gc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Type
 import libcst as cst
 
 from hylint.analysis import analyze_module
+from hylint.analysis.module import ModuleInfo
 from hylint.analysis.reach import FileReach
 from hylint.diagnostic import Diagnostic, Edit, Fix
 from hylint.lint.cascades import _collapse_cascades, _fold_opted_out
@@ -23,6 +25,7 @@ from hylint.lint.prefilter import keys_for, might_hold_hybrid_code
 from hylint.lint.regions import applies as regions_apply, reads_of, reduce_source
 from hylint.rule import LintRule, known_rule_codes
 from hylint.syntax.noqa import file_noqa, parse_noqa
+from hylint.syntax.python_tree import python_tree
 
 
 @dataclass
@@ -75,25 +78,31 @@ class Linter:
         self.reads = reads_of(self.rule_types)  # what the rules read beyond their hybrid functions
 
     # -- linting ---------------------------------------------------------------------------
-    def lint_source(self, source: str, filename: str = "<stdin>", reach: Optional[FileReach] = None) -> LintResult:
+    def lint_source(self, source: str, filename: str = "<stdin>", reach: Optional[FileReach] = None,
+                    tree: Optional[ast.Module] = None) -> LintResult:
         """``reach``: the functions of the file that a trace of its package reaches (hylint/batch/reach.py):
-        checked as hybrid code, and then the whole file is parsed (neither prefilter nor regions)."""
+        checked as hybrid code, and then the whole file is parsed (neither prefilter nor regions).
+        ``tree``: CPython's tree of ``source`` (``python_tree``), when the caller has parsed it already."""
         exempt = file_noqa(source)  # `# hylint: noqa` on a line of its own
         if exempt is not None and exempt.whole_file:
             return LintResult([], source)
         with _gc_relaxed():
             if reach is not None and not isinstance(reach, FileReach):
                 reach = FileReach.from_plain(reach)  # as the batch layer passes it: plain tuples
-            result = self._lint_source(source, filename, reach if reach and (reach.functions or reach.resizers) else None)
+            result = self._lint_source(source, filename, reach if reach and (reach.functions or reach.resizers) else None,
+                                       tree)
         if exempt is not None:
             result.diagnostics = [d for d in result.diagnostics if d.code not in exempt.codes]
         return result
 
-    def _lint_source(self, source: str, filename: str, reach: Optional[FileReach]) -> LintResult:
+    def _lint_source(self, source: str, filename: str, reach: Optional[FileReach],
+                     tree: Optional[ast.Module] = None) -> LintResult:
         if self.prefilter and reach is None and not might_hold_hybrid_code(source, self.prefilter_keys):
             return LintResult(self._check_noqa(source, filename, set()), source)
         if self.regions and self.prefilter and reach is None:  # regions are a finer prefilter: off with it
-            diagnostics = self._lint_regions(source, filename)
+            if tree is None:
+                tree = python_tree(source)  # read by the regions, and by the positions of a whole-file run
+            diagnostics = self._lint_regions(source, filename, tree)
             if diagnostics is not None:
                 return LintResult(diagnostics, source)
         try:
@@ -103,13 +112,13 @@ class Linter:
             return LintResult(diagnostics, source)
         except RecursionError:
             return LintResult([too_deeply_nested(filename)], source)
-        return LintResult(self._lint_module(module, source, filename, reach=reach), source)
+        return LintResult(self._lint_module(module, source, filename, reach=reach, tree=tree), source)
 
-    def _lint_regions(self, source: str, filename: str) -> Optional[List[Diagnostic]]:
+    def _lint_regions(self, source: str, filename: str, tree: Optional[ast.Module]) -> Optional[List[Diagnostic]]:
         """The diagnostics of a run on the reduced source, or None where the whole file must be linted:
         no reduction, libcst rejects the reduced source, or a diagnostic carries a fix (a fix may read
         the whole module)."""
-        reduced = reduce_source(source, self.reads)
+        reduced = reduce_source(source, self.reads, tree)
         if reduced is None:
             return None
         try:
@@ -124,16 +133,24 @@ class Linter:
             return None
         return diagnostics
 
-    def _lint_module(self, module: cst.Module, source: str, filename: str,
-                     module_source: Optional[str] = None, reach: Optional[FileReach] = None) -> List[Diagnostic]:
-        """``module_source``: the text ``module`` was parsed from, when not ``source`` (regions)."""
+    def _lint_module(self, module: cst.Module, source: str, filename: str, module_source: Optional[str] = None,
+                     reach: Optional[FileReach] = None, tree: Optional[ast.Module] = None) -> List[Diagnostic]:
+        """``module_source``: the text ``module`` was parsed from, when not ``source`` (regions); ``tree``:
+        CPython's tree of ``source``, if parsed already."""
         module_info = analyze_module(module, reach)
+        try:
+            return self._diagnostics(module, module_info, source, filename, module_source, tree)
+        finally:
+            module_info.release()
+
+    def _diagnostics(self, module: cst.Module, module_info: ModuleInfo, source: str, filename: str,
+                     module_source: Optional[str], tree: Optional[ast.Module]) -> List[Diagnostic]:
         file_linter = _FileLinter(module, module_info)
         file_linter.run(self.rules)
         file_linter.reports = _fold_opted_out(_collapse_cascades(file_linter.reports), module_info)
         if not file_linter.reports:
             return self._check_noqa(source, filename, set())
-        positions = Positions(module, source if module_source is None else module_source)
+        positions = Positions(module, source, tree) if module_source is None else Positions(module, module_source)
         text = SourceText(source)
         noqa = parse_noqa(text.lines)
         diagnostics = []

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
+
+from hylint.syntax.python_tree import python_tree
 
 NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -25,9 +26,11 @@ class Positions:
     statement, moved down by the lines of the code generated for the statements before it.
     """
 
-    def __init__(self, module: cst.Module, source: Optional[str] = None) -> None:
+    def __init__(self, module: cst.Module, source: Optional[str] = None, tree: Optional[ast.Module] = None) -> None:
+        """``tree``: CPython's tree of ``source`` (``python_tree``), when the caller has it."""
         self.module = module
         self.source = source
+        self._tree = tree
         self._line_offsets: Optional[List[int]] = None
         self._resolved: Dict[int, Dict[cst.CSTNode, object]] = {}
         self._first_rows: Optional[Dict[cst.CSTNode, int]] = None
@@ -37,7 +40,8 @@ class Positions:
         """First row of each top-level statement and of each statement of a top-level class's body,
         from CPython's ``ast``; {} when it cannot tell."""
         if self._first_rows is None:
-            self._first_rows = _first_rows(self.module, self.source) if self.source is not None else {}
+            self._first_rows = _first_rows(self.module, self.source, self._tree) if self.source is not None else {}
+            self._tree = None
         return self._first_rows
 
     def _unit(self, unit: cst.CSTNode, cls: Optional[cst.ClassDef]) -> Tuple[Dict[cst.CSTNode, object], int]:
@@ -165,45 +169,39 @@ def _positions(mini: cst.Module) -> Dict[cst.CSTNode, object]:
         return MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
 
 
-def _first_rows(module: cst.Module, source: str) -> Dict[cst.CSTNode, int]:
+def _first_rows(module: cst.Module, source: str, tree: Optional[ast.Module] = None) -> Dict[cst.CSTNode, int]:
     """libcst statement -> the row its syntactic position starts on (its keyword, after any decorators), for the
     top-level statements and the statements of top-level classes' indented bodies, read from CPython's
     ``ast`` of the same source. A libcst line of simple statements (``a = 1; b = 2``) is one statement
     there, several in ``ast``: a statement starting on a row the one before it ends on belongs to it.
     {} when CPython does not parse the source or the two do not pair up one for one."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+    if tree is None:
+        tree = python_tree(source)
+    if tree is None:
         return {}
     rows: Dict[cst.CSTNode, int] = {}
+    return rows if _pair(module.body, tree.body, False, rows) else {}
 
-    def pair(statements: Sequence[cst.CSTNode], nodes: Sequence[ast.stmt], nested: bool) -> bool:
-        groups = _groups(nodes)
-        if len(groups) != len(statements):
-            return False
-        for stmt, node in zip(statements, groups):
-            rows[stmt] = node.lineno  # where libcst's position of the statement starts too: its keyword
-            if not nested and isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
-                if not isinstance(node, ast.ClassDef) or not pair(stmt.body.body, node.body, True):
-                    return False
-            elif isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock) and \
-                    isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                body = {}  # the statements of a function's body: the rows of its statements (Positions._in_statement)
-                if pair_body(stmt.body.body, node.body, body):
-                    rows.update(body)
-        return True
 
-    def pair_body(statements: Sequence[cst.CSTNode], nodes: Sequence[ast.stmt], body: Dict[cst.CSTNode, int]) -> bool:
-        groups = _groups(nodes)
-        if len(groups) != len(statements):
-            return False
-        for stmt, node in zip(statements, groups):
-            body[stmt] = node.lineno
-        return True
-
-    return rows if pair(module.body, tree.body, False) else {}
+def _pair(statements: Sequence[cst.CSTNode], nodes: Sequence[ast.stmt], nested: bool,
+          rows: Dict[cst.CSTNode, int]) -> bool:
+    """``_first_rows`` of ``statements`` (a function, not a closure calling itself: that would be a cycle
+    holding the tree until the garbage collector runs)."""
+    groups = _groups(nodes)
+    if len(groups) != len(statements):
+        return False
+    for stmt, node in zip(statements, groups):
+        rows[stmt] = node.lineno  # where libcst's position of the statement starts too: its keyword
+        if not nested and isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            if not isinstance(node, ast.ClassDef) or not _pair(stmt.body.body, node.body, True, rows):
+                return False
+        elif isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock) and \
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # the statements of a function's body: the rows of its statements (Positions._in_statement)
+            body = _groups(node.body)
+            if len(body) == len(stmt.body.body):
+                rows.update((inner, first.lineno) for inner, first in zip(stmt.body.body, body))
+    return True
 
 
 def _groups(nodes: Sequence[ast.stmt]) -> List[ast.stmt]:

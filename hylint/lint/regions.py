@@ -66,12 +66,12 @@ from __future__ import annotations
 import ast
 import os
 import re
-import warnings
 from collections import defaultdict
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from hylint.lint.prefilter import CLASS_KEYS, CLASS_NAMES, CONTEXT_KEYS, rule_keys
 from hylint.rule import MXNET_IMPORTS, RANDOM_BINDINGS, SELF_ATTRIBUTE_METHODS, Region
+from hylint.syntax.python_tree import python_tree
 
 WHOLE_FILE_ENV = "HYLINT_WHOLE_FILE"
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
@@ -317,21 +317,19 @@ def _split_class(node: ast.ClassDef, index: int, units: List[_Unit], lines: List
             parent.hidden.append(spans[position])  # the attributes it sets are not hybrid words
 
 
-def reduce_source(source: str, reads: FrozenSet[Region]) -> Optional[str]:
+def reduce_source(source: str, reads: FrozenSet[Region], tree: Optional[ast.Module] = None) -> Optional[str]:
     """``source`` with the top-level statements that cannot matter to rules reading ``reads`` (beyond their
     hybrid functions) replaced by empty lines, or None when the whole file is to be parsed (see the
-    module docstring)."""
+    module docstring). ``tree``: CPython's tree of ``source`` (``python_tree``), if the caller has it."""
     read_attributes = SELF_ATTRIBUTE_METHODS in reads
     read_bindings = _BINDING_REGIONS & reads
     adding_methods = frozenset(name for region in reads for name in region.adding_methods)
     read_constructions = any(region.name == "block-constructions" for region in reads)
     if "\r" in source and source.count("\r") != source.count("\r\n"):
         return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escape sequences and the like
-            tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+    if tree is None:
+        tree = python_tree(source)
+    if tree is None:
         return None
     lines = _LINE.findall(source)
     if lines and lines[-1] == "":

@@ -3,7 +3,7 @@ code calls one, and what their ``forward`` does with a Symbol."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional
 
 import libcst as cst
 
@@ -113,37 +113,23 @@ class FunctionCall:
 
 
 class FunctionCalls:
-    """Finds the calls of the module's autograd.Functions (one module and one function cached)."""
-
-    def __init__(self) -> None:
-        self._classes: Tuple[Optional[cst.Module], Dict[str, cst.ClassDef]] = (None, {})
-        self._locals: Tuple[Optional[cst.FunctionDef], Dict[str, str]] = (None, {})
+    """Finds the calls of the module's autograd.Functions (what it learns of the module is in the module's
+    memos: kept on the rule, it would keep the module's tree alive after the lint)."""
 
     def functions(self, ctx) -> Dict[str, cst.ClassDef]:
         """The module's autograd.Function classes by name."""
         return self._functions(ctx)
 
-    def _functions(self, ctx) -> Dict[str, cst.ClassDef]:
-        if self._classes[0] is not ctx.module:
-            self._classes = (ctx.module, function_classes(ctx.module))
-        return self._classes[1]
+    @staticmethod
+    def _functions(ctx) -> Dict[str, cst.ClassDef]:
+        return ctx.module_info.memo("autograd-functions", ctx.module, function_classes)
 
-    def _local_instances(self, ctx, functions) -> Dict[str, str]:
+    @staticmethod
+    def _local_instances(ctx, functions) -> Dict[str, str]:
         """Names the current function binds to a new Function instance (``f = Binarize()``)."""
-        if self._locals[0] is not ctx.function:
-            bound: Dict[str, str] = {}
-
-            class _Bindings(cst.CSTVisitor):
-                def visit_Assign(self, node: cst.Assign) -> None:
-                    made = _made_function(node.value, functions)
-                    for target in node.targets:
-                        if isinstance(target.target, cst.Name) and made:
-                            bound[target.target.value] = made
-
-            if ctx.function is not None:
-                walk(ctx.function.body, _Bindings())
-            self._locals = (ctx.function, bound)
-        return self._locals[1]
+        if ctx.function is None:
+            return {}
+        return ctx.module_info.memo("autograd-function-instances", ctx.function, lambda fn: _instances(fn, functions))
 
     def find(self, node: cst.Call, ctx) -> Optional[FunctionCall]:
         functions = self._functions(ctx)
@@ -163,6 +149,20 @@ class FunctionCalls:
             return FunctionCall(f"`{node.func.value}` is an mx.autograd.Function ({made}) called in a hybrid context",
                                 made, False, symbol_failure(functions[made], functions))
         return None
+
+
+def _instances(fn: cst.FunctionDef, functions) -> Dict[str, str]:
+    bound: Dict[str, str] = {}
+
+    class _Bindings(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            made = _made_function(node.value, functions)
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and made:
+                    bound[target.target.value] = made
+
+    walk(fn.body, _Bindings())
+    return bound
 
 
 def instead(f_name: str) -> str:

@@ -262,7 +262,10 @@ class _FlowWalker:
 
     def reads(self, node: cst.CSTNode, assigned: Set[str], as_target: bool = False) -> None:
         whole_targets = set(_targets(node)) if as_target else set()
-        walk(node, _Reads(self, assigned, whole_targets), TRIVIA)
+        if self.skip:
+            walk(node, _GuardedReads(self, assigned, whole_targets), TRIVIA)
+        else:
+            walk(node, _Reads(self, assigned, whole_targets))
 
     def mutate(self, attr: str, node: cst.CSTNode) -> None:
         self.flow.written.add(attr)
@@ -271,7 +274,8 @@ class _FlowWalker:
 
 
 class _Reads(cst.CSTVisitor):
-    """The attributes of ``self`` an expression reads (``_FlowWalker.reads``); one class, not one per call."""
+    """The attributes of ``self`` an expression reads (``_FlowWalker.reads``); one class, not one per call.
+    Called back by node type (only attributes and calls matter); ``_GuardedReads`` where regions are skipped."""
 
     def __init__(self, walker: _FlowWalker, assigned: Set[str], whole_targets: Set[cst.CSTNode]) -> None:
         super().__init__()
@@ -279,21 +283,26 @@ class _Reads(cst.CSTVisitor):
         self.assigned = assigned
         self.whole_targets = whole_targets
 
-    def on_visit(self, inner: cst.CSTNode) -> bool:
-        walker = self.walker
-        if inner in walker.skip:
-            return False
-        if self.whole_targets and inner in self.whole_targets and self_attr(inner) is not None:
+    def visit_Attribute(self, inner: cst.Attribute) -> bool:
+        attr = self_attr(inner)
+        if attr is not None and self.whole_targets and inner in self.whole_targets:
             return False  # `self.a = ...`: a write, not a read
-        attr = self_attr(inner) if isinstance(inner, cst.Attribute) else None
         if attr is not None and attr not in self.assigned:
-            walker.flow.first_read.setdefault(attr, inner)
-        if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and \
-                inner.func.attr.value in MUTATING_METHODS:
+            self.walker.flow.first_read.setdefault(attr, inner)
+        return True
+
+    def visit_Call(self, inner: cst.Call) -> None:
+        if type(inner.func) is cst.Attribute and inner.func.attr.value in MUTATING_METHODS:
             mutated = self_attr(inner.func.value)
             if mutated is not None:  # `self.history.append(x)`: changes the value in place
-                walker.mutate(mutated, inner)
-        return True
+                self.walker.mutate(mutated, inner)
+
+
+class _GuardedReads(_Reads):
+    """``_Reads`` that leaves out the walker's skipped regions (eager-only code), whatever their node type."""
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return node not in self.walker.skip and super().on_visit(node)
 
 
 def _first_reads(fn: cst.FunctionDef) -> Set[str]:

@@ -15,7 +15,7 @@ from hylint.rules._parity_pad import parity_pad_fix
 from hylint.rules._resize_like import resize_like_fix
 from hylint.rules._space_to_depth import space_to_depth_fix
 from hylint.rules._shape_instead import instead
-from hylint.syntax.walk import walk
+from hylint.syntax.walk import iter_nodes
 
 # an assert on a size in a hybrid function whose module imports `nd` (and whose F is named G)
 GUARDED = ("from mxnet import nd\n\n\nclass N(HybridBlock):\n    def hybrid_forward(self, G, y):\n"
@@ -305,12 +305,4 @@ def _shape_index(value: cst.BaseExpression, target: str, ctx):
 
 
 def _mentions_shape(node: cst.CSTNode) -> bool:
-    found = []
-
-    class _Find(cst.CSTVisitor):
-        def visit_Attribute(self, attr: cst.Attribute) -> None:
-            if attr.attr.value in NDARRAY_ONLY_ATTRS:
-                found.append(attr)
-
-    walk(node, _Find())
-    return bool(found)
+    return any(type(attr) is cst.Attribute and attr.attr.value in NDARRAY_ONLY_ATTRS for attr in iter_nodes(node))

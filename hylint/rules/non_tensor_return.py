@@ -8,7 +8,7 @@ from hylint.syntax.nodes import dotted_name, param_names
 from hylint.analysis.values import Kind
 from hylint.analysis.ops import NDARRAY_ONLY_ATTRS, NDARRAY_ONLY_METHODS
 from hylint.rule import Invalid, LintRule, Valid, block_constructions
-from hylint.syntax.walk import walk
+from hylint.syntax.walk import iter_nodes, walk
 from hylint.rules._hazards import ADDING_METHODS, CLS, child_only, names_in, tests_around
 
 
@@ -269,18 +269,13 @@ def _name_ids(node: cst.CSTNode) -> Set[int]:
     return found
 
 
+_NDARRAY_ONLY = NDARRAY_ONLY_ATTRS | NDARRAY_ONLY_METHODS
+
+
 def _reads_ndarray_only(node: cst.CSTNode, ctx) -> bool:
     """Whether the expression reads an NDArray-only attribute or method of a tensor."""
-    found = []
-
-    class _Find(cst.CSTVisitor):
-        def visit_Attribute(self, attr: cst.Attribute) -> None:
-            if attr.attr.value in NDARRAY_ONLY_ATTRS | NDARRAY_ONLY_METHODS and \
-                    ctx.value(attr.value).kind in (Kind.TENSOR, Kind.CHILD):
-                found.append(attr)
-
-    walk(node, _Find())
-    return bool(found)
+    return any(type(attr) is cst.Attribute and attr.attr.value in _NDARRAY_ONLY
+               and ctx.value(attr.value).kind in (Kind.TENSOR, Kind.CHILD) for attr in iter_nodes(node))
 
 
 LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Dict)

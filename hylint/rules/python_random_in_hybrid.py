@@ -1,11 +1,11 @@
-from typing import Dict, Optional, Set, Tuple
+from typing import Dict, Optional, Set
 
 import libcst as cst
 
 from hylint.syntax.nodes import dotted_name
 from hylint.rule import Invalid, LintRule, RANDOM_BINDINGS, SELF_ATTRIBUTE_METHODS, Valid
 from hylint.rules._hazards import CLS, self_attr
-from hylint.syntax.walk import EXPRESSIONS, TRIVIA, walk
+from hylint.syntax.walk import EXPRESSIONS, TRIVIA, iter_nodes, walk
 
 # what the names of a module stand for, as far as random numbers go
 NUMPY, NUMPY_RANDOM, STDLIB_RANDOM, OTHER = "numpy", "numpy.random", "random", "other"
@@ -17,38 +17,45 @@ NOT_DRAWING = {"seed", "get_state", "set_state", "getstate", "setstate", "Random
 IMPORTS = "import random\nimport numpy as np\n\n"
 
 
+class _Imports(cst.CSTVisitor):
+    """The names a module's imports bind (``random_bindings``); one class, not one per call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bound: Dict[str, str] = {}
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            module_name = dotted_name(alias.name) or ""
+            target = {"numpy": NUMPY, "numpy.random": NUMPY_RANDOM, "random": STDLIB_RANDOM}.get(module_name)
+            if alias.asname is not None:
+                self.bound[alias.asname.name.value] = target or OTHER
+            else:
+                root = module_name.split(".", 1)[0]
+                self.bound[root] = NUMPY if root == "numpy" else STDLIB_RANDOM if root == "random" else OTHER
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        source = dotted_name(node.module) or ""
+        for alias in node.names:
+            name = alias.name.value
+            local = alias.asname.name.value if alias.asname is not None else name
+            if source == "numpy" and name == "random":
+                self.bound[local] = NUMPY_RANDOM
+            elif source in ("numpy.random", "random"):
+                self.bound[local] = f"{'numpy.random' if source == 'numpy.random' else 'random'}.{name}"
+            else:
+                self.bound[local] = OTHER
+
+
 def random_bindings(module: cst.Module) -> Dict[str, str]:
     """Name bound by an import of ``module`` -> NUMPY, NUMPY_RANDOM, STDLIB_RANDOM, or a function of one
     of the random modules as "numpy.random.<f>" / "random.<f>"; names imported from elsewhere -> OTHER
     (``from mxnet import random`` is MXNet's, not the standard library's)."""
-    bound: Dict[str, str] = {}
-
-    class _Imports(cst.CSTVisitor):
-        def visit_Import(self, node: cst.Import) -> None:
-            for alias in node.names:
-                module_name = dotted_name(alias.name) or ""
-                target = {"numpy": NUMPY, "numpy.random": NUMPY_RANDOM, "random": STDLIB_RANDOM}.get(module_name)
-                if alias.asname is not None:
-                    bound[alias.asname.name.value] = target or OTHER
-                else:
-                    root = module_name.split(".", 1)[0]
-                    bound[root] = NUMPY if root == "numpy" else STDLIB_RANDOM if root == "random" else OTHER
-
-        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-            if node.module is None or isinstance(node.names, cst.ImportStar):
-                return
-            source = dotted_name(node.module) or ""
-            for alias in node.names:
-                name = alias.name.value
-                local = alias.asname.name.value if alias.asname is not None else name
-                if source == "numpy" and name == "random":
-                    bound[local] = NUMPY_RANDOM
-                elif source in ("numpy.random", "random"):
-                    bound[local] = f"{'numpy.random' if source == 'numpy.random' else 'random'}.{name}"
-                else:
-                    bound[local] = OTHER
-
-    walk(module, _Imports(), TRIVIA | EXPRESSIONS)  # imports are statements: never below an expression
+    imports = _Imports()
+    walk(module, imports, TRIVIA | EXPRESSIONS)  # imports are statements: never below an expression
+    bound = imports.bound
     for stmt in module.body:  # module-level generators: rng = np.random.RandomState(0)
         if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Assign):
             assign = stmt.body[0]
@@ -76,17 +83,13 @@ def _builds_generator(value: cst.BaseExpression, bound: Dict[str, str]) -> bool:
 def generator_attributes(cls, bound: Dict[str, str]) -> Set[str]:
     """Attributes of ``self`` that some method of the class sets to a random generator object."""
     found: Set[str] = set()
-
-    class _Find(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            if _builds_generator(node.value, bound):
+    for method in cls.methods.values():
+        for node in iter_nodes(method.body, TRIVIA | EXPRESSIONS):  # assignments are statements
+            if type(node) is cst.Assign and _builds_generator(node.value, bound):
                 for target in node.targets:
                     attr = self_attr(target.target)
                     if attr:
                         found.add(attr)
-
-    for method in cls.methods.values():
-        walk(method.body, _Find(), TRIVIA | EXPRESSIONS)  # assignments are statements
     return found
 
 
@@ -179,23 +182,16 @@ the rewrite would draw other numbers even eagerly.
         Invalid(IMPORTS + "RNG = random.Random(0)\n\n\n" + CLS.format("        return x * RNG.random()\n")),
     ]
 
-    def __init__(self) -> None:
-        self._bindings: Tuple[Optional[cst.Module], Dict[str, str]] = (None, {})
-        self._generators: Tuple[object, Set[str]] = (None, set())
-
-    def _bound(self, ctx) -> Dict[str, str]:
-        if self._bindings[0] is not ctx.module:  # one entry: the module being linted
-            self._bindings = (ctx.module, random_bindings(ctx.module))
-        return self._bindings[1]
-
     def visit_Call(self, node: cst.Call, ctx) -> None:
         callee = dotted_name(node.func)
         if not callee:
             return
-        bound = self._bound(ctx)
-        if callee.startswith("self.") and ctx.cls is not None and self._generators[0] is not ctx.cls:
-            self._generators = (ctx.cls, generator_attributes(ctx.cls, bound))  # one entry: the class linted
-        generators = self._generators[1] if self._generators[0] is ctx.cls else set()
+        # memos of the module being linted (kept on the rule, they would keep its tree alive after the lint)
+        info = ctx.module_info
+        bound = info.memo("random-bindings", ctx.module, random_bindings)
+        cls = ctx.cls
+        generators = info.memo("random-generators", cls.node, lambda _: generator_attributes(cls, bound)) \
+            if callee.startswith("self.") and cls is not None else set()
         function = python_random_function(callee, bound, generators)
         if function is None:
             return

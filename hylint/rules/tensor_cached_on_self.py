@@ -6,7 +6,7 @@ from hylint.analysis.module import ClassInfo, class_family, is_hybrid_class
 from hylint.rule import Invalid, LintRule, SELF_ATTRIBUTE_METHODS, Valid
 from hylint.rules._hazards import self_attr
 from hylint.syntax.nodes import dotted_name, param_names
-from hylint.syntax.walk import walk
+from hylint.syntax.walk import EXPRESSIONS, TRIVIA, iter_nodes, walk
 
 CLS = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.ready = False\n"
        "        self.basis = None\n{}")
@@ -72,18 +72,16 @@ def _first_call_guards(hybrid_forward: cst.FunctionDef, family: List[ClassInfo])
     of self the body calls: the body runs on the first call only. A test on configuration (``if
     self.use_bias:``) that the body leaves alone runs on every call."""
     found: List[cst.If] = []
-
-    class _Find(cst.CSTVisitor):
-        def visit_If(self, node: cst.If) -> None:
-            written = _self_attrs(node.body, written=True)
-            for name in _self_calls(node.body):
-                method = _method(family, name)
-                if method is not None:
-                    written |= _self_attrs(method.body, written=True)
-            if _self_attrs(node.test, written=False) & written:
-                found.append(node)
-
-    walk(hybrid_forward.body, _Find())
+    for node in iter_nodes(hybrid_forward.body, TRIVIA | EXPRESSIONS):  # an `if` is a statement: never in an expression
+        if type(node) is not cst.If:
+            continue
+        written = _self_attrs(node.body, written=True)
+        for name in _self_calls(node.body):
+            method = _method(family, name)
+            if method is not None:
+                written |= _self_attrs(method.body, written=True)
+        if _self_attrs(node.test, written=False) & written:
+            found.append(node)
     return found
 
 

@@ -37,12 +37,12 @@ import ast
 import io
 import re
 import tokenize
-import warnings
 from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from hylint.diagnostic import Diagnostic, Edit, Fix
 from hylint.syntax.noqa import file_noqa
+from hylint.syntax.python_tree import python_tree
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
 _WORD = re.compile(r"\w+")
@@ -91,15 +91,14 @@ class Plan:
         return "".join(lines), moved
 
 
-def plan(text: str) -> Optional[Plan]:
-    """The buffer's units and groups, or None when it is to be linted whole (see the module docstring)."""
-    if not text.endswith("\n") or "\r" in text.replace("\r\n", "") or file_noqa(text) is not None:
+def plan(text: str, tree: Optional[ast.Module] = None) -> Optional[Plan]:
+    """The buffer's units and groups, or None when it is to be linted whole (see the module docstring).
+    ``tree``: CPython's tree of ``text`` (``python_tree``), if the caller has it."""
+    if not _plannable(text):
         return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+    if tree is None:
+        tree = python_tree(text)
+    if tree is None:
         return None
     lines = _LINE.findall(text)
     if lines and lines[-1] == "":
@@ -120,6 +119,11 @@ def plan(text: str) -> Optional[Plan]:
         units.append(_Unit(first, last, "".join(lines[first - 1:last]), nodes[0].name if definition else None))
     groups = _groups(units)
     return Plan(lines, units, groups) if len(groups) >= 2 else None
+
+
+def _plannable(text: str) -> bool:
+    """Whether the text itself allows groups (see the module docstring)."""
+    return text.endswith("\n") and "\r" not in text.replace("\r\n", "") and file_noqa(text) is None
 
 
 def lint_alone(found: Plan, group: Sequence[int], filename: str, linter) -> Optional[List[Diagnostic]]:
@@ -295,7 +299,8 @@ class GroupCache:
         first = not self.stored and not self.pending
         waiting = {key for key, _ in self.pending}  # not yet prepared, not changed
         self.pending, self._latest = [], None
-        found = plan(text)
+        tree = python_tree(text) if _plannable(text) else None  # a whole check reads it too (positions)
+        found = plan(text, tree) if tree is not None else None
         if found is None:  # the entries stay: a syntax error while typing does not cost the next check
             return None
         if linter is not self.linter:
@@ -310,7 +315,7 @@ class GroupCache:
         if first or sum(keys[number] not in waiting for number in missing) * 2 > len(keys):
             # most groups changed (an edit of the imports, a paste): a whole check answers sooner than
             # each group alone, and the groups are prepared again while the editor is idle
-            return self._whole(text, filename, linter, buffer, keys)
+            return self._whole(text, filename, linter, buffer, keys, tree)
         if any(keys[number] in self.refused for number in missing):
             return None
         for number in missing:
@@ -332,10 +337,11 @@ class GroupCache:
         entry = buffer.entry(group, diagnostics) if diagnostics is not None else None
         return entry if entry is not None and buffer.holds(group, entry) else None
 
-    def _whole(self, text: str, filename: str, linter, buffer: _Buffer, keys: List[Tuple]) -> List[Diagnostic]:
+    def _whole(self, text: str, filename: str, linter, buffer: _Buffer, keys: List[Tuple],
+               tree: Optional[ast.Module] = None) -> List[Diagnostic]:
         """Lint the buffer whole; keep the share of each group without fixes, and note the others to
         be linted alone (``warm``), when every diagnostic falls in a definition."""
-        diagnostics = linter.lint_source(text, filename).diagnostics
+        diagnostics = linter.lint_source(text, filename, tree=tree).diagnostics
         found = buffer.plan
         group_of = {index: number for number, group in enumerate(found.groups) for index in group}
         shares: List[List[Diagnostic]] = [[] for _ in found.groups]

@@ -54,6 +54,9 @@ _FIELDS: Dict[type, Tuple[str, ...]] = {}
 # linted (a plain dict kept every such class, and with it parts of every tree, for the whole run)
 _PROFILES: "weakref.WeakKeyDictionary[type, _Profile]" = weakref.WeakKeyDictionary()
 _IS_NODE: Dict[type, bool] = {}
+# node types with nothing but trivia below them (Name, Integer, operators): computed on first use
+_LEAVES: Optional[FrozenSet[type]] = None
+_SKIPPED: Dict[FrozenSet[str], FrozenSet[type]] = {}  # handled type names -> what a traversal skips
 # skip set -> node type -> the child fields that can hold a node a traversal with that skip set visits
 _PRUNED: Dict[FrozenSet[type], Dict[type, Tuple[str, ...]]] = {}
 
@@ -179,8 +182,18 @@ def handled_types(visitor: object) -> FrozenSet[str]:
 
 
 def skipped_types(handled: FrozenSet[str]) -> FrozenSet[type]:
-    """The trivia types a traversal for these callbacks may skip (none if any is handled)."""
-    return frozenset() if handled & _TRIVIA_NAMES else TRIVIA
+    """The types a traversal for these callbacks may skip: the trivia (none if any is handled), and the
+    leaves it has no callback for (``Name``, ``Integer``, operators: nothing but trivia below them)."""
+    if handled & _TRIVIA_NAMES:
+        return frozenset()
+    skip = _SKIPPED.get(handled)
+    if skip is None:
+        global _LEAVES
+        if _LEAVES is None:
+            _LEAVES = frozenset(node_type for node_type in _subclasses(cst.CSTNode) if node_type not in TRIVIA
+                                and _instantiable(node_type) and not pruned_fields(node_type, TRIVIA))
+        skip = _SKIPPED[handled] = TRIVIA | frozenset(leaf for leaf in _LEAVES if leaf.__name__ not in handled)
+    return skip
 
 
 def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, skip: FrozenSet[type] = None) -> None:
@@ -199,6 +212,13 @@ def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, skip: FrozenSet[type] = Non
         _walk_typed(node, visits, leaves, skip, _PRUNED.setdefault(skip, {}))
         return
     _walk(node, visitor.on_visit, visitor.on_leave, skip, _PRUNED.setdefault(skip, {}))
+
+
+def walk_types(node: cst.CSTNode, visits: Dict[type, Callable], leaves: Dict[type, Callable],
+               skip: FrozenSet[type]) -> None:
+    """Call ``visits[type(n)](n)`` as the traversal enters each node ``n`` of a type it has, and ``leaves[...]``
+    as it leaves it, in libcst's order, without ``skip``; a visit returning False leaves the children out."""
+    _walk_typed(node, visits, leaves, skip, _PRUNED.setdefault(skip, {}))
 
 
 def _is_node(value_type: type) -> bool:
@@ -220,9 +240,9 @@ def _walk(node: cst.CSTNode, on_visit, on_leave, skip: FrozenSet[type], fields_o
             if value_type is tuple or value_type is list:
                 for item in value:
                     item_type = type(item)
-                    if item_type not in skip and (_IS_NODE.get(item_type) or _is_node(item_type)):
+                    if item_type not in skip and (_IS_NODE.get(item_type) or item_type not in _IS_NODE and _is_node(item_type)):
                         _walk(item, on_visit, on_leave, skip, fields_of)
-            elif value_type not in skip and (_IS_NODE.get(value_type) or _is_node(value_type)):
+            elif value_type not in skip and (_IS_NODE.get(value_type) or value_type not in _IS_NODE and _is_node(value_type)):
                 _walk(value, on_visit, on_leave, skip, fields_of)
     on_leave(node)
 
@@ -245,9 +265,9 @@ def _walk_typed(node: cst.CSTNode, visits: Dict[type, Callable], leaves: Dict[ty
             if value_type is tuple or value_type is list:
                 for item in value:
                     item_type = type(item)
-                    if item_type not in skip and (_IS_NODE.get(item_type) or _is_node(item_type)):
+                    if item_type not in skip and (_IS_NODE.get(item_type) or item_type not in _IS_NODE and _is_node(item_type)):
                         _walk_typed(item, visits, leaves, skip, fields_of)
-            elif value_type not in skip and (_IS_NODE.get(value_type) or _is_node(value_type)):
+            elif value_type not in skip and (_IS_NODE.get(value_type) or value_type not in _IS_NODE and _is_node(value_type)):
                 _walk_typed(value, visits, leaves, skip, fields_of)
     leave = leaves.get(node_type)
     if leave is not None:
@@ -269,3 +289,31 @@ def iter_nodes(node: cst.CSTNode, skip: FrozenSet[type] = TRIVIA) -> Iterator[cs
             elif value_type not in skip and _is_node(value_type):
                 children.append(value)
         stack.extend(reversed(children))
+
+
+def parents(root: cst.CSTNode, skip: FrozenSet[type] = TRIVIA) -> Dict[cst.CSTNode, cst.CSTNode]:
+    """node -> its parent, for every node under ``root`` (trivia skipped by default), in visiting order: what
+    a visitor keeping a stack of the nodes it is in records, without its two calls per node."""
+    found: Dict[cst.CSTNode, cst.CSTNode] = {}
+    _parents(root, found, skip, _PRUNED.setdefault(skip, {}))
+    return found
+
+
+def _parents(node: cst.CSTNode, found: Dict[cst.CSTNode, cst.CSTNode], skip: FrozenSet[type],
+             fields_of: Dict[type, Tuple[str, ...]]) -> None:
+    node_type = type(node)
+    fields = fields_of.get(node_type)
+    if fields is None:
+        fields = pruned_fields(node_type, skip)
+    for name in fields:
+        value = getattr(node, name)
+        value_type = type(value)
+        if value_type is tuple or value_type is list:
+            for item in value:
+                item_type = type(item)
+                if item_type not in skip and (_IS_NODE.get(item_type) or item_type not in _IS_NODE and _is_node(item_type)):
+                    found[item] = node
+                    _parents(item, found, skip, fields_of)
+        elif value_type not in skip and (_IS_NODE.get(value_type) or value_type not in _IS_NODE and _is_node(value_type)):
+            found[value] = node
+            _parents(value, found, skip, fields_of)

@@ -8,7 +8,8 @@ import pytest
 from hylint.lint.engine import Linter
 from hylint.selection import all_rules, select_rules
 from hylint.rule import LintRule
-from hylint.syntax.walk import TRIVIA, iter_nodes, walk
+from hylint.syntax.nodes import literal_int
+from hylint.syntax.walk import TRIVIA, iter_nodes, parents, walk
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = '''# a comment
@@ -58,14 +59,14 @@ def _sources():
 
 class _Recorder(cst.CSTVisitor):
     def __init__(self):
-        self.log = []
+        self.seen = []
 
     def on_visit(self, node):
-        self.log.append(("visit", id(node)))
+        self.seen.append(("visit", id(node)))
         return not isinstance(node, cst.Lambda)  # a subtree left out
 
     def on_leave(self, node):
-        self.log.append(("leave", id(node)))
+        self.seen.append(("leave", id(node)))
 
 
 class _Typed(cst.CSTVisitor):
@@ -82,17 +83,34 @@ class _Typed(cst.CSTVisitor):
         self.seen.append("call")
 
 
+class _TypedNoLeaves(cst.CSTVisitor):
+    """Callbacks on no leaf type: the traversal skips Name, Integer, the operators (nothing but trivia below)."""
+
+    def __init__(self):
+        self.seen = []
+
+    def visit_Attribute(self, node):
+        self.seen.append(("attribute", id(node)))
+
+    def visit_Lambda(self, node):
+        self.seen.append(("lambda", id(node)))
+        return False  # a subtree left out
+
+    def leave_Call(self, node):
+        self.seen.append(("call", id(node)))
+
+
 @pytest.mark.parametrize("source", list(_sources()))
 def test_walk_order_equals_libcst(source):
     module = cst.parse_module(source)
-    expected, got = _Recorder(), _Recorder()
-    module.visit(expected)
-    walk(module, got)
-    assert got.log == expected.log
-    expected, got = _Typed(), _Typed()
-    module.visit(expected)
-    walk(module, got)
-    assert got.seen == expected.seen and any(s.startswith("#") for s in got.seen) == ("#" in source)
+    seen = {}
+    for visitor in (_Recorder, _Typed, _TypedNoLeaves):  # every node; by type; by type, leaves skipped
+        expected, got = visitor(), visitor()
+        module.visit(expected)
+        walk(module, got)
+        assert got.seen == expected.seen
+        seen[visitor] = got.seen
+    assert any(s.startswith("#") for s in seen[_Typed]) == ("#" in source)
 
 
 def test_iter_nodes_skips_trivia_only():
@@ -195,3 +213,53 @@ def test_parse_without_validation_gives_the_same_tree_and_restores_validation():
         parse_module("def f(:\n")
     with pytest.raises(cst.CSTValidationError):  # nodes built elsewhere (fixes) are still validated
         cst.Name("not a name")
+
+
+@pytest.mark.parametrize("source", list(_sources()))
+def test_parents_equal_a_visitor_stack(source):
+    module = cst.parse_module(source)
+    expected = {}
+    stack = []
+
+    class _Stack(cst.CSTVisitor):
+        def on_visit(self, node):
+            if stack:
+                expected[node] = stack[-1]
+            stack.append(node)
+            return True
+
+        def on_leave(self, original_node):
+            stack.pop()
+
+    walk(module, _Stack(), TRIVIA)
+    assert list(parents(module).items()) == list(expected.items())
+
+
+@pytest.mark.parametrize("source", list(_sources()))
+def test_hooks_called_by_type_equal_every_node_counted(source, monkeypatch):
+    """Without eager-only regions the engine calls the rules' hooks by node type; counting every node (as
+    it does where `if F is nd:` regions are) gives the same diagnostics."""
+    from hylint.lint import dispatch
+
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return
+    rules = select_rules(select=["ALL"])
+    by_type = Linter(rules)._lint_module(module, source, "m.py")
+    init = dispatch._FileLinter.__init__
+
+    def counted(self, *args):
+        init(self, *args)
+        self.eager_free = False
+
+    monkeypatch.setattr(dispatch._FileLinter, "__init__", counted)
+    assert Linter(rules)._lint_module(module, source, "m.py") == by_type
+
+
+@pytest.mark.parametrize("text", ["0", "00", "7", "1_000", "0x1F", "0X1f", "0o17", "0b101", "0B1_0",
+                                  "99999999999999999999"])
+def test_literal_int_reads_every_integer_form(text):
+    node = cst.parse_expression(text)
+    assert literal_int(node) == node.evaluated_value
+    assert literal_int(cst.parse_expression("-" + text)) == -node.evaluated_value
