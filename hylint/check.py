@@ -91,7 +91,7 @@ def check_source(text: str, path: str, options: CheckOptions = CheckOptions()) -
     options, less the per-file-ignores that match ``path``. Rows are those of ``text``."""
     config = configs_for(options, (path,))[0][0]  # the nearest [tool.hylint] above path, or --config
     selection = _resolved(select(options, config))
-    return selection.linter_for(path).lint_source(text, path).diagnostics
+    return selection.linter_for(path).lint_source(text, path, reach=_reach_of_source(text, path)).diagnostics
 
 
 def fix_source(text: str, path: str, options: CheckOptions = CheckOptions()) -> LintResult:
@@ -101,7 +101,26 @@ def fix_source(text: str, path: str, options: CheckOptions = CheckOptions()) -> 
     config = configs_for(options, (path,))[0][0]
     unsafe = options.unsafe_fixes if options.unsafe_fixes is not None else config.unsafe_fixes
     selection = _resolved(select(options, config))
-    return selection.linter_for(path).fix_source(text, path, unsafe=bool(unsafe))
+    return selection.linter_for(path).fix_source(text, path, unsafe=bool(unsafe), reach=_reach_of_source(text, path))
+
+
+_SOURCE_REACH = None  # hylint.batch.reach.ReachIndex of check_source/fix_source: packages read once, stat-ed again
+
+
+def _reach_of_source(text: str, path: str):
+    """What a trace reaches in ``text`` as the file ``path``: a module of a package gets the reach of the
+    package's files as saved (as ``--stdin-filename`` does), any other source the reach of its own text."""
+    from hylint.batch.reach import ReachIndex, is_lone_module, reach_of_text
+    from hylint.analysis.reach import FileReach
+
+    if path.endswith(".py") and not is_lone_module(Path(path)):
+        global _SOURCE_REACH
+        if _SOURCE_REACH is None:
+            _SOURCE_REACH = ReachIndex()
+        plain = _SOURCE_REACH.for_file(Path(path), fresh=1.0)
+    else:
+        plain = reach_of_text(text)
+    return FileReach.from_plain(plain) if plain else None
 
 
 # -- a run -----------------------------------------------------------------------------------------
@@ -309,18 +328,21 @@ def _guarded_linter_for(selection: RuleSelection):
 def _check_stdin(raw: bytes, filename: str, selection: RuleSelection, mode: str, unsafe: bool,
                  reach_cache: Optional[Path] = None) -> FileOutcome:
     """``--stdin-filename`` names a module of a package: what the package's traces reach in it (read from
-    the package's files on disk, as a run over the folder reads them) is checked as hybrid code."""
+    the package's files on disk, as a run over the folder reads them) is checked as hybrid code. stdin
+    without a name, or naming a lone module, is a module of its own: its reach is its text's."""
+    from hylint.batch.reach import is_lone_module
     from hylint.batch.runner import process_stdin
 
     reach = None
-    if filename != "-" and filename.endswith(".py"):
+    own = filename == "-" or filename.endswith(".py") and is_lone_module(Path(filename))
+    if not own and filename.endswith(".py"):
         from hylint.batch.reach import ReachIndex
 
         index = ReachIndex(reach_cache)
         reach = index.for_file(Path(filename))
         if reach_cache is not None and reach_cache.is_dir():  # a folder a run made: keep the package's reach
             index.save()
-    outcome = process_stdin(raw, filename, _guarded_linter_for(selection)(filename), mode, unsafe, reach)
+    outcome = process_stdin(raw, filename, _guarded_linter_for(selection)(filename), mode, unsafe, reach, own)
     if outcome.diagnostics:  # an unreadable stdin (HY001) is reported without a linter: ignore it here
         ignored = selection.ignored_for(filename)
         outcome.diagnostics = [d for d in outcome.diagnostics if d.code not in ignored]

@@ -245,6 +245,24 @@ class ReachIndex:
             return
 
 
+def is_lone_module(path: Path) -> bool:
+    """A file that is a module of its own (its folder holds no ``__init__.py``): its reach is its own text's."""
+    return not package_root(Path(os.path.abspath(path)))[1]
+
+
+def reach_of_text(text: str) -> Optional[Plain]:
+    """What a trace reaches in a source that is a module of its own, computed from ``text`` itself: a
+    notebook (its code cells joined, as linted), stdin without a file name, an editor's buffer of a lone
+    module (unsaved edits included). Nothing else is read: what the source imports from a package is
+    not followed (as for a lone ``.py`` file on disk)."""
+    if "hybrid_forward" not in text:
+        return None
+    path = Path(os.path.abspath("__main__.py"))  # a notebook runs as __main__; no file is read
+    with _collector_paused():
+        found = _compute(path, {path: text.encode("utf-8", "surrogatepass")}, False)
+    return found.get(str(path)) or None
+
+
 @contextmanager
 def _collector_paused():
     """The syntax trees of a package are a few million objects, alive until its reach is summarised, and

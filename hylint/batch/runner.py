@@ -35,9 +35,14 @@ def unreadable(filename: str, reason: str) -> Diagnostic:
 
 def process_source(source: SourceFile, filename: str, linter: Linter, mode: str, unsafe: bool,
                    write: bool, reach: Optional[FileReach] = None) -> FileOutcome:
-    """``reach``: what a trace of the file's package reaches in it (hylint/batch/reach.py)."""
+    """``reach``: what a trace of the file's package reaches in it (hylint/batch/reach.py); a notebook,
+    which has no package, gets the reach of its own code."""
     from hylint.lint.engine import FixLoopError
 
+    if reach is None and source.notebook:
+        from hylint.batch.reach import reach_of_text
+
+        reach = reach_of_text(source.text)
     outcome = FileOutcome(filename)
     if mode == LINT:
         result = linter.lint_source(source.text, filename, reach)
@@ -117,13 +122,19 @@ def _process_path(path: Path, linter: Linter, mode: str, unsafe: bool, reach=Non
 
 
 def process_stdin(raw: bytes, filename: str, linter: Linter, mode: str, unsafe: bool,
-                  reach: Optional[FileReach] = None) -> FileOutcome:
+                  reach: Optional[FileReach] = None, own_reach: bool = False) -> FileOutcome:
+    """``own_reach``: the text is a module of its own (no file name, a lone module): its reach is computed
+    from the text, unsaved edits included."""
     try:
         source = decode(raw, filename)
     except SourceError as error:
         outcome = FileOutcome(filename)
         outcome.diagnostics.append(unreadable(filename, str(error)))
         return outcome
+    if own_reach and reach is None:
+        from hylint.batch.reach import reach_of_text
+
+        reach = reach_of_text(source.text)
     try:
         return process_source(source, filename, linter, mode, unsafe, write=False, reach=reach)
     except Exception as error:
