@@ -23,7 +23,7 @@ class OptionalInputSometimesNone(LintRule):
     DOC = """
 ## What it does
 Flags, in the `forward` of a block (code that runs eagerly, outside any trace) and in the methods of
-its class that `forward` calls (and no trace runs), a call of a child HybridBlock of the module whose
+its class that `forward` calls on `self`, at any depth (and no trace runs), a call of a child HybridBlock of the module whose
 argument at one position can be `None` on some calls and a tensor on others:
 - a conditional expression with one `None` branch whose test reads a local name or a parameter of
   `forward` (`self.step(x, ids if lexicon else None)`, with `lexicon` an argument);
@@ -87,6 +87,9 @@ No fix: which tensor stands for "nothing" is the author's decision.
         Invalid(_STEP + "    def forward(self, x, ids, lexicon):\n        return self.step(x, ids if lexicon else None)\n"),
         Invalid(_STEP + "    def forward(self, x, ids, lexicon):\n        return self.decode(x, ids if lexicon else None)\n\n"
                         "    def decode(self, x, ids=None):\n        return self.step(x, ids)\n"),
+        Invalid(_STEP + "    def forward(self, x, ids, lexicon):\n        return self.decode(x, ids, lexicon)\n\n"
+                        "    def decode(self, x, ids, lexicon):\n        return self.one_step(x, ids, lexicon)\n\n"
+                        "    def one_step(self, x, ids, lexicon):\n        return self.step(x, ids if lexicon else None)\n"),
         Invalid(_STEP + "    def forward(self, x, ids=None):\n        return self.step(x, ids)\n"),
         Invalid(_STEP + "    def forward(self, x, ids):\n        return self.step(x, None) + self.step(x, ids)\n"),
         Invalid(_STEP + "    def forward(self, x, ids):\n        return self.step(x) + self.step(x, ids)\n"),
@@ -132,8 +135,8 @@ No fix: which tensor stands for "nothing" is the author's decision.
 
 
 def _helpers_called(forward: cst.FunctionDef, cls: ClassInfo, ctx) -> List[cst.FunctionDef]:
-    """The methods of the class that ``forward`` calls on ``self`` (one level) and that no trace runs (they
-    are not analysed as hybrid code): they run eagerly, as ``forward`` does."""
+    """The methods of the class that ``forward`` calls on ``self``, and those they call on ``self`` in turn,
+    that no trace runs (they are not analysed as hybrid code): they run eagerly, as ``forward`` does."""
     family = class_family(cls, ctx.module_info.classes)
     found: List[cst.FunctionDef] = []
 
@@ -144,10 +147,14 @@ def _helpers_called(forward: cst.FunctionDef, cls: ClassInfo, ctx) -> List[cst.F
             if name is None or name in ("forward", "hybrid_forward", "__init__"):
                 return
             method = next((owner.methods[name] for owner in family if name in owner.methods), None)
-            if method is not None and method not in found and method not in ctx.module_info.contexts:
+            if method is not None and method is not forward and method not in found and \
+                    method not in ctx.module_info.contexts:
                 found.append(method)
 
-    walk(forward.body, _Calls())
+    calls = _Calls()
+    walk(forward.body, calls)
+    for method in found:  # grows as it goes: the methods those call, to any depth, each once
+        walk(method.body, calls)
     return found
 
 
