@@ -112,7 +112,7 @@ class Checker:
         filename = str(path) if path is not None else "<untitled>"
         settings = self.settings(path)
         try:
-            reach = self._reach_for(path)
+            reach = self._reach_for(path, text)
             if reach:  # a module the package's traces reach: checked whole with that reach, as `hylint check` does
                 diagnostics = self.linter(path, True).lint_source(text, filename, reach=reach).diagnostics
             else:
@@ -126,10 +126,15 @@ class Checker:
         self._fixable[filename] = any(d.fix is not None for d in diagnostics)
         return Outcome(list(diagnostics), settings.error)
 
-    def _reach_for(self, path: Optional[Path]):
+    def _reach_for(self, path: Optional[Path], text: str):
         """What a trace of the package reaches in ``path``, from the package's files as saved (stat-ed again
-        at most once a second, computed again when one changed); None for a buffer with no file."""
-        if path is None or path.suffix != ".py" or not path.parent.is_dir():
+        at most once a second, computed again when one changed); for a notebook or a buffer with no file,
+        which have no package, what a trace reaches in ``text`` itself."""
+        if path is None or path.suffix == ".ipynb":
+            from hylint.batch.reach import reach_of_text
+
+            return reach_of_text(text)
+        if path.suffix != ".py" or not path.parent.is_dir():
             return None
         from hylint.batch.reach import ReachIndex
 

@@ -64,6 +64,19 @@ def test_a_module_the_package_reaches_gets_what_hylint_check_reports(tmp_path):
     assert checker.check(DIST, package / "dist.py").diagnostics == []
 
 
+def test_a_notebook_and_an_untitled_buffer_get_the_reach_of_their_own_text(tmp_path):
+    """Neither has a package: what a trace reaches is read from the text itself, as `hylint check` reads a
+    notebook (tests/batch/test_own_reach.py); before, neither was given a reach."""
+    local = DIST + "\n\n" + MODEL.replace("from pkg.dist import Categorical\n", "")
+    checker = Checker(tmp_path)
+    untitled = checker.check(local, None).diagnostics
+    assert [(d.code, d.start[0]) for d in untitled] == [("HY201", 4)]
+    assert untitled[0].message.endswith("(reached from Model.hybrid_forward via Categorical)")
+    cells = [(True, DIST), (False, "The model:"), (True, MODEL.replace("from pkg.dist import Categorical\n", ""))]
+    found = checker.check_notebook(cells, tmp_path / "model.ipynb").diagnostics
+    assert [(d.code, d.cell, d.start[0]) for d in found] == [("HY201", 1, 4)]
+
+
 def test_settings_follow_the_nearest_pyproject(tmp_path):
     (tmp_path / "sub").mkdir()
     path = tmp_path / "sub" / "net.py"
