@@ -88,7 +88,9 @@ def _resolved(selection: RuleSelection) -> RuleSelection:
 # -- one in-memory source (an editor's buffer, stdin) ------------------------------------------
 def check_source(text: str, path: str, options: CheckOptions = CheckOptions()) -> List[Diagnostic]:
     """The diagnostics of ``text`` as if it were the file ``path``: the rules of the configuration and
-    options, less the per-file-ignores that match ``path``. Rows are those of ``text``."""
+    options, less the per-file-ignores that match ``path``. Rows are those of ``text``. What a trace
+    reaches in it: for a module of a package, from the package's files as saved (read on the first call for
+    that package, and again when one of them changed); for any other source, from ``text`` itself."""
     config = configs_for(options, (path,))[0][0]  # the nearest [tool.hylint] above path, or --config
     selection = _resolved(select(options, config))
     return selection.linter_for(path).lint_source(text, path, reach=_reach_of_source(text, path)).diagnostics
