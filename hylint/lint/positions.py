@@ -161,8 +161,11 @@ def _statement_positions(module: cst.Module, stmt: cst.CSTNode, indents: List[st
         state.indent_tokens = list(indents)
         stmt._codegen(state)
         return provider._computed
-    except KeyError:  # a node hoisting a position from one generated outside it: record every node
-        return _statement_positions(module, stmt, indents) if wanted is not None else None
+    except KeyError:  # pragma: no cover - a node hoisting a position from one generated outside it (libcst's
+        # nodes hoist from children they generate inside): record every node
+        if wanted is None:
+            raise
+        return _statement_positions(module, stmt, indents)
     except (AttributeError, TypeError):  # pragma: no cover - other libcst internals
         return None
 
@@ -176,8 +179,10 @@ def _positions(mini: cst.Module, wanted: Optional[set] = None,
         provider = PositionProvider()
         mini._codegen(_state(mini, provider, wanted, unit))
         return provider._computed
-    except KeyError:  # as in _statement_positions
-        return _positions(mini) if wanted is not None else {}
+    except KeyError:  # pragma: no cover - as in _statement_positions
+        if wanted is None:
+            raise
+        return _positions(mini)
     except (AttributeError, TypeError):  # pragma: no cover - a libcst without these internals
         return MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
 
