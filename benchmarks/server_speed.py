@@ -63,6 +63,11 @@ def rss_mib(pid: int) -> float:
     return float("nan")
 
 
+def _figures(wall, cpu) -> str:
+    return (f"median {statistics.median(wall) * 1000:.0f} ms wall, {statistics.median(cpu) * 1000:.0f} ms server CPU "
+            f"(min {min(wall) * 1000:.0f} ms wall, {min(cpu) * 1000:.0f} ms CPU)")
+
+
 def in_process(text: str, runs: int) -> None:
     """The check an open runs, with the server's own Checker, on a fresh buffer each time."""
     sys.path.insert(0, str(ROOT))
@@ -128,8 +133,7 @@ def main() -> None:
             if run < args.runs - 1:
                 client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
                 client.diagnostics(uri, None)
-        print(f"didOpen -> diagnostics ({len(found)}): median {statistics.median(opens) * 1000:.0f} ms wall, "
-              f"{statistics.median(open_cpu) * 1000:.0f} ms server CPU (min {min(opens) * 1000:.0f} ms wall)")
+        print(f"didOpen -> diagnostics ({len(found)}): {_figures(opens, open_cpu)}")
         cpu = cpu_seconds(pid)
         time.sleep(args.idle)
         print(f"then, idle for {args.idle:.0f} s (the server prepares each top-level group for edits): "
@@ -159,10 +163,9 @@ def main() -> None:
             edit()
             changes.append(time.perf_counter() - start)
             change_cpu.append(cpu_seconds(pid) - cpu)
-        print(f"didChange -> fresh diagnostics: median {statistics.median(changes) * 1000:.0f} ms wall, "
-              f"{statistics.median(change_cpu) * 1000:.0f} ms server CPU (min {min(changes) * 1000:.0f} ms wall)")
+        print(f"didChange -> fresh diagnostics: {_figures(changes, change_cpu)}")
 
-        # an edit of the imports: the context of every group changes, so every group is linted again
+        # an edit of the imports: the context of every group changes, so the buffer is checked whole
         header = next(i for i, line in enumerate(lines) if line.startswith("from ") or line.startswith("import "))
         imports, import_cpu = [], []
         for run in range(5):
@@ -178,8 +181,7 @@ def main() -> None:
             client.diagnostics(uri, version)
             imports.append(time.perf_counter() - start)
             import_cpu.append(cpu_seconds(pid) - cpu)
-        print(f"didChange of an import line -> fresh diagnostics: median {statistics.median(imports) * 1000:.0f} ms "
-              f"wall, {statistics.median(import_cpu) * 1000:.0f} ms server CPU")
+        print(f"didChange of an import line -> fresh diagnostics: {_figures(imports, import_cpu)}")
 
         rss = [(version - 1, rss_mib(pid))]
         started = time.perf_counter()

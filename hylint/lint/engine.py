@@ -150,7 +150,10 @@ class Linter:
         file_linter.reports = _fold_opted_out(_collapse_cascades(file_linter.reports), module_info)
         if not file_linter.reports:
             return self._check_noqa(source, filename, set())
-        positions = Positions(module, source, tree) if module_source is None else Positions(module, module_source)
+        wanted = [report.node for report in file_linter.reports] + \
+            [pending.node for report in file_linter.reports if report.fix is not None for pending in report.fix.edits]
+        positions = Positions(module, source if module_source is None else module_source,
+                              tree if module_source is None else None, wanted)
         text = SourceText(source)
         noqa = parse_noqa(text.lines)
         diagnostics = []

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Dict, List, Optional, Sequence, Tuple
+from contextlib import nullcontext
+from typing import Collection, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from hylint.syntax.python_tree import python_tree
 
@@ -26,11 +28,15 @@ class Positions:
     statement, moved down by the lines of the code generated for the statements before it.
     """
 
-    def __init__(self, module: cst.Module, source: Optional[str] = None, tree: Optional[ast.Module] = None) -> None:
-        """``tree``: CPython's tree of ``source`` (``python_tree``), when the caller has it."""
+    def __init__(self, module: cst.Module, source: Optional[str] = None, tree: Optional[ast.Module] = None,
+                 wanted: Optional[Collection[cst.CSTNode]] = None) -> None:
+        """``tree``: CPython's tree of ``source`` (``python_tree``), when the caller has it; ``wanted``: the
+        nodes whose spans will be asked, the only ones the code generation records (a span of another node
+        is still given: everything is then computed again recording every node)."""
         self.module = module
         self.source = source
         self._tree = tree
+        self._wanted = {id(node) for node in wanted} if wanted is not None else None
         self._line_offsets: Optional[List[int]] = None
         self._resolved: Dict[int, Dict[cst.CSTNode, object]] = {}
         self._first_rows: Optional[Dict[cst.CSTNode, int]] = None
@@ -49,7 +55,7 @@ class Positions:
         found = self._units.get(unit)
         if found is None:
             body = [unit] if cls is None else [cls.with_changes(body=cls.body.with_changes(body=[unit]))]
-            computed = _positions(self.module.with_changes(body=body, header=[], footer=[]))
+            computed = _positions(self.module.with_changes(body=body, header=[], footer=[]), self._wanted, unit)
             found = self._units[unit] = (computed, self._rows()[unit] - computed[unit].start.line)
         return found
 
@@ -74,7 +80,7 @@ class Positions:
                     return None
                 blocks.insert(0, stmt.body)
             indents = [block.indent if block.indent is not None else self.module.default_indent for block in blocks]
-            computed = _statement_positions(self.module, inner, indents)
+            computed = _statement_positions(self.module, inner, indents, self._wanted)
             if computed is None or inner not in computed:
                 return None
             found = self._units[inner] = (computed, rows[inner] - computed[inner].start.line)
@@ -120,6 +126,9 @@ class Positions:
         """((row, col), (row, col)), rows 1-based, columns 0-based; ``function``: the outermost function
         the node was reported in, if any (its unit is computed alone when it is a method); ``parents``: the
         parent of each node in ``function`` (then the unit is the statement of its body holding the node)."""
+        if self._wanted is not None and id(node) not in self._wanted:  # not announced: record every node
+            self._wanted = None
+            self._units.clear()
         located = self._in_unit(node, statement, function, parents)
         if located is not None:
             code_range, shift = located
@@ -140,33 +149,90 @@ class Positions:
                 (code_range.end.line + shift, code_range.end.column))
 
 
-def _statement_positions(module: cst.Module, stmt: cst.CSTNode,
-                         indents: List[str]) -> Optional[Dict[cst.CSTNode, object]]:
+def _statement_positions(module: cst.Module, stmt: cst.CSTNode, indents: List[str],
+                         wanted: Optional[set] = None) -> Optional[Dict[cst.CSTNode, object]]:
     """Positions of the nodes of ``stmt`` generated alone, indented by ``indents`` (the blocks around it) as
     in the file, rows counted from its first line (its leading lines included): the code generation
-    PositionProvider runs for a module, of one statement. None: a libcst without these internals."""
+    PositionProvider runs for a module, of one statement; ``wanted``: the ids of the nodes to record
+    (``stmt`` is recorded too), None: every node. None: a libcst without these internals."""
     try:
-        from libcst.metadata.position_provider import PositionProvidingCodegenState
-
         provider = PositionProvider()
-        state = PositionProvidingCodegenState(default_indent=module.default_indent,
-                                              default_newline=module.default_newline, provider=provider)
+        state = _state(module, provider, wanted, stmt)
         state.indent_tokens = list(indents)
         stmt._codegen(state)
         return provider._computed
-    except (ImportError, AttributeError, TypeError):  # pragma: no cover - other libcst internals
+    except KeyError:  # pragma: no cover - a node hoisting a position from one generated outside it (libcst's
+        # nodes hoist from children they generate inside): record every node
+        if wanted is None:
+            raise
+        return _statement_positions(module, stmt, indents)
+    except (AttributeError, TypeError):  # pragma: no cover - other libcst internals
         return None
 
 
-def _positions(mini: cst.Module) -> Dict[cst.CSTNode, object]:
+def _positions(mini: cst.Module, wanted: Optional[set] = None,
+               unit: Optional[cst.CSTNode] = None) -> Dict[cst.CSTNode, object]:
+    """Positions of the nodes of ``mini``: of the nodes whose ids are ``wanted`` and of ``unit``, or of all."""
     try:
         # what MetadataWrapper.resolve(PositionProvider) runs, without its batched visit of the whole
         # tree (PositionProvider needs none: it is one code generation)
         provider = PositionProvider()
-        provider._gen_impl(mini)
+        mini._codegen(_state(mini, provider, wanted, unit))
         return provider._computed
-    except AttributeError:  # pragma: no cover - a libcst without these internals
+    except KeyError:  # pragma: no cover - as in _statement_positions
+        if wanted is None:
+            raise
+        return _positions(mini)
+    except (AttributeError, TypeError):  # pragma: no cover - a libcst without these internals
         return MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider)
+
+
+def _state(module: cst.Module, provider: PositionProvider, wanted: Optional[set],
+           also: Optional[cst.CSTNode]) -> PositionProvidingCodegenState:
+    """The code generation state recording every node (``wanted`` None) or the wanted ones and ``also``."""
+    if wanted is None:
+        return PositionProvidingCodegenState(default_indent=module.default_indent,
+                                             default_newline=module.default_newline, provider=provider)
+    return _WantedPositions(module, provider, wanted | {id(also)} if also is not None else set(wanted))
+
+
+_NOTHING = nullcontext()
+
+
+class _WantedPositions(PositionProvidingCodegenState):
+    """PositionProvider's code generation recording the positions of the wanted nodes only: the same tokens
+    move the same line and column, but the other nodes (most of a statement) make no CodePosition,
+    CodeRange or generator-based context manager. A wanted node whose position is hoisted from a child
+    (``start_node``/``end_node``) makes that child wanted before the child is generated."""
+
+    def __init__(self, module: cst.Module, provider: PositionProvider, wanted: set) -> None:
+        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline,
+                         provider=provider)
+        self.wanted = wanted  # ids of nodes
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        if "\n" in value or "\r" in value:
+            self._update_position(value)
+        else:  # what _update_position does for a token without a newline, without its regex split
+            self.column += len(value)
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._stack.append(CodePosition(self.line, self.column) if id(node) in self.wanted else None)
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        start = self._stack.pop()
+        if start is not None and node not in self.provider._computed:  # not recorded syntactically
+            self.provider._computed[node] = CodeRange(start, CodePosition(self.line, self.column))
+
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None,
+                                  end_node: Optional[cst.CSTNode] = None):
+        if id(node) not in self.wanted:
+            return _NOTHING
+        for child in (start_node, end_node):
+            if child is not None:
+                self.wanted.add(id(child))
+        return super().record_syntactic_position(node, start_node=start_node, end_node=end_node)
 
 
 def _first_rows(module: cst.Module, source: str, tree: Optional[ast.Module] = None) -> Dict[cst.CSTNode, int]:

@@ -24,6 +24,10 @@ from hylint.server.linting import Checker
 # seconds of quiet after the last change before it is linted: an edit re-lints only the definitions it
 # changed (hylint/server/incremental.py), tens of milliseconds, so a longer wait would be most of the latency
 DEBOUNCE = 0.02
+# seconds without a change before the groups of a file are prepared for its next edit: the preparing is
+# of the latest text, thrown away by the next change of the imports, and each step (a group's own check,
+# ~16 ms) delays a change arriving meanwhile (its message is read in three turns of the event loop)
+WARM_AFTER = 0.1
 FIX_ALL = f"{lsp.CodeActionKind.SourceFixAll.value}.hylint"
 ADD_NOQA_ALL = "source.addNoqa.hylint"
 NOT_SUPPRESSIBLE = {"HY000", "HY001", "HY090"}  # as `hylint check --add-noqa` (hylint/batch/add_noqa.py)
@@ -45,6 +49,8 @@ class HylintServer(LanguageServer):
         self.checker = Checker()
         self.results: Dict[str, _Result] = {}  # uri -> the diagnostics of its latest linted text
         self.pending: Dict[str, asyncio.TimerHandle] = {}  # uri -> the debounced lint of a change
+        self.warming: Dict[str, asyncio.Handle] = {}  # uri -> the next step preparing its groups
+        self.changed = 0.0  # loop time of the latest change or lint
         self.cells: Dict[str, str] = {}  # cell uri -> its notebook's uri (cells are linted together)
         self.told: set = set()  # configuration errors already shown to the user
         self._documented = None
@@ -89,16 +95,29 @@ class HylintServer(LanguageServer):
                          [convert.to_lsp(d, lines, self.documented) for d in outcome.diagnostics])
         self.results[uri] = result
         self.publish_diagnostics(uri, result.lsp, version=document.version)
-        self.loop.call_soon(self.warm, uri)
+        self.changed = self.loop.time()
+        self._warm_later(uri, WARM_AFTER)
         return result
 
+    def _warm_later(self, uri: str, delay: float) -> None:
+        handle = self.warming.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
+        self.warming[uri] = self.loop.call_later(delay, self.warm, uri) if delay > 0 else \
+            self.loop.call_soon(self.warm, uri)
+
     def warm(self, uri: str) -> None:
-        """While the editor is idle, prepare the groups of a file for its next edit, one per turn of the
-        event loop (a message that arrives meanwhile is handled first); a newer check or a close stops it."""
+        """While the editor is idle (no change for WARM_AFTER seconds, none waiting to be linted), prepare
+        the groups of a file for its next edit, one per turn of the event loop (a message that arrives
+        meanwhile is handled first); a newer check or a close stops it."""
+        self.warming.pop(uri, None)
         if uri not in self.results:
             return
-        if self.checker.warm(self.path_of(uri)):
-            self.loop.call_soon(self.warm, uri)
+        wait = self.changed + WARM_AFTER - self.loop.time()
+        if self.pending or wait > 0:  # a change is being typed or waits for its lint
+            self._warm_later(uri, max(wait, DEBOUNCE))
+        elif self.checker.warm(self.path_of(uri)):
+            self._warm_later(uri, 0)
 
     def lint_notebook(self, uri: str) -> None:
         """Lint an open notebook's cells as one module; publish each cell's diagnostics to the cell."""
@@ -137,6 +156,7 @@ class HylintServer(LanguageServer):
             self.show_message(error, lsp.MessageType.Error)
 
     def lint_later(self, uri: str, notebook: bool = False) -> None:
+        self.changed = self.loop.time()
         handle = self.pending.pop(uri, None)
         if handle is not None:
             handle.cancel()
@@ -164,9 +184,10 @@ class HylintServer(LanguageServer):
         return result
 
     def forget(self, uri: str) -> None:
-        handle = self.pending.pop(uri, None)
-        if handle is not None:
-            handle.cancel()
+        for handles in (self.pending, self.warming):
+            handle = handles.pop(uri, None)
+            if handle is not None:
+                handle.cancel()
         self.results.pop(uri, None)
         if uri not in self.cells:
             self.checker.forget(self.path_of(uri))

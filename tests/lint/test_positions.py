@@ -51,24 +51,49 @@ def _sources():
         yield pytest.param(path.read_text(), id=path.parent.name)
 
 
-@pytest.mark.parametrize("source", list(_sources()))
-def test_positions_per_method_equal_positions_per_statement(source):
-    module = cst.parse_module(source)
-    per_unit, per_statement = Positions(module, source), Positions(module)
-    compared = 0
+def _units(module):
+    """(top-level statement index, its function or method or None, that function's parents, its nodes)."""
     for index, stmt in enumerate(module.body):
         functions = [stmt] if isinstance(stmt, cst.FunctionDef) else \
             [m for m in stmt.body.body if isinstance(m, cst.FunctionDef)] \
             if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock) else [None]
         for function in functions:
             parents = parent_map(function) if function is not None else None
-            for node in iter_nodes(function if function is not None else stmt):
-                expected = per_statement.span(node, index)
-                assert per_unit.span(node, index, function) == expected, node
-                # per statement of the function's body (hybrid contexts give their parents)
-                assert per_unit.span(node, index, function, parents) == expected, node
-                compared += 1
+            yield index, function, parents, list(iter_nodes(function if function is not None else stmt))
+
+
+@pytest.mark.parametrize("source", list(_sources()))
+def test_positions_per_method_equal_positions_per_statement(source):
+    module = cst.parse_module(source)
+    per_unit, per_statement = Positions(module, source), Positions(module)
+    compared = 0
+    for index, function, parents, nodes in _units(module):
+        for node in nodes:
+            expected = per_statement.span(node, index)
+            assert per_unit.span(node, index, function) == expected, node
+            # per statement of the function's body (hybrid contexts give their parents)
+            assert per_unit.span(node, index, function, parents) == expected, node
+            compared += 1
     assert compared > 0
+
+
+@pytest.mark.parametrize("source", list(_sources()))
+def test_recording_only_the_wanted_nodes_gives_the_same_spans(source):
+    """The engine names the nodes it will ask spans of (reports and fix edits); the code generation then
+    records only those. Every other node, then every third, is wanted; each gives the span it has when
+    every node is recorded, and a node that was not announced still gets its span."""
+    module = cst.parse_module(source)
+    every = Positions(module, source)
+    for step, offset in ((2, 0), (2, 1), (3, 2)):
+        asked = [(node, index, function, parents) for index, function, parents, nodes in _units(module)
+                 for node in nodes[offset::step]]
+        wanted = Positions(module, source, wanted=[node for node, *_ in asked])
+        for node, index, function, parents in asked:
+            assert wanted.span(node, index, function, parents) == every.span(node, index, function, parents), node
+        assert wanted._wanted is not None  # each span came from the recording of the wanted nodes
+        node, index, function, parents = asked[0]
+        unannounced = Positions(module, source, wanted=[])
+        assert unannounced.span(node, index, function, parents) == every.span(node, index, function, parents)
 
 
 def test_the_awkward_sources_pair_with_ast():

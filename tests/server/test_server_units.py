@@ -155,3 +155,49 @@ def test_without_pygls_the_server_says_how_to_install_it(tmp_path):
     done = subprocess.run([sys.executable, "-m", "hylint.server"], capture_output=True, text=True, env=env,
                           stdin=subprocess.DEVNULL, timeout=120)
     assert done.returncode == 2 and "pip install 'pygls>=1.3,<2'" in done.stderr, done.stderr
+
+
+def test_groups_are_prepared_only_while_no_change_comes(tmp_path):
+    """The server prepares a file's groups for its next edit (``Checker.warm``, a group's own check per
+    step) only after WARM_AFTER seconds without a change and with no change waiting for its lint: a
+    change of the imports arriving meanwhile would wait behind those steps, and throw their work away."""
+    import asyncio
+
+    from hylint.server.protocol import WARM_AFTER, HylintServer
+
+    class Steps:
+        def __init__(self) -> None:
+            self.paths = []
+
+        def warm(self, path):
+            self.paths.append(path)
+            return len(self.paths) < 3  # three groups to prepare
+
+        def forget(self, path) -> None:
+            pass
+
+    server = HylintServer()
+    try:
+        server.checker = steps = Steps()
+        uri = (tmp_path / "model.py").as_uri()
+        server.results[uri] = None  # the file's latest check
+        server.changed = server.loop.time()
+        server.warm(uri)  # just changed: put off
+        assert steps.paths == [] and uri in server.warming
+        server.changed -= WARM_AFTER
+        server.pending[uri] = server.loop.call_later(60, lambda: None)  # a change waiting for its lint
+        server.warm(uri)
+        assert steps.paths == [] and uri in server.warming
+        server.pending.pop(uri).cancel()
+        server.warm(uri)  # quiet: one group now, the others on the next turns of the loop
+        assert steps.paths == [tmp_path / "model.py"]
+        server.loop.run_until_complete(asyncio.sleep(0.01))
+        assert len(steps.paths) == 3 and uri not in server.warming
+        server.forget(uri)
+        server.warm(uri)  # a closed file: nothing more
+        assert len(steps.paths) == 3
+    finally:
+        for handle in list(server.warming.values()) + list(server.pending.values()):
+            handle.cancel()
+        server.loop.close()
+        asyncio.set_event_loop(None)
