@@ -502,7 +502,16 @@ def _roi_align_kernel(inputs, attrs):
             continue
         wy = _roi_axis_weights(y0, roi_h / ph, ph, grid_h, height)
         wx = _roi_axis_weights(x0, roi_w / pw, pw, grid_w, width)
-        samples = np.einsum("yh,chw,xw->cyx", wy, data[batch].astype(np.float64), wx)
+        # only the rows and columns a sample point reads (the kernel reads nothing else), as two matrix
+        # products: an einsum over the whole map took 0.16 s per region on an FPN level (Faster R-CNN FPN:
+        # 650 of 680 s of a forward); the sums are in float64, so their order does not show in float32
+        rows, cols = np.flatnonzero(wy.any(axis=0)), np.flatnonzero(wx.any(axis=0))
+        if rows.size and cols.size:
+            top, bottom, left, right = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
+            window = data[batch, :, top:bottom, left:right].astype(np.float64)
+            samples = np.matmul(wy[:, top:bottom], np.matmul(window, wx[:, left:right].T))
+        else:
+            samples = np.zeros((channels, wy.shape[0], wx.shape[0]))
         pooled = samples.reshape(channels, ph, grid_h, pw, grid_w).mean(axis=(2, 4))
         if attrs["position_sensitive"]:  # output channel c of bin (i, j) reads input channel (c * ph + i) * pw + j
             c, i, j = np.meshgrid(np.arange(out_channels), np.arange(ph), np.arange(pw), indexing="ij")
