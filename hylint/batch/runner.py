@@ -34,12 +34,13 @@ def unreadable(filename: str, reason: str) -> Diagnostic:
 
 
 def process_source(source: SourceFile, filename: str, linter: Linter, mode: str, unsafe: bool,
-                   write: bool, reach: Optional[FileReach] = None) -> FileOutcome:
-    """``reach``: what a trace of the file's package reaches in it (hylint/batch/reach.py); a notebook,
-    which has no package, gets the reach of its own code."""
+                   write: bool, reach: Optional[FileReach] = None, own_reach: bool = False) -> FileOutcome:
+    """``reach``: what a trace of the file's package reaches in it (hylint/batch/reach.py). A source with no
+    package (a notebook; with ``own_reach``, stdin without a name or a lone module's buffer) gets the reach
+    of its own text, unsaved edits included."""
     from hylint.lint.engine import FixLoopError
 
-    if reach is None and source.notebook:
+    if reach is None and (own_reach or source.notebook):
         from hylint.batch.reach import reach_of_text
 
         reach = reach_of_text(source.text)
@@ -123,19 +124,14 @@ def _process_path(path: Path, linter: Linter, mode: str, unsafe: bool, reach=Non
 
 def process_stdin(raw: bytes, filename: str, linter: Linter, mode: str, unsafe: bool,
                   reach: Optional[FileReach] = None, own_reach: bool = False) -> FileOutcome:
-    """``own_reach``: the text is a module of its own (no file name, a lone module): its reach is computed
-    from the text, unsaved edits included."""
+    """``own_reach``: the text is a module of its own (no file name, a lone module): ``process_source``."""
     try:
         source = decode(raw, filename)
     except SourceError as error:
         outcome = FileOutcome(filename)
         outcome.diagnostics.append(unreadable(filename, str(error)))
         return outcome
-    if own_reach and reach is None:
-        from hylint.batch.reach import reach_of_text
-
-        reach = reach_of_text(source.text)
     try:
-        return process_source(source, filename, linter, mode, unsafe, write=False, reach=reach)
+        return process_source(source, filename, linter, mode, unsafe, write=False, reach=reach, own_reach=own_reach)
     except Exception as error:
         return _internal_error(filename, error)
