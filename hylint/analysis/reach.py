@@ -68,6 +68,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, NamedTupl
 
 from hylint.analysis.resizers import Resizer, resize_position
 from hylint.facts.names import ND_NAMES, ND_TYPES, SYM_NAMES, SYM_TYPES
+from hylint.facts.tensor_methods import FLUENT_METHODS
 
 __all__ = ["FunctionKey", "Reached", "PackageReach", "ReachedFunction", "FileReach", "analyze_package", "analyze_sources",
            "parse_package", "module_name", "summarize"]
@@ -1252,8 +1253,11 @@ class _Function:
     def _by_name(self, name: str, call: ast.Call, args, kwargs, text) -> Value:
         """A method call on an object whose class is not known: every non-block class of the package that
         defines the method may be the receiver. Uncertain, and only when the call passes F or a tensor, or
-        the caller holds F (so the object plausibly belongs to the trace)."""
-        if not self.analysis.guessing:
+        the caller holds F (so the object plausibly belongs to the trace). Not for a fluent tensor method
+        (`x.reshape(...)`): the receiver is most likely a tensor, and the classes defining it by that name are
+        the tensor classes themselves (in mxnet's own package, NDArray and Symbol: their modules, 0.9 MB, were
+        parsed for `reshape` alone; no summary of the corpus or the zoo depends on it)."""
+        if not self.analysis.guessing or name in FLUENT_METHODS:
             return NOTHING
         passes = any(TENSOR in value or F in value for value in args + list(kwargs.values()))
         if not passes and not self.entry.reached.f_params and "F" not in self.env:
