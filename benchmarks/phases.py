@@ -58,7 +58,7 @@ def main() -> None:
     from hylint.analysis.reach import FileReach
     from hylint.analysis import analyze_module
     from hylint.batch.discovery import DEFAULT_EXCLUDE, discover
-    from hylint.lint.engine import Linter, _gc_relaxed, parse_module
+    from hylint.lint.engine import Linter, _gc_relaxed, _same_layout, parse_module
     from hylint.batch.files import read_source
     from hylint.lint.prefilter import might_hold_hybrid_code
     from hylint.selection import all_rules, select_rules
@@ -130,8 +130,9 @@ def main() -> None:
         total_lines += sum(1 for line in source.text.splitlines() if line.strip())
         parsed_lines += sum(1 for line in text.splitlines() if line.strip())
         diagnostics = lint(text, source.text, str(path), t3, reach)
-        if text is not source.text and any(d.fix is not None for d in diagnostics):
-            # a fix in sight: the engine lints the whole file again (hylint/lint/regions.py)
+        if text is not source.text and any(d.fix is not None for d in diagnostics) and (
+                linter.needs_whole_file(diagnostics) or not _same_layout(parse_module(text), source.text)):
+            # a fix that may read the whole module: the engine lints the whole file again (hylint/lint/regions.py)
             whole_again += 1
             diagnostics = lint(source.text, source.text, str(path), clock())
         outcomes.append(FileOutcome(str(path), diagnostics, source.text))

@@ -111,6 +111,10 @@ class LintRule:
     # The regions of a file the rule reads beyond its hybrid functions (see ``Region``): kept for it when
     # only part of a file is parsed. A rule that reads anything else sets PREFILTER = None.
     READS: ClassVar[FrozenSet[Region]] = frozenset()
+    # The rule's fixes are built from the node it reports and the analysis's values alone (no name, statement
+    # or indentation of the module elsewhere): a fix found on the reduced source is the whole file's, and
+    # the engine keeps it instead of linting the file whole again (hylint/lint/regions.py)
+    LOCAL_FIX: ClassVar[bool] = False
     DOC: ClassVar[str] = ""
     VALID: ClassVar[Sequence[Valid]] = ()
     INVALID: ClassVar[Sequence[Invalid]] = ()

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import ast
 import gc
+import io
+import re
+import tokenize
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Type
@@ -52,6 +55,26 @@ def _gc_relaxed():
         gc.set_threshold(*thresholds)
 
 
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def _same_layout(module: cst.Module, source: str) -> bool:
+    """Whether ``module`` (parsed from a reduced ``source``) renders new code as the whole file's module
+    would: the same default newline (the first line ending) and default indentation (the first INDENT
+    token; the reduction may have blanked the block it came from). A fix's replacement statements and
+    blocks are generated with them."""
+    newline = _NEWLINE.search(source)
+    if module.default_newline != (newline.group() if newline else "\n"):
+        return False
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):  # stops at the first indent
+            if token.type == tokenize.INDENT:
+                return module.default_indent == token.string
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return False
+    return module.default_indent == "    "  # libcst's default: no indented block in the file
+
+
 def _parents(report: _Report):
     """The parents of the nodes of the hybrid function a report was made in, when that function is the
     outermost one (where positions are computed statement by statement)."""
@@ -73,9 +96,12 @@ class Linter:
         self.prefilter_keys = keys_for(self.rule_types)
         # rules that judge the noqa directives once suppression is done (unused-noqa)
         self.noqa_rules = [rule for rule in self.rules if hooks_of(type(rule)).checks_noqa]
+        self._noqa_codes = frozenset(rule.CODE for rule in self.noqa_rules)
         # parse only the statements that can hold a diagnostic (hylint/lint/regions.py); HYLINT_WHOLE_FILE=1: never
         self.regions = regions_apply(self.rule_types)
         self.reads = reads_of(self.rule_types)  # what the rules read beyond their hybrid functions
+        # rules whose fixes the regions pass finds as the whole file would (LintRule.LOCAL_FIX)
+        self.local_fixes = frozenset(rule.CODE for rule in self.rule_types if rule.LOCAL_FIX)
 
     # -- linting ---------------------------------------------------------------------------
     def lint_source(self, source: str, filename: str = "<stdin>", reach: Optional[FileReach] = None,
@@ -116,8 +142,8 @@ class Linter:
 
     def _lint_regions(self, source: str, filename: str, tree: Optional[ast.Module]) -> Optional[List[Diagnostic]]:
         """The diagnostics of a run on the reduced source, or None where the whole file must be linted:
-        no reduction, libcst rejects the reduced source, or a diagnostic carries a fix (a fix may read
-        the whole module)."""
+        no reduction, libcst rejects the reduced source, or a diagnostic carries a fix that may read the
+        whole module (``needs_whole_file``)."""
         reduced = reduce_source(source, self.reads, tree)
         if reduced is None:
             return None
@@ -125,13 +151,19 @@ class Linter:
             module = parse_module(reduced)
         except (cst.ParserSyntaxError, RecursionError):
             return None
-        noqa_codes = {rule.CODE for rule in self.noqa_rules}
         diagnostics = self._lint_module(module, source, filename, reduced)
-        if any(d.fix is not None and d.code not in noqa_codes for d in diagnostics):
+        if any(d.fix is not None for d in diagnostics) and (
+                self.needs_whole_file(diagnostics) or not _same_layout(module, source)):
             del module
             gc.collect(1)  # the analysis's cycles would keep this tree alive beside the whole file's
             return None
         return diagnostics
+
+    def needs_whole_file(self, diagnostics: Sequence[Diagnostic]) -> bool:
+        """Whether one of ``diagnostics`` has a fix that may read the whole module (a rule without
+        LOCAL_FIX; the noqa rules' fixes edit only comments), so a reduced run cannot give it."""
+        return any(d.fix is not None and d.code not in self.local_fixes and d.code not in self._noqa_codes
+                   for d in diagnostics)
 
     def _lint_module(self, module: cst.Module, source: str, filename: str, module_source: Optional[str] = None,
                      reach: Optional[FileReach] = None, tree: Optional[ast.Module] = None) -> List[Diagnostic]:

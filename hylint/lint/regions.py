@@ -55,10 +55,11 @@ What is not reduced, so whole files are parsed (``None``):
 * ``HYLINT_WHOLE_FILE=1`` in the environment: the switch to compare with (tests/lint/test_regions.py);
 * a file in which every statement is kept.
 
-The engine (``Linter.lint_source``) lints the reduced module; when a diagnostic carries a fix it
-lints the whole file again and reports that run (a fix may read the whole module: the names already
-taken, the module's default indentation), and when libcst rejects the reduced source it parses the
-whole file. tests/lint/test_regions.py compares, on every file of the benchmark corpus with a hybrid
+The engine (``Linter.lint_source``) lints the reduced module; when a diagnostic carries a fix that may
+read the whole module (the names already taken, statements to insert next to: a rule without
+``LOCAL_FIX``), or the reduction changed the module's default newline or indentation (with which a fix's
+new code is written), it lints the whole file again and reports that run; when libcst rejects the reduced
+source it parses the whole file. tests/lint/test_regions.py compares, on every file of the benchmark corpus with a hybrid
 context, diagnostics and ``--diff`` output of both ways, byte for byte.
 """
 from __future__ import annotations

@@ -9,6 +9,7 @@ from hylint.rules._hazards import CLS
 
 class AstypeCopyArgument(LintRule):
     CODE = "HY903"
+    LOCAL_FIX = True
     NAME = "astype-copy-argument"
     MESSAGE = "`astype(..., copy=...)`: Symbol.astype has no `copy` argument"
     FIX_TITLE = "Drop the `copy` argument"

@@ -7,6 +7,7 @@ from hylint.rules._binary import broadcast_fix, describe, tensor_pairs
 
 class BroadcastArithmetic(LintRule):
     CODE = "HY101"
+    LOCAL_FIX = True
     NAME = "broadcast-arithmetic"
     MESSAGE = "Tensor operator relies on NDArray auto-broadcasting; after hybridize() it needs equal shapes"
     FIX_TITLE = "Use the explicit `F.broadcast_*` operator"

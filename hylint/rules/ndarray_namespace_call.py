@@ -35,6 +35,7 @@ def split_callee(callee: str):
 
 class NdarrayNamespaceCall(LintRule):
     CODE = "HY403"
+    LOCAL_FIX = True
     NAME = "ndarray-namespace-call"
     MESSAGE = "`nd.<op>(...)` inside a hybrid context: after hybridize() it receives Symbols"
     FIX_TITLE = "Call the operator through F: `F.<op>(...)`"

@@ -9,6 +9,7 @@ from hylint.rules._hazards import CLS
 
 class ReshapeVarargs(LintRule):
     CODE = "HY902"
+    LOCAL_FIX = True
     NAME = "reshape-varargs"
     MESSAGE = "`x.reshape(a, b, ...)` with several positional sizes"
     FIX_TITLE = "Pass the shape as one tuple"

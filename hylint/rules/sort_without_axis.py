@@ -22,6 +22,7 @@ def _with_axis(node: cst.Call) -> cst.Call:
 
 class SortWithoutAxis(LintRule):
     CODE = "HY901"
+    LOCAL_FIX = True
     NAME = "sort-without-axis"
     MESSAGE = "`sort` without `axis` fails in a hybridized graph (MXNet bug)"
     FIX_TITLE = "Pass `axis=-1` (the default)"

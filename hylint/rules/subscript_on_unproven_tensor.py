@@ -8,6 +8,7 @@ from hylint.rules._subscript import (is_assignment_target, is_whole_slice, subsc
 
 class SubscriptOnUnprovenTensor(LintRule):
     CODE = "HY302"
+    LOCAL_FIX = True
     NAME = "subscript-on-unproven-tensor"
     MESSAGE = "Subscript on a value that may be a tensor"
     FIX_TITLE = "Use `F.slice_axis` / `F.slice` (and `F.squeeze` for an integer index)"

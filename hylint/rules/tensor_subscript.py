@@ -11,6 +11,7 @@ CLS = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        x = F
 
 class TensorSubscript(LintRule):
     CODE = "HY301"
+    LOCAL_FIX = True
     NAME = "tensor-subscript"
     MESSAGE = "Subscript on a tensor: after hybridize() `[]` selects graph outputs, not rows"
     FIX_TITLE = "Use `F.slice_axis` / `F.slice` (and `F.squeeze` for an integer index)"

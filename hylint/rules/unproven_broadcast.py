@@ -7,6 +7,7 @@ from hylint.rules._binary import broadcast_fix, describe, extra_input, tensor_pa
 
 class UnprovenBroadcast(LintRule):
     CODE = "HY102"
+    LOCAL_FIX = True
     NAME = "unproven-broadcast"
     MESSAGE = "Tensor operator whose operand shapes are not proven equal"
     FIX_TITLE = "Use the explicit `F.broadcast_*` operator"

@@ -52,7 +52,7 @@ class Checker:
     def __init__(self, default_folder: Optional[Path] = None) -> None:
         self.default_folder = (default_folder or Path.cwd()).resolve()
         self._settings: Dict[Path, Tuple[Tuple, _Settings]] = {}  # folder -> (stamp, settings)
-        self._fixable: Dict[str, bool] = {}  # file -> its last check had a fixable diagnostic
+        self._fixable: Dict[str, bool] = {}  # file -> its last check had a fix only a whole-file run gives
         self._groups: Dict[str, GroupCache] = {}  # file -> its groups' diagnostics (hylint/server/incremental.py)
         self._reach = None  # hylint.batch.reach.ReachIndex, made on the first check of a file on disk
 
@@ -92,7 +92,8 @@ class Checker:
 
         ``whole_file``: without the regions pass (``linter.regions = False``, which tests/lint/test_regions.py
         proves gives the same diagnostics); the engine lints a file again whole when a diagnostic has a
-        fix, so for a buffer that had fixable diagnostics on the last keystroke the first pass is waste.
+        fix that may read the whole module (``Linter.needs_whole_file``), so for a buffer that had one on
+        the last keystroke the first pass is waste.
         """
         from hylint.lint.engine import Linter
 
@@ -123,7 +124,7 @@ class Checker:
             return Outcome([], f"hylint: internal error on {filename}: {type(error).__name__}: {error}")
         if len(self._fixable) > 1024:
             self._fixable.clear()
-        self._fixable[filename] = any(d.fix is not None for d in diagnostics)
+        self._fixable[filename] = self.linter(path).needs_whole_file(diagnostics)
         return Outcome(list(diagnostics), settings.error)
 
     def _reach_for(self, path: Optional[Path], text: str):

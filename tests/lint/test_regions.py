@@ -447,3 +447,63 @@ def test_each_rule_alone_reads_what_it_declares(code):
     whole.regions = False
     for source in _examples_and_fixtures():
         assert reduced.lint_source(source, "m.py").diagnostics == whole.lint_source(source, "m.py").diagnostics
+
+
+# -- fixes of rules that read nothing beyond the node they report (LintRule.LOCAL_FIX) ---------------------
+LOCAL_FIX_SOURCE = BLOCKS.replace("print(x.shape)", "y = F.relu(x) + F.ones((1, 4))")  # HY101: -> F.broadcast_add
+# HY402's fix names a fresh constant and inserts a statement into __init__: it reads the module's names
+MODULE_FIX_SOURCE = BLOCKS.replace("print(x.shape)", "c = nd.array([1.0, 2.0])")
+
+
+def _parses(monkeypatch, source: str, selection: str = "ALL"):
+    """The diagnostics of the default (reduced) run, and how many times it called libcst."""
+    from hylint.lint import engine
+    calls = []
+    real = engine.parse_module
+
+    def counting(text):
+        calls.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(engine, "parse_module", counting)
+    reduced, _ = _linters(selection)
+    return reduced.lint_source(source, "m.py").diagnostics, len(calls)
+
+
+def test_a_local_fix_found_on_the_reduced_source_is_kept(monkeypatch):
+    expected = _same(LOCAL_FIX_SOURCE, diff=True)
+    assert any(d.code == "HY101" and d.fix is not None for d in expected)
+    diagnostics, parses = _parses(monkeypatch, LOCAL_FIX_SOURCE)
+    assert diagnostics == expected and parses == 1  # no second, whole-file lint
+
+
+def test_a_fix_that_reads_the_module_is_found_on_the_whole_file(monkeypatch):
+    expected = _same(MODULE_FIX_SOURCE, diff=True)
+    assert any(d.code == "HY402" and d.fix is not None for d in expected)
+    diagnostics, parses = _parses(monkeypatch, MODULE_FIX_SOURCE)
+    assert diagnostics == expected and parses == 2
+
+
+def test_a_reduction_that_changes_the_default_indentation_lints_the_whole_file(monkeypatch):
+    """The first indented block of the file is in a dropped function, indented by two spaces: the reduced
+    module's default indentation (the class's four) is not the file's, and a fix's new blocks would differ."""
+    source = "def unrelated(a):\n  return [a] * 3\n\n\n" + LOCAL_FIX_SOURCE
+    expected = _same(source, diff=True)
+    assert any(d.fix is not None for d in expected)
+    diagnostics, parses = _parses(monkeypatch, source)
+    assert diagnostics == expected and parses == 2
+
+
+@pytest.mark.parametrize("source", [
+    "", "x = 1", "x = 1\r\ny = 2\n", "\n\nx = 1\r\n", "if a: pass\nclass A:\n   x = 1\n",
+    "x = (\n  1)\ndef f():\n    pass\n", "'''doc\n   more'''\nclass A:\n  def f(self):\n      pass\n",
+    "class A:\n\n        # c\n  x = 1\n", "\x0c\nclass T:\n\tdef f(self):\n\t\treturn 1\n",
+    "x = 1 + \\\n    2\nclass A:\n     pass\n",
+    "if a: b = 1\nelse:\n      b = 2\n", "try: import x\nexcept ImportError:\n x = None\n",
+])
+def test_the_layout_check_agrees_with_libcst(source):
+    """``_same_layout`` of a module parsed from the whole source: its own default newline and indentation,
+    as libcst detects them, are what the check computes from the text."""
+    import libcst as cst
+    from hylint.lint.engine import _same_layout
+    assert _same_layout(cst.parse_module(source), source)
