@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 import libcst as cst
 
 from hylint.syntax.nodes import dotted_name, is_parameter_factory, keyword_value, literal_int, param_names
-from hylint.syntax.walk import walk
+from hylint.syntax.walk import skipped_types, walk_types
 
 Sym = Union[str, Tuple["Sym", ...], None]
 SymShape = Tuple[Optional[str], ...]
@@ -88,29 +88,18 @@ def evaluate(node: cst.BaseExpression, env: Dict[str, Sym]) -> Sym:
     return None
 
 
+# the nodes that bind names, and the field holding the target (``_assigned_names``)
+_TARGET_FIELDS = {cst.AssignTarget: "target", cst.AugAssign: "target", cst.AnnAssign: "target", cst.For: "target",
+                  cst.AsName: "name", cst.NamedExpr: "target"}
+_TARGETS_SKIP = skipped_types(frozenset(node_type.__name__ for node_type in _TARGET_FIELDS))
+_DECLARED_SKIP = skipped_types(frozenset({"FunctionDef", "Assign"}))
+
+
 def _assigned_names(node: cst.CSTNode) -> List[str]:
     names: List[str] = []
-
-    class _Targets(cst.CSTVisitor):
-        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
-            _names_in(target.target, names)
-
-        def visit_AugAssign(self, stmt: cst.AugAssign) -> None:
-            _names_in(stmt.target, names)
-
-        def visit_AnnAssign(self, stmt: cst.AnnAssign) -> None:
-            _names_in(stmt.target, names)
-
-        def visit_For(self, stmt: cst.For) -> None:
-            _names_in(stmt.target, names)
-
-        def visit_AsName(self, alias: cst.AsName) -> None:
-            _names_in(alias.name, names)
-
-        def visit_NamedExpr(self, expr: cst.NamedExpr) -> None:
-            _names_in(expr.target, names)
-
-    walk(node, _Targets())
+    visits = {node_type: (lambda field: lambda bound: _names_in(getattr(bound, field), names))(field)
+              for node_type, field in _TARGET_FIELDS.items()}
+    walk_types(node, visits, {}, _TARGETS_SKIP)
     return names
 
 
@@ -236,16 +225,11 @@ class InitShapes:
             self.params[attr] = tuple(atom(dim) for dim in shape)
 
     def _declared_inside(self, stmt: cst.CSTNode, env: Dict[str, Sym]) -> None:
-        outer = self
+        def assign(node: cst.Assign) -> None:
+            for target in node.targets:
+                name = dotted_name(target.target)
+                if name and name.startswith("self.") and name.count(".") == 1:
+                    self._declare(name[5:], node.value, env)
 
-        class _Declarations(cst.CSTVisitor):
-            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-                return False
-
-            def visit_Assign(self, node: cst.Assign) -> None:
-                for target in node.targets:
-                    name = dotted_name(target.target)
-                    if name and name.startswith("self.") and name.count(".") == 1:
-                        outer._declare(name[5:], node.value, env)
-
-        walk(stmt, _Declarations())
+        # nested functions left out (a visit returning False skips the children)
+        walk_types(stmt, {cst.FunctionDef: lambda node: False, cst.Assign: assign}, {}, _DECLARED_SKIP)

@@ -1,7 +1,7 @@
 """Shared by the HY6xx-HY9xx rules: example templates and small syntax helpers."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Union
 
 import libcst as cst
 
@@ -10,7 +10,7 @@ from hylint.analysis.module import BLOCK_BASE_NAMES, ClassInfo, HYBRID_BASE_NAME
 from hylint.syntax.nodes import dotted_name
 from hylint.analysis.values import Kind
 from hylint.facts.layers import HYBRID_LAYERS, PLAIN_LAYERS
-from hylint.syntax.walk import walk
+from hylint.syntax.walk import skipped_types, walk, walk_types
 
 # a hybrid_forward body for examples: CLS.format("        return x\n")
 CLS = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n{}"
@@ -189,21 +189,28 @@ def child_only(ctx) -> Set[str]:
     return info.memo("child-only-classes", ctx.module, lambda module: child_only_classes(module, info))
 
 
+class _Names(cst.CSTVisitor):
+    """The plain names a node reads (``names_in``). Visitor classes are defined once, at module level: one
+    defined per call was a class built (and its callbacks looked up) for every expression asked about."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: Set[str] = set()
+        self.attrs: Set[int] = set()
+
+    def visit_Attribute(self, attr: cst.Attribute) -> None:
+        self.attrs.add(id(attr.attr))
+
+    def visit_Name(self, name: cst.Name) -> None:
+        if id(name) not in self.attrs:
+            self.names.add(name.value)
+
+
 def names_in(node: cst.CSTNode) -> Set[str]:
     """Plain names ``node`` reads (not attribute names: ``self.lexicon`` reads ``self``)."""
-    names: Set[str] = set()
-    attrs: Set[int] = set()
-
-    class _Names(cst.CSTVisitor):
-        def visit_Attribute(self, attr: cst.Attribute) -> None:
-            attrs.add(id(attr.attr))
-
-        def visit_Name(self, name: cst.Name) -> None:
-            if id(name) not in attrs:
-                names.add(name.value)
-
-    walk(node, _Names())
-    return names - {"self", "None", "True", "False"}
+    visitor = _Names()
+    walk(node, visitor)
+    return visitor.names - {"self", "None", "True", "False"}
 
 
 def tests_around(fn: cst.FunctionDef, kind: type) -> Dict[int, List[Set[str]]]:
@@ -213,28 +220,22 @@ def tests_around(fn: cst.FunctionDef, kind: type) -> Dict[int, List[Set[str]]]:
     tested: Dict[int, List[Set[str]]] = {}
     stack: List[List[Set[str]]] = [[]]
 
-    class _Tests(cst.CSTVisitor):
-        def visit_If(self, node: cst.If) -> None:
-            stack.append(stack[-1] + [names_in(node.test)])
+    def enter_test(node: Union[cst.If, cst.IfExp]) -> None:
+        stack.append(stack[-1] + [names_in(node.test)])
 
-        def leave_If(self, node: cst.If) -> None:
-            stack.pop()
-            body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
-            last = body[-1] if body else None
-            if isinstance(last, cst.SimpleStatementLine) and last.body and \
-                    isinstance(last.body[-1], (cst.Return, cst.Raise)):
-                stack[-1] = stack[-1] + [names_in(node.test)]  # what follows runs for one outcome only
+    def leave_if(node: cst.If) -> None:
+        stack.pop()
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
+        last = body[-1] if body else None
+        if isinstance(last, cst.SimpleStatementLine) and last.body and \
+                isinstance(last.body[-1], (cst.Return, cst.Raise)):
+            stack[-1] = stack[-1] + [names_in(node.test)]  # what follows runs for one outcome only
 
-        def visit_IfExp(self, node: cst.IfExp) -> None:
-            stack.append(stack[-1] + [names_in(node.test)])
+    def record(node: cst.CSTNode) -> None:
+        tested[id(node)] = list(stack[-1])
 
-        def leave_IfExp(self, node: cst.IfExp) -> None:
-            stack.pop()
-
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            if isinstance(node, kind):
-                tested[id(node)] = list(stack[-1])
-            return super().on_visit(node)
-
-    walk(fn.body, _Tests())
+    # called by node type (a generic on_visit would be called on every node of the function)
+    walk_types(fn.body, {cst.If: enter_test, cst.IfExp: enter_test, kind: record},
+               {cst.If: leave_if, cst.IfExp: lambda node: stack.pop()},
+               skipped_types(frozenset({"If", "IfExp", kind.__name__})))
     return tested

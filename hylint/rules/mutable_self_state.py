@@ -36,29 +36,33 @@ def _is_recurrent_cell(cls, classes, seen=None) -> bool:
     return False
 
 
-def _written_attrs(fn: cst.FunctionDef) -> Set[str]:
-    names: Set[str] = set()
+class _WrittenAttrs(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: Set[str] = set()
 
-    class _Find(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            for target in _targets(node.target):
-                attr = self_attr(target)
-                if attr:
-                    names.add(attr)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            attr = self_attr(node.target)
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        for target in _targets(node.target):
+            attr = self_attr(target)
             if attr:
-                names.add(attr)
+                self.names.add(attr)
 
-        def visit_Call(self, node: cst.Call) -> None:
-            if isinstance(node.func, cst.Name) and node.func.value == "setattr" and node.args and \
-                    isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == "self" and \
-                    len(node.args) > 1 and isinstance(node.args[1].value, cst.SimpleString):
-                names.add(node.args[1].value.evaluated_value)
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        attr = self_attr(node.target)
+        if attr:
+            self.names.add(attr)
 
-    walk(fn.body, _Find())
-    return names
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value == "setattr" and node.args and \
+                isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == "self" and \
+                len(node.args) > 1 and isinstance(node.args[1].value, cst.SimpleString):
+            self.names.add(node.args[1].value.evaluated_value)
+
+
+def _written_attrs(fn: cst.FunctionDef) -> Set[str]:
+    visitor = _WrittenAttrs()
+    walk(fn.body, visitor)
+    return visitor.names
 
 
 def _reset_in_traced_parents(cls, info) -> Set[str]:
@@ -108,19 +112,24 @@ def _clears_cache(fn: cst.FunctionDef) -> bool:
     return found[0]
 
 
+class _SelfCalls(cst.CSTVisitor):
+    def __init__(self, dots: int) -> None:
+        super().__init__()
+        self.dots = dots
+        self.called: Set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = dotted_name(node.func) or ""
+        if name.startswith("self.") and name.count(".") == self.dots:
+            self.called.add(name[5:])
+
+
 def _self_calls(fn: cst.FunctionDef, dots: int = 1) -> Set[str]:
     """Names of the methods ``fn`` calls as ``self.<name>(...)`` (with ``dots=2``: ``child.method`` for
     each ``self.<child>.<method>(...)``)."""
-    called: Set[str] = set()
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            name = dotted_name(node.func) or ""
-            if name.startswith("self.") and name.count(".") == dots:
-                called.add(name[5:])
-
-    walk(fn, _Calls())
-    return called
+    visitor = _SelfCalls(dots)
+    walk(fn, visitor)
+    return visitor.called
 
 
 def _construction_methods(methods: Dict[str, cst.FunctionDef]) -> Set[str]:

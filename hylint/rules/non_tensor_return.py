@@ -8,7 +8,7 @@ from hylint.syntax.nodes import dotted_name, param_names
 from hylint.analysis.values import Kind
 from hylint.analysis.ops import NDARRAY_ONLY_ATTRS, NDARRAY_ONLY_METHODS
 from hylint.rule import Invalid, LintRule, Valid, block_constructions
-from hylint.syntax.walk import iter_nodes, walk
+from hylint.syntax.walk import iter_nodes, skipped_types, walk, walk_types
 from hylint.rules._hazards import ADDING_METHODS, CLS, child_only, names_in, tests_around
 
 
@@ -260,12 +260,7 @@ def _none_default_reads(fn: cst.FunctionDef) -> Dict[str, int]:
 
 def _name_ids(node: cst.CSTNode) -> Set[int]:
     found: Set[int] = set()
-
-    class _Names(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.add(id(name))
-
-    walk(node, _Names())
+    walk_types(node, {cst.Name: lambda name: found.add(id(name))}, {}, skipped_types(frozenset({"Name"})))
     return found
 
 

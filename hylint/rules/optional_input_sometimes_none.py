@@ -1,5 +1,5 @@
 from collections import defaultdict
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -7,7 +7,7 @@ from hylint.analysis.module import ClassInfo, class_family, is_hybrid_class
 from hylint.rule import Invalid, LintRule, Valid
 from hylint.rules._hazards import names_in, tests_around
 from hylint.syntax.nodes import dotted_name, param_names
-from hylint.syntax.walk import walk
+from hylint.syntax.walk import skipped_types, walk, walk_types
 
 STRUCTURE_ERROR = ("ValueError: The argument structure of HybridBlock does not match the cached version")
 SAME_STRUCTURE = ("one argument structure on every call: always a tensor for that input (a placeholder such as "
@@ -233,18 +233,14 @@ def _assigned(fn: cst.FunctionDef) -> Set[str]:
     """The names ``fn``'s body binds: assignment, augmented assignment and loop targets."""
     names: Set[str] = set()
 
-    class _Assigned(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            names.update(names_in(node.target))
+    def bound(node: Union[cst.AssignTarget, cst.AugAssign, cst.For]) -> None:
+        names.update(names_in(node.target))
 
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            names.update(names_in(node.target))
-
-        def visit_For(self, node: cst.For) -> None:
-            names.update(names_in(node.target))
-
-    walk(fn.body, _Assigned())
+    walk_types(fn.body, {cst.AssignTarget: bound, cst.AugAssign: bound, cst.For: bound}, {}, _ASSIGNED_SKIP)
     return names
+
+
+_ASSIGNED_SKIP = skipped_types(frozenset({"AssignTarget", "AugAssign", "For"}))
 
 
 def _params(fn: cst.FunctionDef) -> List[cst.Param]:

@@ -49,21 +49,26 @@ def _built_with(fn: cst.CSTNode, f_name: str) -> Dict[str, cst.CSTNode]:
     return found
 
 
+class _SelfAttrs(cst.CSTVisitor):
+    def __init__(self, written: bool) -> None:
+        super().__init__()
+        self.written = written
+        self.found: Set[str] = set()
+
+    def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
+        if self.written and self_attr(target.target):
+            self.found.add(self_attr(target.target))
+
+    def visit_Attribute(self, inner: cst.Attribute) -> None:
+        if not self.written and self_attr(inner):
+            self.found.add(self_attr(inner))
+
+
 def _self_attrs(node: cst.CSTNode, written: bool) -> Set[str]:
     """The attributes of self that ``node`` reads (``written=False``) or assigns (``written=True``)."""
-    found: Set[str] = set()
-
-    class _Find(cst.CSTVisitor):
-        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
-            if written and self_attr(target.target):
-                found.add(self_attr(target.target))
-
-        def visit_Attribute(self, inner: cst.Attribute) -> None:
-            if not written and self_attr(inner):
-                found.add(self_attr(inner))
-
-    walk(node, _Find())
-    return found
+    visitor = _SelfAttrs(written)
+    walk(node, visitor)
+    return visitor.found
 
 
 def _first_call_guards(hybrid_forward: cst.FunctionDef, family: List[ClassInfo]) -> List[cst.If]:
@@ -85,18 +90,22 @@ def _first_call_guards(hybrid_forward: cst.FunctionDef, family: List[ClassInfo])
     return found
 
 
+class _SelfCalls(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: List[str] = []
+
+    def visit_Call(self, call: cst.Call) -> None:
+        name = dotted_name(call.func) or ""
+        if name.startswith("self.") and name.count(".") == 1:
+            self.found.append(name[5:])
+
+
 def _self_calls(node: cst.CSTNode) -> List[str]:
     """The methods ``node`` calls on self (``self.build_basis(F)``)."""
-    found: List[str] = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            name = dotted_name(call.func) or ""
-            if name.startswith("self.") and name.count(".") == 1:
-                found.append(name[5:])
-
-    walk(node, _Calls())
-    return found
+    visitor = _SelfCalls()
+    walk(node, visitor)
+    return visitor.found
 
 
 def cached_tensors(cls: ClassInfo, classes: Dict[str, ClassInfo]) -> Dict[str, Tuple[cst.CSTNode, cst.If, str]]:
