@@ -14,6 +14,7 @@ import numpy as np
 from .. import kernels
 from ..base import RuntimeUnsupported
 from .attrs import P, parse_attrs
+from .common import cpu_flags
 from .nn import _POOL_PARAMS, _conv_shape, _pool_kernel, _pool_shape
 from .table import Op, OPS, ShapeCheck, register
 
@@ -23,19 +24,10 @@ _STEPS = {np.dtype(np.int8): np.float32(127.5), np.dtype(np.uint8): np.float32(2
 _LIMITS = {np.dtype(np.int8): (-128, 127), np.dtype(np.uint8): (0, 255)}
 _INT16 = (-32768, 32767)
 
-
-def _cpu_has_avx512_vnni():
-    """Whether oneDNN would run its AVX-512 VNNI int8 kernels here (Linux's CPU flags; elsewhere unknown: the
-    AVX2 kernels' integers, as measured first). A CPU with AVX-VNNI alone was not measured."""
-    try:
-        with open("/proc/cpuinfo") as info:
-            return any(line.startswith("flags") and "avx512_vnni" in line.split() for line in info)
-    except OSError:
-        return False
-
-
 #: which int8 convolution MXNet's oneDNN runs on this CPU (read at each call: tests set it to check both)
-ONEDNN_VNNI = _cpu_has_avx512_vnni()
+#: (Linux's CPU flags; elsewhere unknown: the AVX2 kernels' integers, as measured first; a CPU with AVX-VNNI
+#: alone was not measured)
+ONEDNN_VNNI = "avx512_vnni" in cpu_flags()
 
 
 def _saturate(values, dtype):
