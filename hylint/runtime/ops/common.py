@@ -5,6 +5,16 @@ from ..base import shape_str
 from .table import ShapeCheck
 
 
+def cpu_flags():
+    """This CPU's feature flags (Linux's /proc/cpuinfo; empty elsewhere): MXNet's oneDNN picks its kernels by
+    them, and some of its results depend on that choice (the int8 convolution, softmax's partial sums)."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            return frozenset(next((line.split(":", 1)[1].split() for line in info if line.startswith("flags")), ()))
+    except OSError:
+        return frozenset()
+
+
 def _assign(shapes, i, target, node_kind="shape"):
     """MXNet's SHAPE_ASSIGN: unify input ``i`` with ``target`` or raise the 'Incompatible attr' check."""
     cur = shapes[i]

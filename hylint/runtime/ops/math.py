@@ -7,7 +7,7 @@ import numpy as np
 from ..base import MXNetError, shape_str
 from .table import OPS, Op, ShapeCheck, _first_type, register
 from .attrs import P
-from .common import _at_least_1d, _mod, _power, _shape_broadcast, _shape_same, _shape_unary, _true_div
+from .common import _at_least_1d, _mod, _power, _shape_broadcast, _shape_same, _shape_unary, _true_div, cpu_flags
 
 
 # binary math: name -> numpy function taking two arrays
@@ -99,8 +99,9 @@ _ONEDNN_LOG2E, _ONEDNN_LN2 = _f32(0x3fb8aa3b), _f32(0x3f317218)
 _ONEDNN_LN_FLT_MAX, _ONEDNN_LN_FLT_MIN = _f32(0x42b17218), _f32(0xc2aeac50)
 _ONEDNN_EXP_POLYNOMIAL = tuple(_f32(bits) for bits in (0x3c07cfce, 0x3d2b9d0d, 0x3e2aad40, 0x3efffee3, 0x3f7ffffb,
                                                        0x3f800000))  # x^5 .. x^0
-#: oneDNN's AVX2 vector width in float32 lanes: its softmax sums the axis lane by lane, 8 partial sums
-_ONEDNN_LANES = 8
+#: oneDNN's vector width in float32 lanes: its softmax sums the axis lane by lane, 8 partial sums with AVX2,
+#: 16 with AVX-512 (oneDNN's avx512_core; both measured bit for bit on MXNet; a CPU's flags read on Linux)
+_ONEDNN_LANES = 16 if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= cpu_flags() else 8
 
 
 def _fused_multiply_add(a, b, c):
@@ -130,16 +131,38 @@ def _onednn_sigmoid(a):
     return np.where(a > 0, np.float32(1) - y, y)
 
 
-def _libm(fn):
+def _c_float64(fn, c_fn):
+    """``fn`` on float64 as C's libm computes it (MXNet's float64 kernels call it): numpy's own float64 loops
+    are its SIMD ones on an AVX-512 CPU, a unit in the last place away from libm's on about a quarter of the
+    values (measured: exp on 24% of 100,000 normal values with numpy 1.23, 4.7% with numpy 2.4); the finite,
+    nonzero results are recomputed by ``c_fn`` (Python's math module: the same libm), one call per value."""
+    def c_values(a):
+        out = fn(a)
+        if out.dtype == np.float64:
+            redo = np.isfinite(out) & (out != 0)
+            if redo.any():
+                out = np.array(out)
+                out[redo] = [c_fn(v) for v in a[redo].tolist()]
+        return out
+    return c_values
+
+
+def _libm(fn, c_fn):
     """``fn`` on float32 and float16 as MXNet's kernels compute it, by C's float functions: in float64, rounded
     once (libm's expf and logf are correctly rounded but for rare cases; numpy's own float32 loops are not:
-    measured on 100,000 values, numpy's float32 exp differs from MXNet's on 39%, this one on 0.06%)."""
+    measured on 100,000 values, numpy's float32 exp differs from MXNet's on 39%, this one on 0.06%); on float64
+    as libm's double function (:func:`_c_float64`)."""
+    exact = _c_float64(fn, c_fn)
+
     def rounded(a):
-        return fn(a.astype(np.float64)).astype(a.dtype) if a.dtype in (np.float32, np.float16) else fn(a)
+        if a.dtype in (np.float32, np.float16):
+            return fn(a.astype(np.float64)).astype(a.dtype)
+        return exact(a) if a.dtype == np.float64 else fn(a)
     return rounded
 
 
-_libm_exp = _libm(np.exp)
+_libm_exp = _libm(np.exp, math.exp)
+_c_exp = _c_float64(np.exp, math.exp)
 
 
 def _rsqrt(a):
@@ -181,7 +204,7 @@ def _erf(a):
 
 
 _UNARY = OrderedDict([
-    ("exp", _libm_exp), ("log", _libm(np.log)), ("log2", np.log2), ("log10", np.log10), ("log1p", np.log1p),
+    ("exp", _libm_exp), ("log", _libm(np.log, math.log)), ("log2", np.log2), ("log10", np.log10), ("log1p", np.log1p),
     ("expm1", np.expm1), ("sqrt", np.sqrt), ("rsqrt", _rsqrt), ("cbrt", np.cbrt), ("square", np.square),
     ("abs", np.abs), ("sign", np.sign), ("round", _round_half_away), ("rint", _rint), ("floor", np.floor),
     ("ceil", np.ceil), ("trunc", np.trunc), ("fix", np.fix), ("negative", np.negative),
@@ -274,17 +297,18 @@ def _softmax_np(a, axis, temperature=1.0):
 def _onednn_softmax(a):
     """float32 softmax over the last axis as oneDNN's AVX2 kernel computes it (MXNet 1.9.1 runs it for
     float32 of rank 1-4 on the last axis without a temperature): the max, exp(x - max) by oneDNN's exp, 8
-    lane-wise running sums folded as (l, l+4), then (l, l+2), then (l, l+1), one reciprocal, one product
-    per value (bit for bit on MXNet; tests/runtime/test_runtime_rounding.py)."""
+    (AVX2) or 16 (AVX-512) lane-wise running sums folded in halves, one reciprocal, one product per value
+    (bit for bit on MXNet; tests/runtime/test_runtime_rounding.py)."""
     e = _onednn_exp(a - a.max(axis=-1, keepdims=True))
     width = a.shape[-1]
     padded = np.zeros(a.shape[:-1] + (-(-width // _ONEDNN_LANES) * _ONEDNN_LANES,), dtype=np.float32)
     padded[..., :width] = e
     lanes = np.add.accumulate(padded.reshape(a.shape[:-1] + (-1, _ONEDNN_LANES)), axis=-2,
                               dtype=np.float32)[..., -1, :]
-    pairs = lanes[..., :4] + lanes[..., 4:]
-    total = (pairs[..., 0] + pairs[..., 2]) + (pairs[..., 1] + pairs[..., 3])
-    return e * (np.float32(1) / total)[..., None]
+    while lanes.shape[-1] > 1:  # folded in halves: (l, l + 8) with AVX-512, (l, l + 4), (l, l + 2), (l, l + 1)
+        half = lanes.shape[-1] // 2
+        lanes = lanes[..., :half] + lanes[..., half:]
+    return e * (np.float32(1) / lanes[..., 0])[..., None]
 
 
 def _own_softmax(a, axis, temperature=None, keep=None):
@@ -304,7 +328,7 @@ def _own_softmax(a, axis, temperature=None, keep=None):
     if temperature is not None:
         z = z / kind(temperature)
     with np.errstate(invalid="ignore"):
-        e = np.exp(z.astype(np.float64)).astype(a.dtype)
+        e = (_c_exp(z) if z.dtype == np.float64 else np.exp(z.astype(np.float64))).astype(a.dtype)
     total = np.add.accumulate(e, axis=axis, dtype=a.dtype).take([-1], axis=axis)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = e / total

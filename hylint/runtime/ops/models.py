@@ -517,6 +517,12 @@ def _roi_align_kernel(inputs, attrs):
             c, i, j = np.meshgrid(np.arange(out_channels), np.arange(ph), np.arange(pw), indexing="ij")
             pooled = pooled[(c * ph + i) * pw + j, i, j]
         out[r] = pooled
+    # MXNet 1.9.1 marks a region of negative batch index by zeroing the r-th value of the whole output (inside
+    # region 0's block when a region has more values than there are regions) and leaves the region's own block
+    # unwritten (fresh memory: zeros; in a hybridized graph a reused buffer's values, not reproduced). Measured
+    # with one thread, where its loop over regions runs in order: every such zero lands after its owner's values.
+    flat = out.reshape(-1)
+    flat[np.flatnonzero(rois[:, 0] < 0)] = 0
     return out.astype(data.dtype)
 
 
