@@ -206,6 +206,26 @@ class _Names(cst.CSTVisitor):
             self.names.add(name.value)
 
 
+class _SelfCalls(cst.CSTVisitor):
+    def __init__(self, dots: int) -> None:
+        super().__init__()
+        self.dots = dots
+        self.called: List[str] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = dotted_name(node.func) or ""
+        if name.startswith("self.") and name.count(".") == self.dots:
+            self.called.append(name[5:])
+
+
+def self_calls(node: cst.CSTNode, dots: int = 1) -> List[str]:
+    """Names of the methods ``node`` calls as ``self.<name>(...)``, in order (with ``dots=2``:
+    ``child.method`` for each ``self.<child>.<method>(...)``)."""
+    visitor = _SelfCalls(dots)
+    walk(node, visitor)
+    return visitor.called
+
+
 def names_in(node: cst.CSTNode) -> Set[str]:
     """Plain names ``node`` reads (not attribute names: ``self.lexicon`` reads ``self``)."""
     visitor = _Names()

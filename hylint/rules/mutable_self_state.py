@@ -3,9 +3,8 @@ from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
-from hylint.syntax.nodes import dotted_name
 from hylint.rule import Invalid, LintRule, SELF_ATTRIBUTE_METHODS, Valid
-from hylint.rules._hazards import self_attr
+from hylint.rules._hazards import self_attr, self_calls
 from hylint.syntax.walk import TRIVIA, walk
 
 CLS = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.scale = 2.0\n"
@@ -112,24 +111,10 @@ def _clears_cache(fn: cst.FunctionDef) -> bool:
     return found[0]
 
 
-class _SelfCalls(cst.CSTVisitor):
-    def __init__(self, dots: int) -> None:
-        super().__init__()
-        self.dots = dots
-        self.called: Set[str] = set()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        name = dotted_name(node.func) or ""
-        if name.startswith("self.") and name.count(".") == self.dots:
-            self.called.add(name[5:])
-
-
 def _self_calls(fn: cst.FunctionDef, dots: int = 1) -> Set[str]:
     """Names of the methods ``fn`` calls as ``self.<name>(...)`` (with ``dots=2``: ``child.method`` for
     each ``self.<child>.<method>(...)``)."""
-    visitor = _SelfCalls(dots)
-    walk(fn, visitor)
-    return visitor.called
+    return set(self_calls(fn, dots))
 
 
 def _construction_methods(methods: Dict[str, cst.FunctionDef]) -> Set[str]:

@@ -4,7 +4,7 @@ import libcst as cst
 
 from hylint.analysis.module import ClassInfo, class_family, is_hybrid_class
 from hylint.rule import Invalid, LintRule, SELF_ATTRIBUTE_METHODS, Valid
-from hylint.rules._hazards import self_attr
+from hylint.rules._hazards import self_attr, self_calls
 from hylint.syntax.nodes import dotted_name, param_names
 from hylint.syntax.walk import EXPRESSIONS, TRIVIA, iter_nodes, walk
 
@@ -81,31 +81,13 @@ def _first_call_guards(hybrid_forward: cst.FunctionDef, family: List[ClassInfo])
         if type(node) is not cst.If:
             continue
         written = _self_attrs(node.body, written=True)
-        for name in _self_calls(node.body):
+        for name in self_calls(node.body):
             method = _method(family, name)
             if method is not None:
                 written |= _self_attrs(method.body, written=True)
         if _self_attrs(node.test, written=False) & written:
             found.append(node)
     return found
-
-
-class _SelfCalls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: List[str] = []
-
-    def visit_Call(self, call: cst.Call) -> None:
-        name = dotted_name(call.func) or ""
-        if name.startswith("self.") and name.count(".") == 1:
-            self.found.append(name[5:])
-
-
-def _self_calls(node: cst.CSTNode) -> List[str]:
-    """The methods ``node`` calls on self (``self.build_basis(F)``)."""
-    visitor = _SelfCalls()
-    walk(node, visitor)
-    return visitor.found
 
 
 def cached_tensors(cls: ClassInfo, classes: Dict[str, ClassInfo]) -> Dict[str, Tuple[cst.CSTNode, cst.If, str]]:
