@@ -119,8 +119,9 @@ def main() -> None:
             continue
         kept += 1
         text = source.text
-        if reduce and reach is None:  # a file the trace reaches is parsed whole (as the engine does)
-            reduced = regions.reduce_source(text, linter.reads)
+        if reduce:  # a file the trace reaches keeps its reached functions (as the engine does)
+            reduced = regions.reduce_source(text, linter.reads, None,
+                                            [f.qualname for f in reach.functions] if reach is not None else ())
             t3 = clock()
             phase["locate regions (ast)"] += t3 - t2
             if reduced is not None:
@@ -134,7 +135,7 @@ def main() -> None:
                 linter.needs_whole_file(diagnostics) or not _same_layout(parse_module(text), source.text)):
             # a fix that may read the whole module: the engine lints the whole file again (hylint/lint/regions.py)
             whole_again += 1
-            diagnostics = lint(source.text, source.text, str(path), clock())
+            diagnostics = lint(source.text, source.text, str(path), clock(), reach)
         outcomes.append(FileOutcome(str(path), diagnostics, source.text))
         relaxed.__exit__(None, None, None)
     timings.update(phase)

@@ -107,7 +107,7 @@ class Linter:
     def lint_source(self, source: str, filename: str = "<stdin>", reach: Optional[FileReach] = None,
                     tree: Optional[ast.Module] = None) -> LintResult:
         """``reach``: the functions of the file that a trace of its package reaches (hylint/batch/reach.py):
-        checked as hybrid code, and then the whole file is parsed (neither prefilter nor regions).
+        checked as hybrid code: no prefilter, and the regions keep them (``reduce_source``'s ``reached``).
         ``tree``: CPython's tree of ``source`` (``python_tree``), when the caller has parsed it already."""
         exempt = file_noqa(source)  # `# hylint: noqa` on a line of its own
         if exempt is not None and exempt.whole_file:
@@ -125,10 +125,10 @@ class Linter:
                      tree: Optional[ast.Module] = None) -> LintResult:
         if self.prefilter and reach is None and not might_hold_hybrid_code(source, self.prefilter_keys):
             return LintResult(self._check_noqa(source, filename, set()), source)
-        if self.regions and self.prefilter and reach is None:  # regions are a finer prefilter: off with it
+        if self.regions and self.prefilter:  # regions are a finer prefilter: off with it
             if tree is None:
                 tree = python_tree(source)  # read by the regions, and by the positions of a whole-file run
-            diagnostics = self._lint_regions(source, filename, tree)
+            diagnostics = self._lint_regions(source, filename, tree, reach)
             if diagnostics is not None:
                 return LintResult(diagnostics, source)
         try:
@@ -140,18 +140,20 @@ class Linter:
             return LintResult([too_deeply_nested(filename)], source)
         return LintResult(self._lint_module(module, source, filename, reach=reach, tree=tree), source)
 
-    def _lint_regions(self, source: str, filename: str, tree: Optional[ast.Module]) -> Optional[List[Diagnostic]]:
+    def _lint_regions(self, source: str, filename: str, tree: Optional[ast.Module],
+                      reach: Optional[FileReach] = None) -> Optional[List[Diagnostic]]:
         """The diagnostics of a run on the reduced source, or None where the whole file must be linted:
         no reduction, libcst rejects the reduced source, or a diagnostic carries a fix that may read the
         whole module (``needs_whole_file``)."""
-        reduced = reduce_source(source, self.reads, tree)
+        reduced = reduce_source(source, self.reads, tree,
+                                [function.qualname for function in reach.functions] if reach is not None else ())
         if reduced is None:
             return None
         try:
             module = parse_module(reduced)
         except (cst.ParserSyntaxError, RecursionError):
             return None
-        diagnostics = self._lint_module(module, source, filename, reduced)
+        diagnostics = self._lint_module(module, source, filename, reduced, reach)
         if any(d.fix is not None for d in diagnostics) and (
                 self.needs_whole_file(diagnostics) or not _same_layout(module, source)):
             del module

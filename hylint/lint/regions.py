@@ -26,6 +26,9 @@ rule.
   when it names an attribute of ``self`` that the class's kept code outside ``__init__`` names (a
   caller ``self.m()`` of a kept method ``m`` names it, which tells methods that build the block by
   their callers); region *block-constructions*: when it builds a block class;
+* every function a trace of the package reaches in the file (``reached``: the qualified names of its
+  reach summary, hylint/batch/reach.py), by the top-level statement that defines it and, for a method,
+  its unit: they are hybrid code, like ``hybrid_forward``;
 * every top-level statement that defines a class or a module-level function whose name is a *word*
   of kept code outside ``__init__`` (helpers called with ``F``, bases, classes of the same name);
   a word of ``__init__`` alone keeps the classes it names (the types of children), not the
@@ -318,10 +321,13 @@ def _split_class(node: ast.ClassDef, index: int, units: List[_Unit], lines: List
             parent.hidden.append(spans[position])  # the attributes it sets are not hybrid words
 
 
-def reduce_source(source: str, reads: FrozenSet[Region], tree: Optional[ast.Module] = None) -> Optional[str]:
+def reduce_source(source: str, reads: FrozenSet[Region], tree: Optional[ast.Module] = None,
+                  reached: Iterable[str] = ()) -> Optional[str]:
     """``source`` with the top-level statements that cannot matter to rules reading ``reads`` (beyond their
     hybrid functions) replaced by empty lines, or None when the whole file is to be parsed (see the
-    module docstring). ``tree``: CPython's tree of ``source`` (``python_tree``), if the caller has it."""
+    module docstring). ``tree``: CPython's tree of ``source`` (``python_tree``), if the caller has it.
+    ``reached``: the qualified names of the functions a trace of the package reaches in the file
+    (``analysis.reach.FileReach``): kept, with what they name, as hybrid code is."""
     read_attributes = SELF_ATTRIBUTE_METHODS in reads
     read_bindings = _BINDING_REGIONS & reads
     adding_methods = frozenset(name for region in reads for name in region.adding_methods)
@@ -440,6 +446,15 @@ def reduce_source(source: str, reads: FrozenSet[Region], tree: Optional[ast.Modu
             stubs[index].append((name, as_child))
         else:
             keep(index)
+    for qualname in reached:
+        # `fn`, `fn.<locals>.inner`, `Cls.method`, `Cls.method.<locals>.inner`, `Outer.Inner.method`
+        first, _, rest = qualname.partition(".")
+        method = rest.partition(".")[0]
+        for index in definers.get(first, ()):
+            keep(index)
+            for member in units[index].members:
+                if units[member].name == method:
+                    keep(member)
     seen: Set[str] = set()
     seen_in_init: Set[str] = set()
     hybrid_words: Dict[int, Set[str]] = defaultdict(set)  # a kept class -> the words of its kept code but __init__

@@ -43,16 +43,17 @@ def _linters(selection: str):
     return _LINTERS[selection]
 
 
-def _same(source: str, selection: str = "ALL", diff: bool = False, filename: str = "m.py"):
+def _same(source: str, selection: str = "ALL", diff: bool = False, filename: str = "m.py", reach=None):
+    """``reach``: what a trace of the file's package reaches in it (a plain summary, as the batch layer passes it)."""
     reduced, whole = _linters(selection)
-    expected = whole.lint_source(source, filename).diagnostics
-    assert reduced.lint_source(source, filename).diagnostics == expected
+    expected = whole.lint_source(source, filename, reach).diagnostics
+    assert reduced.lint_source(source, filename, reach).diagnostics == expected
     # the fix loop only calls lint_source: with no fix in sight, both ways do the same thing
     if diff and any(d.fix is not None for d in expected):
         outcomes = []
         for linter in (reduced, whole):
             item = SourceFile(Path(filename), source, "utf-8", source.encode("utf-8"))
-            outcome = process_source(item, filename, linter, DIFF, unsafe=True, write=False)
+            outcome = process_source(item, filename, linter, DIFF, unsafe=True, write=False, reach=reach)
             outcomes.append((outcome.diff, outcome.diagnostics, outcome.messages, outcome.failed))
         assert outcomes[0] == outcomes[1]
     return expected
@@ -355,21 +356,28 @@ def _corpus_files():
 @pytest.mark.slow
 @pytest.mark.parametrize("selection", ["default", "ALL"])
 def test_corpus(selection):
-    """Every corpus file the prefilter keeps: identical diagnostics and (where something is fixable)
-    identical ``--diff`` output."""
+    """Every corpus file the prefilter keeps or a trace of its package reaches (with that reach, as a run
+    passes it): identical diagnostics and (where something is fixable) identical ``--diff`` output."""
+    from hylint.analysis.reach import FileReach
+    from hylint.batch.reach import ReachIndex
+
     reduced, _ = _linters(selection)
-    compared = reduced_files = 0
+    index = ReachIndex(None)
+    compared = reduced_files = reached_files = 0
     for path in _corpus_files():
         source = path.read_text(encoding="utf-8", errors="replace")
-        if not might_hold_hybrid_code(source, reduced.prefilter_keys):
+        reach = index.for_file(path)
+        if reach is None and not might_hold_hybrid_code(source, reduced.prefilter_keys):
             continue
         compared += 1
-        reduced_files += reduce_source(source) is not None
+        qualnames = [function.qualname for function in FileReach.from_plain(reach or ()).functions]
+        reached_files += bool(qualnames)
+        reduced_files += reduce_for(source, ALL_READS, None, qualnames) is not None
         try:
-            _same(source, selection, diff=True, filename=str(path))
+            _same(source, selection, diff=True, filename=str(path), reach=reach)
         except AssertionError as error:
             raise AssertionError(f"{path}: the reduced and the whole-file runs differ") from error
-    assert compared > 130 and reduced_files > 100
+    assert compared > 130 and reduced_files > 100 and reached_files >= 25
 
 
 def test_the_diff_comparison_is_exercised():
@@ -507,3 +515,47 @@ def test_the_layout_check_agrees_with_libcst(source):
     import libcst as cst
     from hylint.lint.engine import _same_layout
     assert _same_layout(cst.parse_module(source), source)
+
+
+# a plain class whose method a trace of the package reaches from another module (reach.py): nothing in this
+# file names `log_prob`, so only the reach summary keeps it
+REACHED = '''from mxnet.gluon import nn
+
+
+class Dist:
+    """A distribution built in another module's trace."""
+
+    def __init__(self, F, mean):
+        self.F = F
+        self.mean = mean
+
+    def log_prob(self, x):
+        F = self.F
+        return F.sum(x) * x.shape[0]
+
+    def sample(self):
+        return self.mean
+
+
+def unrelated(data):
+    return [d * 2 for d in data]
+
+
+class Net(nn.HybridBlock):
+    def hybrid_forward(self, F, x):
+        return F.relu(x)
+'''
+REACHED_SUMMARY = (("Dist.log_prob", (), ("x",), ("F",), "reached from Model.hybrid_forward via distr.log_prob",
+                    False, ("F",), ("mean",)),)
+
+
+def test_the_functions_a_trace_reaches_are_kept():
+    log_prob = REACHED.splitlines().index("    def log_prob(self, x):")
+    kept = reduce_source(REACHED).splitlines()
+    assert kept[log_prob] == ""  # nothing in the file names it: dropped without the reach
+    kept = reduce_for(REACHED, ALL_READS, None, ["Dist.log_prob"]).splitlines()
+    assert kept[log_prob:log_prob + 3] == REACHED.splitlines()[log_prob:log_prob + 3]
+    assert kept[REACHED.splitlines().index("def unrelated(data):")] == ""
+    for selection in SELECTIONS:
+        diagnostics = _same(REACHED, selection, diff=True, reach=REACHED_SUMMARY)
+        assert any(d.start[0] == log_prob + 3 for d in diagnostics), diagnostics
