@@ -213,12 +213,15 @@ def run_check(options: CheckOptions) -> int:
             from hylint.batch.reach import ReachIndex
 
             linter_for = _guarded_linter_for(selection)
-            reach = ReachIndex(cache.folder if cache is not None else None)  # each file's package, traced
+            # each file's package, traced; the files to check get their regions from the reach's parse (a fix
+            # lints texts that change: it makes its own)
+            reach = ReachIndex(cache.folder if cache is not None else None,
+                               _regions_preparer(linter_for, cache) if mode != FIX else None)
             reach.prefetch(files, jobs_or_default(options.jobs))
             with progress(len(files)) as advance:
                 outcomes += check_files(files, mode, bool(unsafe), lambda: linter_for(None),
                                         jobs_or_default(options.jobs), cache, linter_for=linter_for, advance=advance,
-                                        reach_for=reach.for_file)
+                                        reach_for=reach.for_file, prepared_for=reach.prepared_for)
             if cache is not None:
                 cache.save()
                 if cache.folder.is_dir():
@@ -315,6 +318,31 @@ def jobs_or_default(jobs: int) -> int:
     from hylint.batch.parallel import default_jobs
 
     return jobs or default_jobs()
+
+
+def _regions_preparer(linter_for, cache):
+    """For ``ReachIndex``: a factory, called before the first package's reach is computed (it builds the
+    run's linter here, so processes forked for the reach inherit libcst and the rules), of the function
+    that makes a checked file's regions from the tree the reach parsed (``Linter.prepare``). A file with a
+    cached result is left alone (it is likely not linted), and so is one whose text is not its bytes in
+    UTF-8 (the tree was parsed from the bytes)."""
+    def factory():
+        from hylint.batch.files import SourceError, decode
+
+        linter_for(None)
+
+        def prepare(path: Path, raw: bytes, tree, reach):
+            if cache is not None and cache.has_entry(path):
+                return None
+            try:
+                text = decode(raw, str(path)).text
+            except SourceError:
+                return None
+            if text.encode("utf-8") != raw:
+                return None
+            return linter_for(str(path)).prepare(text, tree, reach)
+        return prepare
+    return factory
 
 
 def _guarded_linter_for(selection: RuleSelection):

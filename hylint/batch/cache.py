@@ -246,6 +246,10 @@ class ResultCache:
     def _name(path: Path) -> str:
         return os.path.abspath(path)
 
+    def has_entry(self, path: Path) -> bool:
+        """Whether some result of ``path`` is cached (valid or not: ``lookup`` decides)."""
+        return self._name(path) in self.entries
+
     def lookup(self, path: Path, filename: str, st: os.stat_result,
                reach: str = "") -> Tuple[Optional[CachedResult], bool]:
         """(the cached result or None, whether it is trusted without reading the file).

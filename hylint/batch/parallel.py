@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from hylint.lint.engine import Linter
 
 _UNKNOWN = object()
+_Work = Tuple[int, SourceFile, object, Optional[Plain], object]  # (index, source, stat, reach, prepared regions)
 # below these, the files are analysed in this process
 PARALLEL_MIN_FILES = 2
 PARALLEL_MIN_BYTES = 96 * 1024
@@ -55,15 +56,17 @@ def check_files(files: Sequence[Path], mode: str, unsafe: bool, make_linter: Cal
                 jobs: int = 1, cache: Optional["ResultCache"] = None, prefilter: bool = True,
                 linter_for: Optional[Callable[[str], "Linter"]] = None,
                 advance: Callable[[], None] = lambda: None,
-                reach_for: Optional[Callable[[Path], Optional[Plain]]] = None) -> List[FileOutcome]:
+                reach_for: Optional[Callable[[Path], Optional[Plain]]] = None,
+                prepared_for: Optional[Callable[[Path], object]] = None) -> List[FileOutcome]:
     """One outcome per file, in order. ``make_linter()`` gives the linter of the run (its rules decide
     the prefilter's keys); ``linter_for(filename)`` the one for a file (per-file-ignores), by default
     the same. ``advance()`` is called once per file as it is done (a progress bar). ``reach_for(path)``:
     what a trace of the file's package reaches in it (hylint/batch/reach.py), checked as hybrid code;
-    a cached result is keyed on it too."""
+    a cached result is keyed on it too. ``prepared_for(path)``: the regions of the file made where its
+    syntax tree was (``Linter.prepare``, by the reach's parse), or None."""
     linter_for = linter_for or (lambda filename: make_linter())
     outcomes: List[Optional[FileOutcome]] = [None] * len(files)
-    work: List[Tuple[int, SourceFile, object, Optional[Plain]]] = []  # (index, source, stat, reach)
+    work: List[_Work] = []
     keys: object = _UNKNOWN  # the prefilter's keys, from the cache or (importing the rules) the linter
     for index, path in enumerate(files):
         filename = str(path)
@@ -108,15 +111,15 @@ def check_files(files: Sequence[Path], mode: str, unsafe: bool, make_linter: Cal
             _store(cache, path, filename, source, st, outcomes[index], mode)
             advance()
             continue
-        work.append((index, source, st, reach))
+        work.append((index, source, st, reach, prepared_for(path) if prepared_for is not None else None))
     if work:
         make_linter().prefilter = prefilter
-        linters = [linter_for(str(files[index])) for index, _, _, _ in work]
+        linters = [linter_for(str(files[item[0]])) for item in work]
         for linter in linters:
             linter.prefilter = prefilter
         for index, outcome in _analyse(work, linters, mode, unsafe, jobs, advance):
             outcomes[index] = outcome
-        for index, source, st, reach in work:
+        for index, source, st, reach, _ in work:
             _store(cache, files[index], str(files[index]), source, st, outcomes[index], mode, reach_digest(reach))
     return outcomes  # type: ignore[return-value]
 
@@ -154,25 +157,26 @@ def _store(cache: Optional["ResultCache"], path: Path, filename: str, source: So
 
 
 # -- analysis, serial or in workers -------------------------------------------------------------
-def _analyse(work: Sequence[Tuple[int, SourceFile, object, Optional[Plain]]], linters: Sequence["Linter"], mode: str, unsafe: bool,
+def _analyse(work: Sequence[_Work], linters: Sequence["Linter"], mode: str, unsafe: bool,
              jobs: int, advance: Callable[[], None]) -> List[Tuple[int, FileOutcome]]:
     """(index, outcome) of every work item; ``linters[i]`` checks ``work[i]``."""
-    total = sum(len(source.raw) for _, source, _, _ in work)
+    total = sum(len(item[1].raw) for item in work)
     jobs = min(jobs, len(work))
     if jobs <= 1 or len(work) < PARALLEL_MIN_FILES or total < PARALLEL_MIN_BYTES:
         results = []
-        for (index, source, _, reach), linter in zip(work, linters):
-            results.append((index, _process(source, linter, mode, unsafe, reach)))
+        for (index, source, _, reach, reduction), linter in zip(work, linters):
+            results.append((index, _process(source, linter, mode, unsafe, reach, reduction)))
             advance()
         return results
     return _analyse_in_workers(work, linters, mode, unsafe, jobs, advance)
 
 
 def _process(source: SourceFile, linter: "Linter", mode: str, unsafe: bool,
-             reach: Optional[Plain] = None) -> FileOutcome:
+             reach: Optional[Plain] = None, reduction=None) -> FileOutcome:
     """``process_source``; an internal error ends this file's check, not the run (as process_path)."""
     try:
-        return process_source(source, str(source.path), linter, mode, unsafe, mode == FIX, reach)
+        return process_source(source, str(source.path), linter, mode, unsafe, mode == FIX, reach,
+                              reduction=reduction)
     except Exception as error:
         return _internal_error(str(source.path), error)
 
@@ -224,12 +228,12 @@ def _die_with(parent: int) -> None:
         threading.Thread(target=watch, name="hylint-parent-watch", daemon=True).start()
 
 
-def _worker_task(task: Tuple[int, SourceFile, int, str, bool, Optional[Plain]]) -> Tuple[int, FileOutcome]:
-    index, source, linter_index, mode, unsafe, reach = task
-    return index, _process(source, _WORKER_LINTERS[linter_index], mode, unsafe, reach)
+def _worker_task(task: Tuple[int, SourceFile, int, str, bool, Optional[Plain], object]) -> Tuple[int, FileOutcome]:
+    index, source, linter_index, mode, unsafe, reach, reduction = task
+    return index, _process(source, _WORKER_LINTERS[linter_index], mode, unsafe, reach, reduction)
 
 
-def _analyse_in_workers(work: Sequence[Tuple[int, SourceFile, object, Optional[Plain]]], linters: Sequence["Linter"], mode: str,
+def _analyse_in_workers(work: Sequence[_Work], linters: Sequence["Linter"], mode: str,
                         unsafe: bool, jobs: int, advance: Callable[[], None]) -> List[Tuple[int, FileOutcome]]:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -261,8 +265,8 @@ def _analyse_in_workers(work: Sequence[Tuple[int, SourceFile, object, Optional[P
     futures = {}
     try:
         for i in order:
-            index, source, _, reach = work[i]
-            futures[executor.submit(_worker_task, (index, source, position[i], mode, unsafe, reach))] = source
+            index, source, _, reach, reduction = work[i]
+            futures[executor.submit(_worker_task, (index, source, position[i], mode, unsafe, reach, reduction))] = source
         pending = set(futures)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)

@@ -12,6 +12,11 @@ warm run reads one small JSON file per package, and neither parses nor imports t
 libcst). When a stat differs, or a file was modified in the last two seconds (a coarse timestamp could
 hide a later edit: then no stat key is stored), the content digests of the package's files decide. A package in which no file mentions ``hybrid_forward`` has no reach. Nothing here
 raises: an unreadable file is left out of its package.
+
+The reach parses the package's modules with CPython's ``ast``; the linter's regions pass (hylint/lint/regions.py)
+parses the files it checks with ``ast`` too. So that a checked file is parsed once, a run hands the index a
+*preparer* (check.py: ``Linter.prepare``), which gets the tree of each file to be checked as the reach parses
+it, and ``prepared_for`` passes what it made (the file's regions) to the lint, in whichever process.
 """
 from __future__ import annotations
 
@@ -25,9 +30,12 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from hylint import __version__
+
+if TYPE_CHECKING:
+    import ast
 
 # FileReach as nested tuples: (qualname, f_params, tensor_params, f_names, chain, block_method,
 # self_f_attrs, self_tensor_attrs) per function, ("resizer", name, position, keywords) per resizer
@@ -60,21 +68,37 @@ class _Pending(NamedTuple):
     content_key: str
 
 
-# the packages a prefetch computes, read by the forked processes (nothing to pickle on the way in)
+# what the reach's parse of a checked file is handed to: (path, its bytes, CPython's tree of them, its plain
+# summary) -> what the linter will need of that tree (``Linter.prepare``: the file's regions), or None
+Preparer = Callable[[Path, bytes, "ast.Module", Optional[Plain]], object]
+
+# the packages a prefetch computes, and the files whose trees are prepared, read by the forked processes
+# (nothing to pickle on the way in)
 _PREFETCH: List[Tuple[Path, Dict[Path, bytes], bool]] = []
+_PREPARE: List[Tuple[Optional[Preparer], FrozenSet[str]]] = [(None, frozenset())]
 
 
-def _compute_prefetched(index: int) -> Dict[str, Plain]:
+def _compute_prefetched(index: int) -> Tuple[Dict[str, Plain], Dict[str, object]]:
     root, raws, is_package = _PREFETCH[index]
+    prepared: Dict[str, object] = {}
     with _collector_paused():
-        return _compute(root, raws, is_package)
+        return _compute(root, raws, is_package, *_PREPARE[0], prepared), prepared
 
 
 class ReachIndex:
     """``for_file(path)``: the plain summary of what its package's traces reach in ``path`` (None: nothing)."""
 
-    def __init__(self, cache_folder: Optional[Path] = None) -> None:
+    def __init__(self, cache_folder: Optional[Path] = None,
+                 preparer: Optional[Callable[[], Preparer]] = None) -> None:
+        """``preparer()``: called once, in this process, before the first package is computed for files to
+        be checked (``prefetch``'s paths); what it returns is handed each such file's syntax tree as the
+        reach parses it (``Preparer``), and ``prepared_for`` gives what it made: the linter's regions, so
+        the file is not parsed with ``ast`` a second time."""
         self.folder = Path(cache_folder) / __version__ / "reach" if cache_folder is not None else None
+        self._preparer_factory = preparer
+        self._preparer: Optional[Preparer] = None
+        self._wanted: FrozenSet[str] = frozenset()  # the files to be checked (absolute)
+        self.prepared: Dict[str, object] = {}
         self.packages: Dict[Path, Dict[str, Plain]] = {}
         self._roots: Dict[str, Tuple[Path, bool]] = {}  # folder -> package_root of a file in it
         self._fingerprint: Optional[str] = None
@@ -109,7 +133,9 @@ class ReachIndex:
     def prefetch(self, paths: Sequence[Path], jobs: int) -> None:
         """Compute the reach of the packages of `paths` that are not cached, several at once in forked
         processes when there are several and `jobs` > 1: each package's reach is independent, and a run
-        otherwise computes them one after another before it checks any file."""
+        otherwise computes them one after another before it checks any file. `paths` are the files to be
+        checked, whose syntax trees the preparer gets (computed here or by ``for_file``)."""
+        self._wanted = frozenset(os.path.abspath(path) for path in paths)
         if jobs < 2 or "fork" not in multiprocessing.get_all_start_methods() or sys.platform == "darwin":
             return
         pending: Dict[Path, _Pending] = {}
@@ -130,6 +156,7 @@ class ReachIndex:
 
         order = sorted(pending, key=lambda root: -sum(len(raw) for raw in pending[root].raws.values()))
         _PREFETCH[:] = [(root, pending[root].raws, pending[root].is_package) for root in order]
+        _PREPARE[0] = (self._prepare(pending.values()), self._wanted)
         try:
             context = multiprocessing.get_context("fork")
             with context.Pool(min(jobs, len(order))) as pool:
@@ -138,8 +165,23 @@ class ReachIndex:
             return
         finally:
             _PREFETCH[:] = []
-        for root, summaries in zip(order, computed):
+            _PREPARE[0] = (None, frozenset())
+        for root, (summaries, prepared) in zip(order, computed):
             self.packages[root] = self._finish(root, pending[root], summaries)
+            self.prepared.update(prepared)
+
+    def prepared_for(self, path: Path) -> object:
+        """What the preparer made of ``path``'s syntax tree (given once), or None."""
+        return self.prepared.pop(os.path.abspath(path), None)
+
+    def _prepare(self, packages: Iterable["_Pending"]) -> Optional[Preparer]:
+        """The preparer, for the files to be checked in ``packages``; None when none of them will be parsed
+        (no file mentions ``hybrid_forward``: the linter, and libcst with it, is not imported for them)."""
+        if not self._wanted or not any(b"hybrid_forward" in raw for package in packages for raw in package.raws.values()):
+            return None
+        if self._preparer is None and self._preparer_factory is not None:
+            self._preparer = self._preparer_factory()
+        return self._preparer
 
     # -- one package -------------------------------------------------------------------------------
     def _root_of(self, path: Path) -> Tuple[Path, bool]:
@@ -157,7 +199,7 @@ class ReachIndex:
         if not isinstance(found, _Pending):
             return found
         with _collector_paused():
-            summaries = _compute(root, found.raws, is_package)
+            summaries = _compute(root, found.raws, is_package, self._prepare([found]), self._wanted, self.prepared)
         return self._finish(root, found, summaries)
 
     def _lookup(self, root: Path, is_package: bool) -> Union[Dict[str, Plain], "_Pending"]:
@@ -310,12 +352,14 @@ def _plain_function(q, fp, tp, fn, chain, block, fa, ta) -> tuple:
     return str(q), tuple(fp), tuple(tp), tuple(fn), str(chain), bool(block), tuple(fa), tuple(ta)
 
 
-def _compute(root: Path, raws: Dict[Path, bytes], is_package: bool) -> Dict[str, Plain]:
+def _compute(root: Path, raws: Dict[Path, bytes], is_package: bool, preparer: Optional[Preparer] = None,
+             wanted: FrozenSet[str] = frozenset(), prepared: Optional[Dict[str, object]] = None) -> Dict[str, Plain]:
     """path -> plain summary, for the files of the package where a trace certainly reaches something.
 
     Only what a reach from a ``hybrid_forward`` can go to is parsed (``analyze_sources``): first the modules
     whose text mentions ``hybrid_forward``, then a module when the analysis resolves a name into it or its
-    text may define what the analysis looks for (a method called by name, a subclass)."""
+    text may define what the analysis looks for (a method called by name, a subclass). The tree of each
+    parsed file of ``wanted`` goes to ``preparer`` (with its summary), what it makes into ``prepared``."""
     if not any(b"hybrid_forward" in raw for raw in raws.values()):
         return {}
     import ast
@@ -328,17 +372,32 @@ def _compute(root: Path, raws: Dict[Path, bytes], is_package: bool) -> Dict[str,
     sources = {name: raws[path] for name, path in by_name.items()}
     paths = {name: str(path) for name, path in by_name.items()}
 
+    trees: Dict[str, ast.Module] = {}  # the wanted files' trees, for the preparer
+
     def parse(name: str) -> Optional[ast.Module]:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # invalid escapes in old code: not ours to report here
-                return ast.parse(sources[name], filename=paths[name])
+                tree = ast.parse(sources[name], filename=paths[name])
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
+        if preparer is not None and paths[name] in wanted:
+            trees[name] = tree
+        return tree
 
     try:
         result = analyze_sources(sources, paths, sorted(name for name, raw in sources.items() if b"hybrid_forward" in raw),
                                  parse)
     except RecursionError:
         return {}
-    return {paths[module]: _plain(summary.plain()) for module, summary in summarize(result).items()}
+    summaries = {paths[module]: _plain(summary.plain()) for module, summary in summarize(result).items()}
+    del result
+    if preparer is not None and prepared is not None:
+        for name, tree in trees.items():
+            try:
+                made = preparer(Path(paths[name]), sources[name], tree, summaries.get(paths[name]))
+            except Exception:  # left to the linter, which parses the file itself
+                made = None
+            if made is not None:
+                prepared[paths[name]] = made
+    return summaries

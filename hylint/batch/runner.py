@@ -12,7 +12,7 @@ from hylint.batch.files import SourceError, SourceFile, WriteError, decode, enco
 
 if TYPE_CHECKING:  # the engine (and libcst) is imported only when a file is analysed
     from hylint.analysis.reach import FileReach
-    from hylint.lint.engine import Linter
+    from hylint.lint.engine import Linter, Reduction
 
 LINT, FIX, DIFF = "lint", "fix", "diff"
 
@@ -34,10 +34,12 @@ def unreadable(filename: str, reason: str) -> Diagnostic:
 
 
 def process_source(source: SourceFile, filename: str, linter: Linter, mode: str, unsafe: bool,
-                   write: bool, reach: Optional[FileReach] = None, own_reach: bool = False) -> FileOutcome:
+                   write: bool, reach: Optional[FileReach] = None, own_reach: bool = False,
+                   reduction: Optional[Reduction] = None) -> FileOutcome:
     """``reach``: what a trace of the file's package reaches in it (hylint/batch/reach.py). A source with no
     package (a notebook; with ``own_reach``, stdin without a name or a lone module's buffer) gets the reach
-    of its own text, unsaved edits included."""
+    of its own text, unsaved edits included. ``reduction``: the regions of the source, made where its
+    syntax tree was (``Linter.prepare``)."""
     from hylint.lint.engine import FixLoopError
 
     if reach is None and (own_reach or source.notebook):
@@ -46,7 +48,7 @@ def process_source(source: SourceFile, filename: str, linter: Linter, mode: str,
         reach = reach_of_text(source.text)
     outcome = FileOutcome(filename)
     if mode == LINT:
-        result = linter.lint_source(source.text, filename, reach)
+        result = linter.lint_source(source.text, filename, reach, reduction=reduction)
         outcome.diagnostics, outcome.text = result.diagnostics, source.text
         return outcome
     try:
@@ -76,7 +78,7 @@ def process_source(source: SourceFile, filename: str, linter: Linter, mode: str,
                     source.text.splitlines(keepends=True), result.source.splitlines(keepends=True),
                     fromfile=f"a/{filename}", tofile=f"b/{filename}"))
             # in diff mode nothing is fixed: report the original's diagnostics
-            original = linter.lint_source(source.text, filename, reach)
+            original = linter.lint_source(source.text, filename, reach, reduction=reduction)
             outcome.diagnostics, outcome.text = original.diagnostics, source.text
             outcome.fixed_by_code = {}
         elif write:

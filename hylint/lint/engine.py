@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import ast
 import gc
+import hashlib
 import io
 import re
 import tokenize
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Type
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Type
 
 import libcst as cst
 
@@ -29,6 +30,18 @@ from hylint.lint.regions import applies as regions_apply, reads_of, reduce_sourc
 from hylint.rule import LintRule, known_rule_codes
 from hylint.syntax.noqa import file_noqa, parse_noqa
 from hylint.syntax.python_tree import python_tree
+
+
+class Reduction(NamedTuple):
+    """What the regions pass made of a source (``Linter.prepare``), computed where its syntax tree already
+    was: ``reduced`` is the text handed to libcst, None for the whole file. ``digest``: of the source it
+    was made from; a lint of another text ignores it."""
+    digest: bytes
+    reduced: Optional[str]
+
+
+def _digest(source: str) -> bytes:
+    return hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 @dataclass
@@ -75,6 +88,18 @@ def _same_layout(module: cst.Module, source: str) -> bool:
     return module.default_indent == "    "  # libcst's default: no indented block in the file
 
 
+def _usable(reach) -> Optional[FileReach]:
+    """``reach`` as the linter reads it: None when it names nothing (plain tuples, as the batch layer
+    passes it, made a ``FileReach``)."""
+    if reach is not None and not isinstance(reach, FileReach):
+        reach = FileReach.from_plain(reach)
+    return reach if reach and (reach.functions or reach.resizers) else None
+
+
+def _reached(reach: Optional[FileReach]) -> List[str]:
+    return [function.qualname for function in reach.functions] if reach is not None else []
+
+
 def _parents(report: _Report):
     """The parents of the nodes of the hybrid function a report was made in, when that function is the
     outermost one (where positions are computed statement by statement)."""
@@ -105,30 +130,40 @@ class Linter:
 
     # -- linting ---------------------------------------------------------------------------
     def lint_source(self, source: str, filename: str = "<stdin>", reach: Optional[FileReach] = None,
-                    tree: Optional[ast.Module] = None) -> LintResult:
+                    tree: Optional[ast.Module] = None, reduction: Optional[Reduction] = None) -> LintResult:
         """``reach``: the functions of the file that a trace of its package reaches (hylint/batch/reach.py):
         checked as hybrid code: no prefilter, and the regions keep them (``reduce_source``'s ``reached``).
-        ``tree``: CPython's tree of ``source`` (``python_tree``), when the caller has parsed it already."""
+        ``tree``: CPython's tree of ``source`` (``python_tree``), when the caller has parsed it already;
+        ``reduction``: what ``prepare`` made of it, when the caller has that."""
         exempt = file_noqa(source)  # `# hylint: noqa` on a line of its own
         if exempt is not None and exempt.whole_file:
             return LintResult([], source)
         with _gc_relaxed():
-            if reach is not None and not isinstance(reach, FileReach):
-                reach = FileReach.from_plain(reach)  # as the batch layer passes it: plain tuples
-            result = self._lint_source(source, filename, reach if reach and (reach.functions or reach.resizers) else None,
-                                       tree)
+            result = self._lint_source(source, filename, _usable(reach), tree,
+                                       reduction if reduction is not None and reduction.digest == _digest(source)
+                                       else None)
         if exempt is not None:
             result.diagnostics = [d for d in result.diagnostics if d.code not in exempt.codes]
         return result
 
+    def prepare(self, source: str, tree: ast.Module, reach=None) -> Optional[Reduction]:
+        """What the regions pass of ``lint_source(source, reach=reach)`` will make of ``source``, given its
+        syntax tree: for a caller that parsed the source already (the reach, in another process); None
+        when that lint will not reduce it (a file left out by the prefilter, or regions off)."""
+        reach = _usable(reach)
+        if not (self.regions and self.prefilter) or file_noqa(source) is not None or \
+                reach is None and not might_hold_hybrid_code(source, self.prefilter_keys):
+            return None
+        return Reduction(_digest(source), reduce_source(source, self.reads, tree, _reached(reach)))
+
     def _lint_source(self, source: str, filename: str, reach: Optional[FileReach],
-                     tree: Optional[ast.Module] = None) -> LintResult:
+                     tree: Optional[ast.Module] = None, reduction: Optional[Reduction] = None) -> LintResult:
         if self.prefilter and reach is None and not might_hold_hybrid_code(source, self.prefilter_keys):
             return LintResult(self._check_noqa(source, filename, set()), source)
         if self.regions and self.prefilter:  # regions are a finer prefilter: off with it
-            if tree is None:
+            if tree is None and reduction is None:
                 tree = python_tree(source)  # read by the regions, and by the positions of a whole-file run
-            diagnostics = self._lint_regions(source, filename, tree, reach)
+            diagnostics = self._lint_regions(source, filename, tree, reach, reduction)
             if diagnostics is not None:
                 return LintResult(diagnostics, source)
         try:
@@ -141,12 +176,13 @@ class Linter:
         return LintResult(self._lint_module(module, source, filename, reach=reach, tree=tree), source)
 
     def _lint_regions(self, source: str, filename: str, tree: Optional[ast.Module],
-                      reach: Optional[FileReach] = None) -> Optional[List[Diagnostic]]:
+                      reach: Optional[FileReach] = None,
+                      reduction: Optional[Reduction] = None) -> Optional[List[Diagnostic]]:
         """The diagnostics of a run on the reduced source, or None where the whole file must be linted:
         no reduction, libcst rejects the reduced source, or a diagnostic carries a fix that may read the
         whole module (``needs_whole_file``)."""
-        reduced = reduce_source(source, self.reads, tree,
-                                [function.qualname for function in reach.functions] if reach is not None else ())
+        reduced = reduction.reduced if reduction is not None else \
+            reduce_source(source, self.reads, tree, _reached(reach))
         if reduced is None:
             return None
         try:

@@ -430,3 +430,72 @@ def test_packages_computed_at_once_give_what_one_after_another_gives(tmp_path):
     serial = ReachIndex()
     serial.prefetch(files, 1)
     assert not serial.packages
+
+
+def _preparer(linter, calls):
+    """A ``ReachIndex`` preparer factory making the linter's regions (as check.py's, without the cache)."""
+    def factory():
+        calls.append(os.getpid())
+
+        def prepare(path, raw, tree, reach):
+            return linter.prepare(raw.decode("utf-8"), tree, reach)
+        return prepare
+    return factory
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_reach_parse_gives_the_checked_files_their_regions(tmp_path, monkeypatch, jobs):
+    """The files to check get their regions from the tree the reach parsed (computed in this process, or in
+    the forked ones of a prefetch): what the linter would make of them itself, so the lint parses no tree
+    again and reports the same."""
+    from hylint.analysis.reach import FileReach
+    from hylint.lint import engine
+    from hylint.lint.regions import reduce_source
+
+    files = []
+    for name in ("one", "two"):
+        write_package(tmp_path / name, dist=DIST, model=MODEL, guessed=GUESSED)
+        files += sorted((tmp_path / name / "pkg").glob("*.py"))
+    selection = RuleSelection(Config().select, [], [], {}, tmp_path)
+    linter, calls = selection.linter(), []
+    wanted = [path for path in files if path.name != "guessed.py"]
+    index = ReachIndex(None, _preparer(linter, calls))
+    index.prefetch(wanted, jobs)
+    expected = check_files(files, "lint", False, selection.linter, jobs=1, reach_for=ReachIndex().for_file)
+    parsed = []
+    monkeypatch.setattr(engine, "python_tree", lambda source: parsed.append(source) or engine.ast.parse(source))
+    outcomes = check_files(files, "lint", False, selection.linter, jobs=1, reach_for=index.for_file,
+                           prepared_for=index.prepared_for)
+    assert calls == [os.getpid()]  # the factory runs once, here (forked processes inherit what it built)
+    assert [(o.filename, o.diagnostics) for o in outcomes] == [(o.filename, o.diagnostics) for o in expected]
+    assert any(o.diagnostics for o in outcomes)
+    # every file to check that the linter reduced had its regions from the reach's parse; guessed.py was
+    # not among them (and a file the reach does not parse, as one without hybrid_forward, would not be)
+    assert parsed and set(parsed) <= {path.read_text() for path in files if path not in wanted}
+    for path in wanted:  # given once: a second lint of the file makes its own
+        assert index.prepared_for(path) is None
+    again = ReachIndex(None, _preparer(linter, []))
+    again.prefetch(wanted, jobs)
+    for path in files:
+        plain = again.for_file(path)  # as check_files asks: the reach first (serially, it is computed then)
+        made = again.prepared_for(path)
+        if path.name in ("guessed.py", "__init__.py"):
+            assert made is None  # not to be checked / left out by the prefilter
+            continue
+        source = path.read_text()
+        qualnames = [f.qualname for f in FileReach.from_plain(plain or ()).functions]
+        assert made == engine.Reduction(engine._digest(source), reduce_source(source, linter.reads, None, qualnames))
+
+
+def test_regions_made_for_another_text_are_ignored():
+    """A file changed between the reach's parse and its lint: the lint makes its own regions."""
+    from hylint.lint.engine import Reduction
+
+    selection = RuleSelection(Config().select, [], [], {}, Path.cwd())
+    linter = selection.linter()
+    source = "from mxnet.gluon import HybridBlock\n\n\nclass Net(HybridBlock):\n" \
+             "    def hybrid_forward(self, F, x):\n        return x.shape[0]\n"
+    wrong = Reduction(b"0" * 16, "")  # would lint nothing at all
+    assert linter.lint_source(source, "model.py", reduction=wrong).diagnostics == \
+        linter.lint_source(source, "model.py").diagnostics
+    assert linter.lint_source(source, "model.py").diagnostics
