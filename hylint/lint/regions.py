@@ -181,6 +181,15 @@ def _span(node: ast.stmt) -> Tuple[int, int]:
     return min([node.lineno] + [d.lineno for d in decorators]), node.end_lineno or node.lineno
 
 
+# what a scan need not enter: nodes with no call, class or import below them (names, constants, an import's
+# aliases, which the scan reads from the import itself), and fields that hold no such node
+_SCAN_LEAVES = frozenset({ast.Name, ast.Constant, ast.alias, ast.Pass, ast.Break, ast.Continue, ast.Global,
+                          ast.Nonlocal})
+_SCALAR_FIELDS = frozenset({"ctx", "op", "id", "attr", "arg", "kind", "type_comment", "level", "module", "asname",
+                            "conversion", "is_async", "simple", "names"})
+_SCAN_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
 class _Scan:
     """What one pass over a statement's syntax tree finds: the names called as ``Name(...)`` (the
     constructions of a class, region block-constructions: looked up among the module's class names),
@@ -195,6 +204,7 @@ class _Scan:
         self.classes: List[ast.ClassDef] = []
         self.imports: Dict[str, FrozenSet[Region]] = {}
         stack = [node] if node is not None else []
+        push = stack.append
         while stack:
             inner = stack.pop()
             kind = type(inner)
@@ -213,12 +223,17 @@ class _Scan:
                     self.bind(alias.asname or alias.name, _MXNET if inner.module.split(".", 1)[0] == "mxnet" else
                               _RANDOM if inner.module in _RANDOM_MODULES[1:] or
                               inner.module == "numpy" and alias.name == "random" else _NONE)
-            for field in inner._fields:
+            fields = _SCAN_FIELDS.get(kind)
+            if fields is None:
+                fields = _SCAN_FIELDS[kind] = tuple(name for name in kind._fields if name not in _SCALAR_FIELDS)
+            for field in fields:
                 value = getattr(inner, field, None)
                 if type(value) is list:
-                    stack.extend(item for item in value if isinstance(item, ast.AST))
-                elif isinstance(value, ast.AST):
-                    stack.append(value)
+                    for item in value:
+                        if type(item) not in _SCAN_LEAVES and isinstance(item, ast.AST):
+                            push(item)
+                elif type(value) not in _SCAN_LEAVES and isinstance(value, ast.AST):
+                    push(value)
 
     def bind(self, name: str, regions: FrozenSet[Region]) -> None:
         # a name some binding of a read region binds keeps all its bindings (which one is last in the
