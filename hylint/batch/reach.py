@@ -227,7 +227,7 @@ class ReachIndex:
     def _stat(self, root: Path, is_package: bool) -> Tuple[List[Path], str, bool]:
         """The package's files, the key of their stats (with hylint's code), and whether one was modified
         too recently for its mtime to be trusted."""
-        candidates = sorted(root.rglob("*.py")) if is_package else [root]
+        candidates = _python_files(root) if is_package else [root]
         files: List[Path] = []
         stats: List[str] = []
         racy = False
@@ -318,6 +318,16 @@ def _collector_paused():
     finally:
         if enabled:
             gc.enable()
+
+
+def _python_files(root: Path) -> List[Path]:
+    """``sorted(root.rglob("*.py"))``, in about two thirds of its time (a warm run lists every package's files): names
+    ending in ``.py`` under ``root``, symlinked folders not entered (as rglob), folders so named left to the
+    caller's stat (as rglob's)."""
+    found = []
+    for folder, folders, names in os.walk(root):
+        found.extend(os.path.join(folder, name) for name in names + folders if name.endswith(".py"))
+    return sorted(map(Path, found))
 
 
 def _summaries(data: dict) -> Dict[str, Plain]:

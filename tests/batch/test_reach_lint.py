@@ -499,3 +499,22 @@ def test_regions_made_for_another_text_are_ignored():
     assert linter.lint_source(source, "model.py", reduction=wrong).diagnostics == \
         linter.lint_source(source, "model.py").diagnostics
     assert linter.lint_source(source, "model.py").diagnostics
+
+
+def test_a_package_lists_its_files_as_rglob_would(tmp_path):
+    from hylint.batch.reach import _python_files
+
+    package = write_package(tmp_path, model=MODEL)
+    (package / "sub").mkdir()
+    (package / "sub" / "a.py").write_text("")
+    (package / "sub" / ".hidden.py").write_text("")
+    (package / "sub" / "notes.txt").write_text("")
+    (package / "odd.py").mkdir()  # a folder so named: listed, left to the stat
+    (package / "odd.py" / "inner.py").write_text("")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "b.py").write_text("")
+    (package / "linked").symlink_to(outside, target_is_directory=True)  # not entered
+    (package / "linked.py").symlink_to(outside / "b.py")
+    assert _python_files(package) == sorted(package.rglob("*.py"))
+    assert package / "linked" / "b.py" not in _python_files(package)
