@@ -11,7 +11,7 @@ import re
 import tokenize
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Type
+from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Type
 
 import libcst as cst
 
@@ -27,7 +27,7 @@ from hylint.lint.parse import SYNTAX_ERROR, parse_module, syntax_error_diagnosti
 from hylint.lint.positions import Positions, SourceText, _first_rows  # noqa: F401 (_first_rows: tests)
 from hylint.lint.prefilter import keys_for, might_hold_hybrid_code
 from hylint.lint.regions import applies as regions_apply, reads_of, reduce_source
-from hylint.rule import LintRule, known_rule_codes
+from hylint.rule import LintRule, Region, known_rule_codes
 from hylint.syntax.noqa import file_noqa, parse_noqa
 from hylint.syntax.python_tree import python_tree
 
@@ -35,8 +35,10 @@ from hylint.syntax.python_tree import python_tree
 class Reduction(NamedTuple):
     """What the regions pass made of a source (``Linter.prepare``), computed where its syntax tree already
     was: ``reduced`` is the text handed to libcst, None for the whole file. ``digest``: of the source it
-    was made from; a lint of another text ignores it."""
+    was made from, ``reads``: the regions its linter's rules read; a lint of another text, or by a linter
+    whose rules read other regions (per-file-ignores), ignores it."""
     digest: bytes
+    reads: FrozenSet[Region]
     reduced: Optional[str]
 
 
@@ -139,9 +141,8 @@ class Linter:
         if exempt is not None and exempt.whole_file:
             return LintResult([], source)
         with _gc_relaxed():
-            result = self._lint_source(source, filename, _usable(reach), tree,
-                                       reduction if reduction is not None and reduction.digest == _digest(source)
-                                       else None)
+            usable = reduction is not None and reduction.reads == self.reads and reduction.digest == _digest(source)
+            result = self._lint_source(source, filename, _usable(reach), tree, reduction if usable else None)
         if exempt is not None:
             result.diagnostics = [d for d in result.diagnostics if d.code not in exempt.codes]
         return result
@@ -154,7 +155,7 @@ class Linter:
         if not (self.regions and self.prefilter) or file_noqa(source) is not None or \
                 reach is None and not might_hold_hybrid_code(source, self.prefilter_keys):
             return None
-        return Reduction(_digest(source), reduce_source(source, self.reads, tree, _reached(reach)))
+        return Reduction(_digest(source), self.reads, reduce_source(source, self.reads, tree, _reached(reach)))
 
     def _lint_source(self, source: str, filename: str, reach: Optional[FileReach],
                      tree: Optional[ast.Module] = None, reduction: Optional[Reduction] = None) -> LintResult:

@@ -6,6 +6,7 @@ through the CLI (in process with CliRunner, and once as a real subprocess), and 
 """
 from __future__ import annotations
 
+import ast
 import inspect
 import json
 import os
@@ -484,7 +485,8 @@ def test_the_reach_parse_gives_the_checked_files_their_regions(tmp_path, monkeyp
             continue
         source = path.read_text()
         qualnames = [f.qualname for f in FileReach.from_plain(plain or ()).functions]
-        assert made == engine.Reduction(engine._digest(source), reduce_source(source, linter.reads, None, qualnames))
+        assert made == engine.Reduction(engine._digest(source), linter.reads,
+                                        reduce_source(source, linter.reads, None, qualnames))
 
 
 def test_regions_made_for_another_text_are_ignored():
@@ -495,10 +497,17 @@ def test_regions_made_for_another_text_are_ignored():
     linter = selection.linter()
     source = "from mxnet.gluon import HybridBlock\n\n\nclass Net(HybridBlock):\n" \
              "    def hybrid_forward(self, F, x):\n        return x.shape[0]\n"
-    wrong = Reduction(b"0" * 16, "")  # would lint nothing at all
-    assert linter.lint_source(source, "model.py", reduction=wrong).diagnostics == \
-        linter.lint_source(source, "model.py").diagnostics
-    assert linter.lint_source(source, "model.py").diagnostics
+    expected = linter.lint_source(source, "model.py").diagnostics
+    assert expected
+    made = linter.prepare(source, ast.parse(source))
+    assert linter.lint_source(source, "model.py", reduction=made).diagnostics == expected
+    wrong = Reduction(b"0" * 16, linter.reads, "")  # would lint nothing at all
+    assert linter.lint_source(source, "model.py", reduction=wrong).diagnostics == expected
+    # made by a linter whose rules read other regions (per-file-ignores): not this linter's to use
+    other = RuleSelection(Config().select, [], ["HY907", "HY908"], {}, Path.cwd()).linter()
+    assert other.reads != linter.reads
+    assert linter.lint_source(source, "model.py", reduction=other.prepare(source, ast.parse(source))._replace(
+        reduced="")).diagnostics == expected
 
 
 def test_a_package_lists_its_files_as_rglob_would(tmp_path):
