@@ -23,7 +23,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-import multiprocessing
 import os
 import stat
 import sys
@@ -136,7 +135,7 @@ class ReachIndex:
         otherwise computes them one after another before it checks any file. `paths` are the files to be
         checked, whose syntax trees the preparer gets (computed here or by ``for_file``)."""
         self._wanted = frozenset(os.path.abspath(path) for path in paths)
-        if jobs < 2 or "fork" not in multiprocessing.get_all_start_methods() or sys.platform == "darwin":
+        if jobs < 2 or not hasattr(os, "fork") or sys.platform == "darwin":
             return
         pending: Dict[Path, _Pending] = {}
         for path in paths:
@@ -152,6 +151,8 @@ class ReachIndex:
                 self.packages[root] = found
         if len(pending) < 2:
             return  # computed by for_file, in this process
+        import multiprocessing  # here: a warm run does without it (17 ms to import)
+
         import hylint.analysis.reach  # noqa: F401  (imported once here, not in every process)
 
         order = sorted(pending, key=lambda root: -sum(len(raw) for raw in pending[root].raws.values()))
