@@ -174,7 +174,7 @@ def discover(paths: Sequence[str], exclude: Sequence[str], root: Path, force_exc
 
     def add(path: Path) -> None:
         # one file reached twice (the same path given twice, or a link to a file also found) is checked once
-        key = os.path.normcase(os.path.realpath(path))
+        key = os.path.normcase(_resolve(path))  # realpath, each folder resolved once
         if key not in seen:
             seen.add(key)
             files.append(path)
@@ -224,7 +224,7 @@ def _walk(top: Path, exclude: Sequence[str], root: Path, respect_gitignore: bool
                 continue
             if matches_any(path, exclude, root):
                 continue
-            if respect_gitignore and ignore.ignored(Path(os.path.abspath(path)), is_dir):
+            if respect_gitignore and ignore.layers and ignore.ignored(Path(os.path.abspath(path)), is_dir):
                 continue
             if is_dir:
                 subfolders.append(path)
