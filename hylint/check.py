@@ -324,15 +324,15 @@ def _regions_preparer(linter_for, cache):
     """For ``ReachIndex``: a factory, called before the first package's reach is computed (it builds the
     run's linter here, so processes forked for the reach inherit libcst and the rules), of the function
     that makes a checked file's regions from the tree the reach parsed (``Linter.prepare``). A file with a
-    cached result is left alone (it is likely not linted), and so is one whose text is not its bytes in
-    UTF-8 (the tree was parsed from the bytes)."""
+    result cached for it as it is is left alone (it is likely not linted), and so is one whose text is not
+    its bytes in UTF-8 (the tree was parsed from the bytes)."""
     def factory():
         from hylint.batch.files import SourceError, decode
 
         linter_for(None)
 
         def prepare(path: Path, raw: bytes, tree, reach):
-            if cache is not None and cache.has_entry(path):
+            if cache is not None and cache.unchanged(path):
                 return None
             try:
                 text = decode(raw, str(path)).text

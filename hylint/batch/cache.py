@@ -246,9 +246,14 @@ class ResultCache:
     def _name(path: Path) -> str:
         return os.path.abspath(path)
 
-    def has_entry(self, path: Path) -> bool:
-        """Whether some result of ``path`` is cached (valid or not: ``lookup`` decides)."""
-        return self._name(path) in self.entries
+    def unchanged(self, path: Path) -> bool:
+        """Whether a result of ``path`` is cached for the file as it is now, by its stat (``lookup`` decides
+        whether it is used: the reach's digest, the name shown, a modification too recent to trust)."""
+        entry = self.entries.get(self._name(path))
+        try:
+            return entry is not None and Stat(entry[1:5]) == Stat.of(os.stat(path))
+        except (OSError, TypeError, ValueError):
+            return False
 
     def lookup(self, path: Path, filename: str, st: os.stat_result,
                reach: str = "") -> Tuple[Optional[CachedResult], bool]:

@@ -527,3 +527,25 @@ def test_a_package_lists_its_files_as_rglob_would(tmp_path):
     (package / "linked.py").symlink_to(outside / "b.py")
     assert _python_files(package) == sorted(package.rglob("*.py"))
     assert package / "linked" / "b.py" not in _python_files(package)
+
+
+def test_an_edited_file_gets_its_regions_from_the_reach_and_the_others_none(project, monkeypatch):
+    """A run after one file of a package changed computes the package's reach again: the changed file's regions
+    come from that parse; the files whose results are cached for them as they are get none made."""
+    from hylint.lint import engine
+
+    for path in (project / "pkg").glob("*.py"):
+        age(path)
+    diagnostics(["-j", "1", "pkg"])  # cold: results cached
+    model = project / "pkg" / "model.py"
+    model.write_text(model.read_text().replace("return self.f(step", "y = y + 0\n        return self.f(step"))
+    age(model)
+    parsed, prepared = [], []
+    monkeypatch.setattr(engine, "python_tree", lambda source: parsed.append(source) or engine.ast.parse(source))
+    real_prepare = engine.Linter.prepare
+    monkeypatch.setattr(engine.Linter, "prepare",
+                        lambda self, source, tree, reach=None: prepared.append(source) or real_prepare(self, source, tree, reach))
+    warm = diagnostics(["-j", "1", "pkg"])
+    assert prepared == [model.read_text()]
+    assert not parsed
+    assert warm == diagnostics(["--no-cache", "-j", "1", "pkg"])
