@@ -525,8 +525,13 @@ def test_a_package_lists_its_files_as_rglob_would(tmp_path):
     (outside / "b.py").write_text("")
     (package / "linked").symlink_to(outside, target_is_directory=True)  # not entered
     (package / "linked.py").symlink_to(outside / "b.py")
-    assert _python_files(package) == sorted(package.rglob("*.py"))
-    assert package / "linked" / "b.py" not in _python_files(package)
+    assert _python_files(package) == [str(path) for path in sorted(package.rglob("*.py"))]
+    assert str(package / "linked" / "b.py") not in _python_files(package)
+    # Path's order is by parts: "a-b.py" sorts after the folder "a" ("a" < "a-b.py"), though "-" < "/"
+    (package / "a").mkdir()
+    (package / "a" / "x.py").write_text("")
+    (package / "a-b.py").write_text("")
+    assert _python_files(package) == [str(path) for path in sorted(package.rglob("*.py"))]
 
 
 def test_an_edited_file_gets_its_regions_from_the_reach_and_the_others_none(project, monkeypatch):
