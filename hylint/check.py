@@ -423,6 +423,7 @@ def _files_by_config(options: CheckOptions, groups) -> List[Tuple[Config, List[P
 
     by_path: Dict[Optional[Path], Tuple[Config, List[Path]]] = {}
     nearest_of: Dict[Path, Optional[Path]] = {}  # folder -> its nearest pyproject.toml with [tool.hylint]
+    looked_up: Dict[str, Optional[Path]] = {}  # the same per resolved folder, for find_pyproject
     try:
         for config, paths in groups:
             force = bool(options.force_exclude or config.force_exclude)
@@ -436,7 +437,7 @@ def _files_by_config(options: CheckOptions, groups) -> List[Tuple[Config, List[P
                 if not options.config_path:
                     folder = path.parent
                     if folder not in nearest_of:
-                        nearest_of[folder] = find_pyproject(folder)
+                        nearest_of[folder] = find_pyproject(folder, looked_up)
                     nearest = nearest_of[folder] or config.path
                 if nearest not in by_path:
                     by_path[nearest] = (load_config(nearest, check_codes=False), [])

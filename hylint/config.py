@@ -1,6 +1,7 @@
 """``[tool.hylint]`` in the nearest pyproject.toml, merged with command-line options, as one frozen Config."""
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -45,16 +46,30 @@ class Config:
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
 
-def find_pyproject(start: Path) -> Optional[Path]:
-    """The nearest pyproject.toml (from ``start`` upwards) that has a [tool.hylint] table."""
-    start = start.resolve()
-    for folder in [start] + list(start.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            data = _read_toml(candidate)
-            if "hylint" in data.get("tool", {}):
-                return candidate
-    return None
+def find_pyproject(start: Path, memo: Optional[Dict[str, Optional[Path]]] = None) -> Optional[Path]:
+    """The nearest pyproject.toml (from ``start`` upwards) that has a [tool.hylint] table. ``memo``: what
+    earlier calls found, per resolved folder (a run asks for every folder holding a checked file: each
+    folder, and each pyproject.toml, is then read once)."""
+    memo = {} if memo is None else memo
+    walked = []
+    folder = os.path.realpath(start)
+    found: Optional[Path] = None
+    while True:
+        if folder in memo:
+            found = memo[folder]
+            break
+        walked.append(folder)
+        candidate = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(candidate) and "hylint" in _read_toml(Path(candidate)).get("tool", {}):
+            found = Path(candidate)
+            break
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    for folder in walked:
+        memo[folder] = found
+    return found
 
 
 def _read_toml(path: Path) -> Dict[str, Any]:

@@ -97,3 +97,20 @@ def test_config_option_applies_one_table_to_every_file(tmp_path):
     assert (run.code, run.out) == (0, "All checks passed!\n")  # HY201 ignored everywhere
     files = hylint("check", "--show-files", "--config", str(project / "pyproject.toml"), str(project), cwd=elsewhere)
     assert str(sub / "legacy" / "m.py") in files.out.splitlines()  # sub's excludes are not read
+
+
+def test_find_pyproject_with_a_memo_finds_what_it_finds_alone(tmp_path):
+    """A run looks up the nearest table for every folder holding a file, sharing what earlier lookups found."""
+    from hylint.config import find_pyproject
+
+    (tmp_path / "pyproject.toml").write_text("[tool.hylint]\n")
+    (tmp_path / "a" / "b" / "c").mkdir(parents=True)
+    (tmp_path / "a" / "pyproject.toml").write_text("[tool.black]\n")  # no [tool.hylint]: not this one
+    (tmp_path / "a" / "b" / "pyproject.toml").write_text("[tool.hylint]\nignore = []\n")
+    (tmp_path / "d" / "e").mkdir(parents=True)
+    folders = [tmp_path / "a" / "b" / "c", tmp_path / "a", tmp_path / "d" / "e", tmp_path / "a" / "b",
+               tmp_path / "d", tmp_path]
+    memo = {}
+    assert [find_pyproject(folder, memo) for folder in folders] == [find_pyproject(folder) for folder in folders] == [
+        tmp_path / "a" / "b" / "pyproject.toml", tmp_path / "pyproject.toml", tmp_path / "pyproject.toml",
+        tmp_path / "a" / "b" / "pyproject.toml", tmp_path / "pyproject.toml", tmp_path / "pyproject.toml"]
