@@ -169,3 +169,32 @@ def test_float64_exp_and_log_are_libms_as_in_mxnet(name):
     got = _ELEMENTWISE_CALLS[name](_RUNTIME, nd.array(data, dtype="float64")).asnumpy()
     assert got.dtype == expected.dtype == np.float64
     np.testing.assert_array_equal(got, expected)
+
+
+def _adaptive_cases(rng):
+    """(input, output_size): global pooling of a ResNet-sized map, shrinking, overlapping and growing windows."""
+    yield (rng.randn(2, 64, 56, 56) * 3 + 1).astype(np.float32), 1
+    yield (rng.randn(2, 16, 13, 17) * 30).astype(np.float32), (3, 4)
+    yield (rng.randn(1, 8, 30, 30) * 0.1).astype(np.float32), (4, 7)
+    yield (rng.randn(1, 8, 5, 6) * 5).astype(np.float32), (7, 9)
+    yield rng.randn(2, 8, 11, 13) * 7, (2, 3)  # float64: the running sum in double
+    yield (rng.randn(1, 4, 9, 10) * 2).astype(np.float16), (2, 2)
+
+
+def test_adaptive_average_pooling_sums_in_order_then_divides_twice():
+    """A running float32 sum, divided by the width and then by the height: bits a correctly rounded mean
+    (or one division by the area) does not give."""
+    data = np.array([[[[1e8, 1.0, -1e8, 1.0, 1.0, 1.0]]]], dtype=np.float32)  # (1e8 + 1) rounds to 1e8
+    out = nd.contrib.AdaptiveAvgPooling2D(nd.array(data), output_size=1).asnumpy()
+    assert out.ravel().tolist() == [np.float32(3.0) / np.float32(6.0)]
+
+
+@pytest.mark.mxnet
+def test_adaptive_average_pooling_equals_mxnet_bit_for_bit():
+    real = _real_mxnet()
+    for data, size in _adaptive_cases(np.random.RandomState(9)):
+        expected = real.nd.contrib.AdaptiveAvgPooling2D(real.nd.array(data, dtype=data.dtype),
+                                                        output_size=size).asnumpy()
+        got = nd.contrib.AdaptiveAvgPooling2D(nd.array(data, dtype=data.dtype), output_size=size).asnumpy()
+        assert got.dtype == expected.dtype, (data.shape, size)
+        assert np.array_equal(got, expected), f"{data.shape} -> {size}: {int((got != expected).sum())} differ"
