@@ -171,6 +171,10 @@ def test_float64_exp_and_log_are_libms_as_in_mxnet(name):
     np.testing.assert_array_equal(got, expected)
 
 
+#: a running float32 sum of these is 7 (1e8 + 1 rounds to 1e8), numpy's pairwise sum (8 lanes) 14
+_CANCELLING = np.array([[[[1e8, 1, 1, 1, 1, 1, 1, 1, -1e8, 1, 1, 1, 1, 1, 1, 1]]]], dtype=np.float32)
+
+
 def _adaptive_cases(rng):
     """(input, output_size): global pooling of a ResNet-sized map, shrinking, overlapping and growing windows."""
     yield (rng.randn(2, 64, 56, 56) * 3 + 1).astype(np.float32), 1
@@ -184,9 +188,8 @@ def _adaptive_cases(rng):
 def test_adaptive_average_pooling_sums_in_order_then_divides_twice():
     """A running float32 sum, divided by the width and then by the height: bits a correctly rounded mean
     (or one division by the area) does not give."""
-    data = np.array([[[[1e8, 1.0, -1e8, 1.0, 1.0, 1.0]]]], dtype=np.float32)  # (1e8 + 1) rounds to 1e8
-    out = nd.contrib.AdaptiveAvgPooling2D(nd.array(data), output_size=1).asnumpy()
-    assert out.ravel().tolist() == [np.float32(3.0) / np.float32(6.0)]
+    out = nd.contrib.AdaptiveAvgPooling2D(nd.array(_CANCELLING), output_size=1).asnumpy()
+    assert out.ravel().tolist() == [7 / 16]  # numpy's pairwise sum gives 14 / 16
 
 
 @pytest.mark.mxnet
@@ -198,3 +201,44 @@ def test_adaptive_average_pooling_equals_mxnet_bit_for_bit():
         got = nd.contrib.AdaptiveAvgPooling2D(nd.array(data, dtype=data.dtype), output_size=size).asnumpy()
         assert got.dtype == expected.dtype, (data.shape, size)
         assert np.array_equal(got, expected), f"{data.shape} -> {size}: {int((got != expected).sum())} differ"
+
+
+#: Pooling settings that take each of MXNet's kernels: oneDNN's for float32 (valid, or 'full' without extra
+#: padding), MXNet's own for float64, float16 and the 'full' convention's extra row or column
+_POOLINGS = [
+    ((1, 64, 8, 8), dict(kernel=(8, 8))),
+    ((1, 256, 7, 7), dict(kernel=(7, 7), global_pool=True)),
+    ((1, 32, 56, 56), dict(kernel=(1, 1), global_pool=True)),
+    ((1, 64, 4, 7, 7), dict(kernel=(4, 7, 7), global_pool=True)),
+    ((2, 16, 15, 15), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1))),
+    ((2, 16, 15, 15), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), count_include_pad=False)),
+    ((2, 16, 14, 14), dict(kernel=(3, 3), stride=(2, 2), pooling_convention="full")),
+    ((2, 16, 15, 15), dict(kernel=(3, 3), stride=(2, 2), pooling_convention="full")),
+    ((2, 3, 6, 9, 9), dict(kernel=(2, 3, 3), stride=(2, 2, 2), pad=(0, 1, 1), count_include_pad=False)),
+    ((2, 8, 30), dict(kernel=(5,), stride=(2,))),
+]
+
+
+def test_average_pooling_sums_in_order():
+    """A running sum over the window, not numpy's pairwise one: then one division
+    by the count for float32 (oneDNN), or a sum of value / count (MXNet's own kernel, float64)."""
+    out = nd.Pooling(nd.array(_CANCELLING), pool_type="avg", kernel=(1, 16)).asnumpy()
+    assert out.ravel().tolist() == [7 / 16]  # numpy's pairwise sum gives 14 / 16
+    assert nd.Pooling(nd.array(_CANCELLING), pool_type="sum", kernel=(1, 1), global_pool=True).asnumpy().ravel() == [7]
+    data = np.array([[[[0.1, 0.2, 0.3]]]])
+    out = nd.Pooling(nd.array(data, dtype="float64"), pool_type="avg", kernel=(1, 3)).asnumpy()
+    assert out.ravel().tolist() == [0.1 / 3 + 0.2 / 3 + 0.3 / 3]
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("pool_type", ["avg", "sum"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_average_pooling_equals_mxnet_bit_for_bit(pool_type, dtype):
+    real = _real_mxnet()
+    rng = np.random.RandomState(10)
+    for shape, kwargs in _POOLINGS:
+        data = (rng.randn(*shape) * 10 + 3).astype(dtype)
+        expected = real.nd.Pooling(real.nd.array(data, dtype=dtype), pool_type=pool_type, **kwargs).asnumpy()
+        got = nd.Pooling(nd.array(data, dtype=dtype), pool_type=pool_type, **kwargs).asnumpy()
+        assert got.dtype == expected.dtype, (shape, kwargs)
+        assert np.array_equal(got, expected), f"{shape} {kwargs}: {int((got != expected).sum())} differ"
