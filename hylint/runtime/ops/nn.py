@@ -275,9 +275,9 @@ def _pool_kernel(inputs, attrs):
             counted = np.pad(np.ones(x.shape[2:]), padding)
         denom = kernels.sliding_windows(counted, kernel, stride, (1,) * nd, out_sizes, lead=0).sum(axis=tuple(range(nd)))
         denom = np.maximum(denom, 1).astype(work)
-        if x.dtype == np.float32 and not any(extra):
-            # oneDNN's pooling (MXNet 1.9.1 runs it for float32 unless the 'full' convention pads asymmetrically):
-            # the running sum, then one division by the count
+        if (x.dtype == np.float32 and not any(extra)) or attrs.get("__divide_once__"):
+            # oneDNN's pooling (MXNet 1.9.1 runs it for float32 unless the 'full' convention pads asymmetrically;
+            # its int8 pooling asks for this too): the running sum, then one division by the count
             y = add_in_order(windows) / denom
         else:  # MXNet's own kernel (float64, float16, the asymmetric 'full' case): sum of value / count
             y = add_in_order(windows, denom)
