@@ -242,3 +242,23 @@ def test_average_pooling_equals_mxnet_bit_for_bit(pool_type, dtype):
         got = nd.Pooling(nd.array(data, dtype=dtype), pool_type=pool_type, **kwargs).asnumpy()
         assert got.dtype == expected.dtype, (shape, kwargs)
         assert np.array_equal(got, expected), f"{shape} {kwargs}: {int((got != expected).sum())} differ"
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("fix_gamma", [False, True])
+def test_sync_batch_norm_equals_mxnet_bit_for_bit(fix_gamma):
+    """MXNet's own SyncBatchNorm kernel rounds (gamma / sqrt(var + eps)) * x + (beta - gamma * mean / sqrt(...)),
+    not BatchNorm's (x - mean) * scale + beta."""
+    real = _real_mxnet()
+    rng = np.random.RandomState(11)
+    for shape, dtype in [((2, 32, 9, 9), "float32"), ((5, 16), "float32"), ((2, 8, 3, 4, 5), "float32")]:
+        # (MXNet 1.9.1's SyncBatchNorm refuses float64: its kernel reads float32 blobs)
+        c = shape[1]
+        arrays = [(rng.randn(*shape) * 3).astype(dtype)] + [rng.uniform(-1.5, 1.5, c).astype(dtype) for _ in range(3)]
+        arrays.append(rng.uniform(0.5, 1.5, c).astype(dtype))
+        expected = real.nd.contrib.SyncBatchNorm(*[real.nd.array(a, dtype=dtype) for a in arrays], eps=1e-5,
+                                                 fix_gamma=fix_gamma, key="k").asnumpy()
+        got = nd.contrib.SyncBatchNorm(*[nd.array(a, dtype=dtype) for a in arrays], eps=1e-5, fix_gamma=fix_gamma,
+                                       key="k").asnumpy()
+        assert got.dtype == expected.dtype, shape
+        assert np.array_equal(got, expected), f"{shape} {dtype}: {int((got != expected).sum())} differ"

@@ -22,8 +22,25 @@ def _on_axis_1(fn):
     return lambda first, attrs: fn(first, dict(attrs, axis=1))
 
 
-# SyncBatchNorm on a single device is BatchNorm over axis 1 (ndev and key only name the device group).
-register(Op("_contrib_SyncBatchNorm", _on_axis_1(_batch_norm_kernel), _on_axis_1(_channel_param_shape("axis", 4)),
+def _sync_batch_norm_kernel(inputs, attrs):
+    """SyncBatchNorm on a single device is BatchNorm over axis 1 (ndev and key only name the device group), but
+    MXNet runs its own kernel, not oneDNN's: in inference ``(gamma / sqrt(var + eps)) * x + (beta - gamma *
+    mean / sqrt(var + eps))``, each step rounded (measured bit for bit; BatchNorm's rounding differed on about
+    40% of the values)."""
+    from .. import autograd
+    if autograd.is_training() and not attrs["use_global_stats"]:
+        return _batch_norm_kernel(inputs, dict(attrs, axis=1))
+    x, gamma, beta, mean, var = inputs
+    work = np.float32 if x.dtype in (np.float16, np.float32) else np.float64
+    gamma = np.ones(gamma.shape, work) if attrs["fix_gamma"] else gamma.astype(work, copy=False)
+    root = np.sqrt(var.astype(work, copy=False) + work(attrs["eps"]))
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    y = (gamma / root).reshape(shape) * x.astype(work, copy=False)
+    y += (beta.astype(work, copy=False) - gamma * mean.astype(work, copy=False) / root).reshape(shape)
+    return y.astype(x.dtype, copy=False)
+
+
+register(Op("_contrib_SyncBatchNorm", _sync_batch_norm_kernel, _on_axis_1(_channel_param_shape("axis", 4)),
             inputs=("data", "gamma", "beta", "moving_mean", "moving_var"), aux=("moving_mean", "moving_var"),
             hint="syncbatchnorm",
             params=(P("eps", "float", 1e-3), P("momentum", "float", 0.9), P("fix_gamma", "bool", True),
