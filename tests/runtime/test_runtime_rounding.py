@@ -292,3 +292,18 @@ def test_gelu_equals_mxnet_bit_for_bit():
         got = nd.LeakyReLU(nd.array(data), act_type="gelu").asnumpy()
         assert np.array_equal(got.view(np.uint32), expected.view(np.uint32)), \
             f"{shape}: {int((got != expected).sum())} differ"
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("align_corners", [True, False])
+def test_bilinear_resize_equals_mxnet_bit_for_bit(align_corners):
+    """float32 weights and MXNet's h0 * (w0 * a + w1 * b) + h1 * (w0 * c + w1 * d)."""
+    real = _real_mxnet()
+    rng = np.random.RandomState(14)
+    for shape, (height, width) in [((2, 4, 7, 9), (14, 18)), ((1, 3, 56, 56), (112, 112)), ((1, 3, 20, 30), (7, 11)),
+                                   ((1, 2, 5, 5), (13, 3)), ((1, 2, 8, 8), (1, 5)), ((1, 2, 6, 6), (6, 6))]:
+        data = (rng.randn(*shape) * 5).astype(np.float32)
+        kwargs = dict(height=height, width=width, align_corners=align_corners)
+        expected = real.nd.contrib.BilinearResize2D(real.nd.array(data), **kwargs).asnumpy()
+        got = nd.contrib.BilinearResize2D(nd.array(data), **kwargs).asnumpy()
+        assert np.array_equal(got, expected), f"{shape} -> {(height, width)}: {int((got != expected).sum())} differ"
