@@ -58,7 +58,7 @@ def _seeded_model(mx, library: str, name: str, inputs: list):
         eager = net(*make_inputs(mx, specs, 0))
         net.hybridize()
         net(*make_inputs(mx, specs, 0))
-    return net, specs, eager if isinstance(eager, (list, tuple)) else [eager]
+    return net, specs, _flat([eager])
 
 
 def record(library: str, name: str, out: Path, inputs: list, graph_file: Path = None) -> None:
@@ -84,7 +84,7 @@ def record(library: str, name: str, out: Path, inputs: list, graph_file: Path = 
     args = {key[4:]: value for key, value in saved.items() if key.startswith("arg:")}
     aux = {key[4:]: value for key, value in saved.items() if key.startswith("aux:")}
     data_names = [n for n in sym.list_arguments() if n not in args]
-    for data_name, array in zip(data_names, make_inputs(mx, specs, 0)):
+    for data_name, array in zip(data_names, _flat(make_inputs(mx, specs, 0))):  # RNN states: nested lists
         args[data_name] = array
     internals = sym.get_internals()
     names = [n for n in internals.list_outputs() if n not in args and n not in aux]
@@ -113,6 +113,10 @@ def runtime_graph(library: str, name: str, out: Path, inputs: list) -> None:
     print(f"the runtime's graph of {name} saved in {out / 'runtime-symbol.json'}")
 
 
+def _flat(items):
+    return [leaf for item in items for leaf in (_flat(item) if isinstance(item, (list, tuple)) else [item])]
+
+
 def _gap(mine: np.ndarray, theirs: np.ndarray):
     """(max |d|, max |mxnet|, how many values differ, max |d| in units of float32 spacing at max |mxnet|)."""
     if mine.shape != theirs.shape:
@@ -128,9 +132,11 @@ def _gap(mine: np.ndarray, theirs: np.ndarray):
 
 def _key(names: set, node, index: int) -> str:
     """The saved name of a node's output: MXNet numbers the outputs of an operator with hidden ones
-    (``box_nms``: ``..._output0``) where the runtime's node has one."""
+    (``box_nms``: ``..._output0``) where the runtime's node has one, and the reverse (``RNN``)."""
     key = node.output_name(index)
-    return key if key in names or node.is_variable else f"{node.name}_output{index}"
+    if key in names or node.is_variable:
+        return key
+    return f"{node.name}_output" if index == 0 and f"{node.name}_output" in names else f"{node.name}_output{index}"
 
 
 def compare(folder: Path, top: int) -> None:
