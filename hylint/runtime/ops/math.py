@@ -161,8 +161,44 @@ def _libm(fn, c_fn):
     return rounded
 
 
-_libm_exp = _libm(np.exp, math.exp)
 _c_exp = _c_float64(np.exp, math.exp)
+
+#: glibc's expf (x86-64, the one MXNet's float kernels call): exp(x) = 2^(k/32) * 2^(r/32) with k = round(x * 32 /
+#: ln 2), 2^(k/32) from a table of 32 doubles (2^(i/32), the exponent bits of i/32 taken out), a cubic in r, all
+#: in double, rounded to float once; the cut-offs where it returns inf and 0
+_EXPF_N = 32
+_EXPF_TABLE = np.array([int(np.float64(2.0 ** (i / _EXPF_N)).view(np.uint64)) - (i << 47) for i in range(_EXPF_N)],
+                       dtype=np.uint64)
+_EXPF_INVLN2N = float.fromhex("0x1.71547652b82fep+0") * _EXPF_N
+_EXPF_SHIFT = float.fromhex("0x1.8p+52")  # adding it rounds a double below 2^51 to a whole number
+_EXPF_CUBIC = (float.fromhex("0x1.c6af84b912394p-5") / _EXPF_N ** 3, float.fromhex("0x1.ebfce50fac4f3p-3") / _EXPF_N ** 2,
+               float.fromhex("0x1.62e42ff0c52d6p-1") / _EXPF_N)
+_EXPF_OVERFLOW, _EXPF_UNDERFLOW = np.float32(float.fromhex("0x1.62e42ep6")), np.float32(float.fromhex("-0x1.9fe368p6"))
+
+
+def _glibc_expf(x):
+    """float32 exp as glibc's expf, bit for bit (measured on 300,015 values against MXNet's ``exp``, the
+    overflow and underflow ranges, infinities and NaN included; rounding float64 exp differed on 145)."""
+    xd = x.astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = _EXPF_INVLN2N * xd
+        kd = z + _EXPF_SHIFT
+        k = kd.view(np.uint64)
+        r = z - (kd - _EXPF_SHIFT)
+        scale = (_EXPF_TABLE[k % np.uint64(_EXPF_N)] + (k << np.uint64(47))).view(np.float64)
+        c0, c1, c2 = _EXPF_CUBIC
+        y = (((c0 * r + c1) * (r * r) + (c2 * r + 1.0)) * scale).astype(np.float32)
+    y[x > _EXPF_OVERFLOW] = np.inf
+    y[x < _EXPF_UNDERFLOW] = 0
+    return np.where(np.isnan(x), x, y)
+
+
+def _libm_exp(a):
+    """exp as MXNet's kernels compute it: glibc's expf for float32 (and float16, through float), libm's exp
+    for float64."""
+    if a.dtype in (np.float32, np.float16):
+        return _glibc_expf(np.asarray(a, dtype=np.float32).reshape(a.shape)).astype(a.dtype, copy=False)
+    return _c_exp(a) if a.dtype == np.float64 else np.exp(a)
 
 
 def _rsqrt(a):
@@ -338,7 +374,7 @@ def _onednn_softmax(a):
 
 def _own_softmax(a, axis, temperature=None, keep=None):
     """float32/float64 softmax as MXNet 1.9.1's own CPU kernel computes it, in the input's precision: the
-    max, exp(x - max) (libm's, correctly rounded but for rare cases: rounded from float64), a running sum
+    max, exp(x - max) (libm's: glibc's expf for float32), a running sum
     along the axis, one division per value. ``keep``: the positions inside softmax's ``length`` (the others
     are 0). Other dtypes (float16) in float64."""
     if a.dtype not in (np.float32, np.float64):
@@ -353,7 +389,7 @@ def _own_softmax(a, axis, temperature=None, keep=None):
     if temperature is not None:
         z = z / kind(temperature)
     with np.errstate(invalid="ignore"):
-        e = (_c_exp(z) if z.dtype == np.float64 else np.exp(z.astype(np.float64))).astype(a.dtype)
+        e = _libm_exp(z)
     total = np.add.accumulate(e, axis=axis, dtype=a.dtype).take([-1], axis=axis)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = e / total
