@@ -179,18 +179,30 @@ _EXPF_OVERFLOW, _EXPF_UNDERFLOW = np.float32(float.fromhex("0x1.62e42ep6")), np.
 def _glibc_expf(x):
     """float32 exp as glibc's expf, bit for bit (measured on 300,015 values against MXNet's ``exp``, the
     overflow and underflow ranges, infinities and NaN included; rounding float64 exp differed on 145)."""
-    xd = x.astype(np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        z = _EXPF_INVLN2N * xd
-        kd = z + _EXPF_SHIFT
-        k = kd.view(np.uint64)
-        r = z - (kd - _EXPF_SHIFT)
-        scale = (_EXPF_TABLE[k % np.uint64(_EXPF_N)] + (k << np.uint64(47))).view(np.float64)
-        c0, c1, c2 = _EXPF_CUBIC
-        y = (((c0 * r + c1) * (r * r) + (c2 * r + 1.0)) * scale).astype(np.float32)
-    y[x > _EXPF_OVERFLOW] = np.inf
-    y[x < _EXPF_UNDERFLOW] = 0
-    return np.where(np.isnan(x), x, y)
+    z = x.astype(np.float64)
+    z *= _EXPF_INVLN2N
+    kd = z + _EXPF_SHIFT
+    k = kd.view(np.uint64)  # k = round(x * 32 / ln 2) in its low bits
+    scale = _EXPF_TABLE[k & np.uint64(_EXPF_N - 1)]
+    scale += k << np.uint64(47)
+    kd -= _EXPF_SHIFT
+    z -= kd  # r, in [-1/2, 1/2]
+    c0, c1, c2 = _EXPF_CUBIC
+    y = z * c0
+    y += c1
+    kd = np.multiply(z, z, out=kd)
+    y *= kd
+    z *= c2
+    z += 1.0
+    y += z
+    y *= scale.view(np.float64)
+    out = y.astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        if not (np.abs(x) < 88).all():  # glibc's cut-offs; NaN stays NaN
+            out[x > _EXPF_OVERFLOW] = np.inf
+            out[x < _EXPF_UNDERFLOW] = 0
+            out[np.isnan(x)] = np.nan
+    return out
 
 
 def _libm_exp(a):
