@@ -144,18 +144,16 @@ def test_softmax_in_a_graph_equals_mxnet():
 
 @pytest.mark.mxnet
 @pytest.mark.parametrize("name", sorted(_ELEMENTWISE_CALLS))
-def test_elementwise_equals_mxnet_but_for_rare_logf_roundings(name):
+def test_elementwise_equals_mxnet_bit_for_bit(name):
     real = _real_mxnet()
     data = np.concatenate([(np.random.RandomState(7).randn(100000) * 6).astype(np.float32),
                            np.array([0, -0.0, 88, -88, 100, -100, 1e-8, -1e-8], np.float32)])
     expected = _ELEMENTWISE_CALLS[name](real, real.nd.array(data)).asnumpy()
     got = _ELEMENTWISE_CALLS[name](_RUNTIME, nd.array(data)).asnumpy()
     ulps = np.abs(got.view(np.int32).astype(np.int64) - expected.view(np.int32))
-    if name != "log |x|":  # oneDNN's logistic and glibc's expf (exp, sigmoid), reproduced exactly
-        assert ulps.max() == 0
-    else:  # libm's logf is not always correctly rounded: measured 258 of 100,008 values differ, by one unit in
-        # the last place (exp and sigmoid differed on 59 and 19 before glibc's expf was reproduced)
-        assert ulps.max() <= 2 and (ulps > 0).sum() < 500
+    # oneDNN's logistic, glibc's expf (exp, sigmoid) and logf, reproduced exactly (rounding the float64
+    # functions, exp, sigmoid and log differed on 59, 19 and 258 of these 100,008 values)
+    assert ulps.max() == 0
 
 
 @pytest.mark.mxnet
@@ -315,8 +313,14 @@ EXPF_MEASURED = [(0x403529a4, 0x4187a772, 0x4187a771), (0xbf50599a, 0x3ee2e362, 
                  (0xbeb480a3, 0x3f33f11b, 0x3f33f11a)]
 
 
-def test_exp_is_glibcs_expf_where_it_is_not_correctly_rounded():
-    data = np.array([bits for bits, _, _ in EXPF_MEASURED], dtype=np.uint32).view(np.float32)
-    assert _bits(nd.exp(nd.array(data))) == [bits for _, bits, _ in EXPF_MEASURED]
-    assert np.exp(data.astype(np.float64)).astype(np.float32).view(np.uint32).tolist() == \
-        [bits for _, _, bits in EXPF_MEASURED]
+#: ... and for log, glibc's logf
+LOGF_MEASURED = [(0x3f785863, 0xbcf8b043, 0xbcf8b044), (0x40112458, 0x3f519ecc, 0x3f519ecb),
+                 (0x3f72e1b6, 0xbd577643, 0xbd577644)]
+
+
+@pytest.mark.parametrize("name, measured", [("exp", EXPF_MEASURED), ("log", LOGF_MEASURED)])
+def test_exp_and_log_are_glibcs_where_they_are_not_correctly_rounded(name, measured):
+    data = np.array([bits for bits, _, _ in measured], dtype=np.uint32).view(np.float32)
+    assert _bits(getattr(nd, name)(nd.array(data))) == [bits for _, bits, _ in measured]
+    assert getattr(np, name)(data.astype(np.float64)).astype(np.float32).view(np.uint32).tolist() == \
+        [bits for _, _, bits in measured]
