@@ -355,7 +355,7 @@ def _leaky_relu_kernel(inputs, attrs):
         return np.where(a > 0, a, a * slope).astype(a.dtype)
     if act == "elu":
         if a.dtype == np.float32 and 1 <= a.ndim <= 5:  # oneDNN's elu: alpha * (exp(x) - 1) with its own exp
-            return np.where(a > 0, a, np.float32(slope) * (_onednn_exp(a) - np.float32(1)))
+            return np.where(a > 0, a, np.float32(slope) * (_onednn_exp(np.minimum(a, 0)) - np.float32(1)))
         # MXNet's own kernel: slope * expm1 (C's expm1f: here expm1 in double, rounded)
         return np.where(a > 0, a, slope * np.expm1(a.astype(np.float64))).astype(a.dtype)
     if act == "selu":
