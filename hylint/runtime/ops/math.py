@@ -166,25 +166,25 @@ _EXPF_OVERFLOW, _EXPF_UNDERFLOW = np.float32(float.fromhex("0x1.62e42ep6")), np.
 def _glibc_expf(x):
     """float32 exp as glibc's expf, bit for bit (measured on 300,015 values against MXNet's ``exp``, the
     overflow and underflow ranges, infinities and NaN included; rounding float64 exp differed on 145)."""
-    z = x.astype(np.float64)
-    z *= _EXPF_INVLN2N
-    kd = z + _EXPF_SHIFT
-    k = kd.view(np.uint64)  # k = round(x * 32 / ln 2) in its low bits
-    scale = _EXPF_TABLE[k & np.uint64(_EXPF_N - 1)]
-    scale += k << np.uint64(47)
-    kd -= _EXPF_SHIFT
-    z -= kd  # r, in [-1/2, 1/2]
-    c0, c1, c2 = _EXPF_CUBIC
-    y = z * c0
-    y += c1
-    kd = np.multiply(z, z, out=kd)
-    y *= kd
-    z *= c2
-    z += 1.0
-    y += z
-    y *= scale.view(np.float64)
-    out = y.astype(np.float32)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):  # outside glibc's cut-offs the values are replaced
+        z = x.astype(np.float64)
+        z *= _EXPF_INVLN2N
+        kd = z + _EXPF_SHIFT
+        k = kd.view(np.uint64)  # k = round(x * 32 / ln 2) in its low bits
+        scale = _EXPF_TABLE[k & np.uint64(_EXPF_N - 1)]
+        scale += k << np.uint64(47)
+        kd -= _EXPF_SHIFT
+        z -= kd  # r, in [-1/2, 1/2]
+        c0, c1, c2 = _EXPF_CUBIC
+        y = z * c0
+        y += c1
+        kd = np.multiply(z, z, out=kd)
+        y *= kd
+        z *= c2
+        z += 1.0
+        y += z
+        y *= scale.view(np.float64)
+        out = y.astype(np.float32)
         if not (np.abs(x) < 88).all():  # glibc's cut-offs; NaN stays NaN
             out[x > _EXPF_OVERFLOW] = np.inf
             out[x < _EXPF_UNDERFLOW] = 0
