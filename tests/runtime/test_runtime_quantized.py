@@ -110,6 +110,11 @@ def test_quantized_pooling_rounds_averages_half_to_even(attrs, dtype):
     data = rng.randint(0 if dtype == "uint8" else -128, 256 if dtype == "uint8" else 128, (2, 3, 7, 6)).astype(dtype)
     out, low, high = _quantized_pool(nd, data, attrs)
     reference = nd.Pooling(nd.array(data.astype(np.float64), dtype="float64"), **attrs).asnumpy()
+    if attrs["pool_type"] == "avg":  # the exact mean: float64 Pooling sums value / count, as MXNet's own kernel
+        windows = dict(attrs, pool_type="sum")
+        sums = nd.Pooling(nd.array(data.astype(np.float64), dtype="float64"), **windows).asnumpy()
+        counts = nd.Pooling(nd.ones(data.shape, dtype="float64"), **windows).asnumpy()  # none counts padding
+        reference = sums / counts
     assert out.dtype == data.dtype and low.tolist() == [-1.5] and high.tolist() == [2.0]
     np.testing.assert_array_equal(out, np.rint(reference).astype(dtype))
 

@@ -147,22 +147,104 @@ def _c_float64(fn, c_fn):
     return c_values
 
 
-def _libm(fn, c_fn):
-    """``fn`` on float32 and float16 as MXNet's kernels compute it, by C's float functions: in float64, rounded
-    once (libm's expf and logf are correctly rounded but for rare cases; numpy's own float32 loops are not:
-    measured on 100,000 values, numpy's float32 exp differs from MXNet's on 39%, this one on 0.06%); on float64
-    as libm's double function (:func:`_c_float64`)."""
-    exact = _c_float64(fn, c_fn)
-
-    def rounded(a):
-        if a.dtype in (np.float32, np.float16):
-            return fn(a.astype(np.float64)).astype(a.dtype)
-        return exact(a) if a.dtype == np.float64 else fn(a)
-    return rounded
-
-
-_libm_exp = _libm(np.exp, math.exp)
 _c_exp = _c_float64(np.exp, math.exp)
+_c_log = _c_float64(np.log, math.log)
+
+#: glibc's expf (x86-64, the one MXNet's float kernels call): exp(x) = 2^(k/32) * 2^(r/32) with k = round(x * 32 /
+#: ln 2), 2^(k/32) from a table of 32 doubles (2^(i/32), the exponent bits of i/32 taken out), a cubic in r, all
+#: in double, rounded to float once; the cut-offs where it returns inf and 0
+_EXPF_N = 32
+_EXPF_TABLE = np.array([int(np.float64(2.0 ** (i / _EXPF_N)).view(np.uint64)) - (i << 47) for i in range(_EXPF_N)],
+                       dtype=np.uint64)
+_EXPF_INVLN2N = float.fromhex("0x1.71547652b82fep+0") * _EXPF_N
+_EXPF_SHIFT = float.fromhex("0x1.8p+52")  # adding it rounds a double below 2^51 to a whole number
+_EXPF_CUBIC = (float.fromhex("0x1.c6af84b912394p-5") / _EXPF_N ** 3, float.fromhex("0x1.ebfce50fac4f3p-3") / _EXPF_N ** 2,
+               float.fromhex("0x1.62e42ff0c52d6p-1") / _EXPF_N)
+_EXPF_OVERFLOW, _EXPF_UNDERFLOW = np.float32(float.fromhex("0x1.62e42ep6")), np.float32(float.fromhex("-0x1.9fe368p6"))
+
+
+def _glibc_expf(x):
+    """float32 exp as glibc's expf, bit for bit (measured on 300,015 values against MXNet's ``exp``, the
+    overflow and underflow ranges, infinities and NaN included; rounding float64 exp differed on 145)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # outside glibc's cut-offs the values are replaced
+        z = x.astype(np.float64)
+        z *= _EXPF_INVLN2N
+        kd = z + _EXPF_SHIFT
+        k = kd.view(np.uint64)  # k = round(x * 32 / ln 2) in its low bits
+        scale = _EXPF_TABLE[k & np.uint64(_EXPF_N - 1)]
+        scale += k << np.uint64(47)
+        kd -= _EXPF_SHIFT
+        z -= kd  # r, in [-1/2, 1/2]
+        c0, c1, c2 = _EXPF_CUBIC
+        y = z * c0
+        y += c1
+        kd = np.multiply(z, z, out=kd)
+        y *= kd
+        z *= c2
+        z += 1.0
+        y += z
+        y *= scale.view(np.float64)
+        out = y.astype(np.float32)
+        if not (np.abs(x) < 88).all():  # glibc's cut-offs; NaN stays NaN
+            out[x > _EXPF_OVERFLOW] = np.inf
+            out[x < _EXPF_UNDERFLOW] = 0
+            out[np.isnan(x)] = np.nan
+    return out
+
+
+#: glibc's logf: log(x) = log1p(z / c - 1) + log(c) + k ln 2 for x = 2^k z, c near the centre of one of 16
+#: subintervals of z's range [0x3f330000, 2 * that) (1/c and log(c) tabulated in double), a cubic in r = z / c - 1
+_LOGF_INVC = np.array([float.fromhex(v) for v in (
+    "0x1.661ec79f8f3bep+0", "0x1.571ed4aaf883dp+0", "0x1.49539f0f010bp+0", "0x1.3c995b0b80385p+0",
+    "0x1.30d190c8864a5p+0", "0x1.25e227b0b8eap+0", "0x1.1bb4a4a1a343fp+0", "0x1.12358f08ae5bap+0",
+    "0x1.0953f419900a7p+0", "0x1p+0", "0x1.e608cfd9a47acp-1", "0x1.ca4b31f026aap-1", "0x1.b2036576afce6p-1",
+    "0x1.9c2d163a1aa2dp-1", "0x1.886e6037841edp-1", "0x1.767dcf5534862p-1")])
+_LOGF_LOGC = np.array([float.fromhex(v) for v in (
+    "-0x1.57bf7808caadep-2", "-0x1.2bef0a7c06ddbp-2", "-0x1.01eae7f513a67p-2", "-0x1.b31d8a68224e9p-3",
+    "-0x1.6574f0ac07758p-3", "-0x1.1aa2bc79c81p-3", "-0x1.a4e76ce8c0e5ep-4", "-0x1.1973c5a611cccp-4",
+    "-0x1.252f438e10c1ep-5", "0x0p+0", "0x1.aa5aa5df25984p-5", "0x1.c5e53aa362eb4p-4", "0x1.526e57720db08p-3",
+    "0x1.bc2860d22477p-3", "0x1.1058bc8a07ee1p-2", "0x1.4043057b6ee09p-2")])
+_LOGF_LN2 = float.fromhex("0x1.62e42fefa39efp-1")
+_LOGF_CUBIC = tuple(float.fromhex(v) for v in ("-0x1.00ea348b88334p-2", "0x1.5575b0be00b6ap-2", "-0x1.ffffef20a4123p-2"))
+
+
+def _glibc_logf(x):
+    """float32 log as glibc's logf, bit for bit (measured on 300,011 values against MXNet's ``log``,
+    subnormals, 0, 1 and infinity included; rounding float64 log differed on 701)."""
+    bits = x.view(np.uint32).astype(np.int64)
+    subnormal = (bits > 0) & (bits < 0x00800000)
+    if subnormal.any():  # scaled by 2^23 into the normal range, the exponent taken back
+        bits[subnormal] = (x[subnormal] * np.float32(2.0 ** 23)).view(np.uint32).astype(np.int64) - (23 << 23)
+    offset = bits - 0x3F330000
+    index = (offset >> 19) & 15
+    z = (bits - (offset & 0xFF800000)).astype(np.uint32).view(np.float32).astype(np.float64)
+    r = z * _LOGF_INVC[index] - 1.0
+    c0, c1, c2 = _LOGF_CUBIC
+    square = r * r
+    y = (c0 * square + (c1 * r + c2)) * square + ((_LOGF_LOGC[index] + (offset >> 23) * _LOGF_LN2) + r)
+    with np.errstate(invalid="ignore"):
+        out = y.astype(np.float32)
+        out[x == 1] = 0
+        out[x == 0] = -np.inf
+        out[(x < 0) | np.isnan(x)] = np.nan
+        out[x == np.inf] = np.inf
+    return out
+
+
+def _libm_log(a):
+    """log as MXNet's kernels compute it: glibc's logf for float32 (and float16, through float), libm's log
+    for float64."""
+    if a.dtype in (np.float32, np.float16):
+        return _glibc_logf(np.asarray(a, dtype=np.float32).reshape(a.shape)).astype(a.dtype, copy=False)
+    return _c_log(a) if a.dtype == np.float64 else np.log(a)
+
+
+def _libm_exp(a):
+    """exp as MXNet's kernels compute it: glibc's expf for float32 (and float16, through float), libm's exp
+    for float64."""
+    if a.dtype in (np.float32, np.float16):
+        return _glibc_expf(np.asarray(a, dtype=np.float32).reshape(a.shape)).astype(a.dtype, copy=False)
+    return _c_exp(a) if a.dtype == np.float64 else np.exp(a)
 
 
 def _rsqrt(a):
@@ -204,7 +286,7 @@ def _erf(a):
 
 
 _UNARY = OrderedDict([
-    ("exp", _libm_exp), ("log", _libm(np.log, math.log)), ("log2", np.log2), ("log10", np.log10), ("log1p", np.log1p),
+    ("exp", _libm_exp), ("log", _libm_log), ("log2", np.log2), ("log10", np.log10), ("log1p", np.log1p),
     ("expm1", np.expm1), ("sqrt", np.sqrt), ("rsqrt", _rsqrt), ("cbrt", np.cbrt), ("square", np.square),
     ("abs", np.abs), ("sign", np.sign), ("round", _round_half_away), ("rint", _rint), ("floor", np.floor),
     ("ceil", np.ceil), ("trunc", np.trunc), ("fix", np.fix), ("negative", np.negative),
@@ -272,13 +354,41 @@ def _leaky_relu_kernel(inputs, attrs):
     if act == "leaky":
         return np.where(a > 0, a, a * slope).astype(a.dtype)
     if act == "elu":
-        return np.where(a > 0, a, slope * np.expm1(a)).astype(a.dtype)
+        if a.dtype == np.float32 and 1 <= a.ndim <= 5:  # oneDNN's elu: alpha * (exp(x) - 1) with its own exp
+            return np.where(a > 0, a, np.float32(slope) * (_onednn_exp(np.minimum(a, 0)) - np.float32(1)))
+        # MXNet's own kernel: slope * expm1 (C's expm1f: here expm1 in double, rounded)
+        return np.where(a > 0, a, slope * np.expm1(a.astype(np.float64))).astype(a.dtype)
     if act == "selu":
         alpha, lam = 1.6732632423543772, 1.0507009873554805
         return (lam * np.where(a > 0, a, alpha * np.expm1(a))).astype(a.dtype)
     if act == "gelu":
-        return (0.5 * a * (1 + _erf(a / np.sqrt(2)))).astype(a.dtype)
+        return _gelu(a)
     raise MXNetError("Invalid Input: '%s' for act_type of LeakyReLU" % act)
+
+
+_GELU_ONE_OVER_SQRT_TWO, _GELU_ERF_P = _f32(0x3f3504f3), _f32(0x3ea7ba05)
+_GELU_ERF_POLYNOMIAL = tuple(_f32(bits) for bits in (0x3f87dc22, 0xbfba00e3, 0x3fb5f0e3, 0xbe91a98e, 0x3e827906))
+
+
+def _gelu(a):
+    """``LeakyReLU(act_type="gelu")``: on float32 of rank 1 to 5 oneDNN's gelu_erf, exactly (Abramowitz and
+    Stegun's erf: t = 1 / (p|x| + 1), a polynomial in t times oneDNN's exp(-x^2), fused multiply-adds); elsewhere
+    MXNet's own kernel, float arithmetic around C's erff (here erf in double, rounded: libm's erff differs on
+    rare values, as measured: 2 of 100)."""
+    if a.dtype == np.float32 and 1 <= a.ndim <= 5:
+        one = np.float32(1)
+        x = a * _GELU_ONE_OVER_SQRT_TWO
+        t = one / _fused_multiply_add(np.abs(x), _GELU_ERF_P, one)
+        polynomial = np.full(a.shape, _GELU_ERF_POLYNOMIAL[0], dtype=np.float32)
+        for coefficient in _GELU_ERF_POLYNOMIAL[1:]:
+            polynomial = _fused_multiply_add(polynomial, t, coefficient)
+        erf = _fused_multiply_add(-_onednn_exp(-(x * x)) * t, polynomial, one)
+        erf = np.where(np.signbit(x), -erf, erf)
+        half = x * _GELU_ONE_OVER_SQRT_TWO
+        return _fused_multiply_add(erf, half, half)
+    f = a.astype(np.float32)
+    erf = _erf(f / np.float32(math.sqrt(2))).astype(np.float32)
+    return (np.float32(0.5) * f * (np.float32(1) + erf)).astype(a.dtype)
 
 
 register(Op("LeakyReLU", _leaky_relu_kernel, _shape_unary, inputs=("data", "gamma"), optional_inputs=("gamma",),
@@ -313,7 +423,7 @@ def _onednn_softmax(a):
 
 def _own_softmax(a, axis, temperature=None, keep=None):
     """float32/float64 softmax as MXNet 1.9.1's own CPU kernel computes it, in the input's precision: the
-    max, exp(x - max) (libm's, correctly rounded but for rare cases: rounded from float64), a running sum
+    max, exp(x - max) (libm's: glibc's expf for float32), a running sum
     along the axis, one division per value. ``keep``: the positions inside softmax's ``length`` (the others
     are 0). Other dtypes (float16) in float64."""
     if a.dtype not in (np.float32, np.float64):
@@ -328,7 +438,7 @@ def _own_softmax(a, axis, temperature=None, keep=None):
     if temperature is not None:
         z = z / kind(temperature)
     with np.errstate(invalid="ignore"):
-        e = (_c_exp(z) if z.dtype == np.float64 else np.exp(z.astype(np.float64))).astype(a.dtype)
+        e = _libm_exp(z)
     total = np.add.accumulate(e, axis=axis, dtype=a.dtype).take([-1], axis=axis)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = e / total

@@ -22,8 +22,25 @@ def _on_axis_1(fn):
     return lambda first, attrs: fn(first, dict(attrs, axis=1))
 
 
-# SyncBatchNorm on a single device is BatchNorm over axis 1 (ndev and key only name the device group).
-register(Op("_contrib_SyncBatchNorm", _on_axis_1(_batch_norm_kernel), _on_axis_1(_channel_param_shape("axis", 4)),
+def _sync_batch_norm_kernel(inputs, attrs):
+    """SyncBatchNorm on a single device is BatchNorm over axis 1 (ndev and key only name the device group), but
+    MXNet runs its own kernel, not oneDNN's: in inference ``(gamma / sqrt(var + eps)) * x + (beta - gamma *
+    mean / sqrt(var + eps))``, each step rounded (measured bit for bit; BatchNorm's rounding differed on about
+    40% of the values)."""
+    from .. import autograd
+    if autograd.is_training() and not attrs["use_global_stats"]:
+        return _batch_norm_kernel(inputs, dict(attrs, axis=1))
+    x, gamma, beta, mean, var = inputs
+    work = np.float32 if x.dtype in (np.float16, np.float32) else np.float64
+    gamma = np.ones(gamma.shape, work) if attrs["fix_gamma"] else gamma.astype(work, copy=False)
+    root = np.sqrt(var.astype(work, copy=False) + work(attrs["eps"]))
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    y = (gamma / root).reshape(shape) * x.astype(work, copy=False)
+    y += (beta.astype(work, copy=False) - gamma * mean.astype(work, copy=False) / root).reshape(shape)
+    return y.astype(x.dtype, copy=False)
+
+
+register(Op("_contrib_SyncBatchNorm", _sync_batch_norm_kernel, _on_axis_1(_channel_param_shape("axis", 4)),
             inputs=("data", "gamma", "beta", "moving_mean", "moving_var"), aux=("moving_mean", "moving_var"),
             hint="syncbatchnorm",
             params=(P("eps", "float", 1e-3), P("momentum", "float", 0.9), P("fix_gamma", "bool", True),
@@ -103,17 +120,22 @@ def _adaptive_pool_shape(in_shapes, attrs):
 
 
 def _adaptive_avg_pool_kernel(inputs, attrs):
-    """Output cell (i, j) averages rows floor(i*H/oh)..ceil((i+1)*H/oh) and the same for columns."""
+    """Output cell (i, j) averages rows floor(i*H/oh)..ceil((i+1)*H/oh) and the same for columns, rounded as
+    MXNet's kernel does: one running sum in the input's dtype over the window, row by row, then divided by
+    the window's width and then by its height (measured bit for bit; a correctly rounded mean was up to 22
+    float32 steps away on sknet152's 56x56 windows)."""
     x = inputs[0]
     (h, w), (oh, ow) = x.shape[2:], _pair(attrs["output_size"], (1, 1))
     rows = [(i * h // oh, -(-(i + 1) * h // oh)) for i in range(oh)]
     cols = [(j * w // ow, -(-(j + 1) * w // ow)) for j in range(ow)]
-    out = np.empty(x.shape[:2] + (oh, ow), dtype=np.float64)
+    out = np.empty(x.shape[:2] + (oh, ow), dtype=x.dtype)
     for i, (r0, r1) in enumerate(rows):
-        band = x[:, :, r0:r1].astype(np.float64)
         for j, (c0, c1) in enumerate(cols):
-            out[:, :, i, j] = band[:, :, :, c0:c1].mean(axis=(2, 3))
-    return out.astype(x.dtype)
+            window = x[:, :, r0:r1, c0:c1].reshape(x.shape[:2] + (-1,))
+            # an accumulation runs left to right (np.sum would add pairwise)
+            total = np.cumsum(window, axis=2, dtype=x.dtype)[:, :, -1]
+            out[:, :, i, j] = total / x.dtype.type(c1 - c0) / x.dtype.type(r1 - r0)
+    return out
 
 
 register(Op("_contrib_AdaptiveAvgPooling2D", _adaptive_avg_pool_kernel, _adaptive_pool_shape,
@@ -157,10 +179,43 @@ def _source_positions(size_in, size_out, align_corners):
     return low, high, pos - low
 
 
+def _float32_source_positions(size_in, size_out, align_corners):
+    """MXNet's float32 positions: the scale a float division, a pixel centre's source ``scale * (i + 0.5) -
+    0.5`` in double rounded to float (clamped at 0), a corner-aligned one ``scale * i`` in float; the two
+    weights ``lambda = source - floor`` and ``1 - lambda`` in float."""
+    f32 = np.float32
+    scale = f32(0) if size_out <= 1 else f32(size_in - 1) / f32(size_out - 1) if align_corners \
+        else f32(size_in) / f32(size_out)
+    index = np.arange(size_out)
+    if align_corners:
+        source = scale * index.astype(f32)
+    else:
+        source = np.maximum((np.float64(scale) * (index + 0.5) - 0.5).astype(f32), f32(0))
+    low = source.astype(np.int64)
+    high = low + (low < size_in - 1)
+    weight = source - low.astype(f32)
+    return low, high, f32(1) - weight, weight
+
+
+def _bilinear_resize_float32(x, oh, ow, align_corners):
+    """MXNet's CPU kernel on float32, bit for bit: ``h0 * (w0 * a + w1 * b) + h1 * (w0 * c + w1 * d)`` with the
+    float32 weights of :func:`_float32_source_positions` (the float64 interpolation differed by up to 4 float32
+    steps on resattnet56's maps)."""
+    if (oh, ow) == x.shape[2:]:
+        return x.copy()  # MXNet copies a same-size input
+    r0, r1, h0, h1 = _float32_source_positions(x.shape[2], oh, align_corners)
+    c0, c1, w0, w1 = _float32_source_positions(x.shape[3], ow, align_corners)
+    top, bottom = x[:, :, r0], x[:, :, r1]
+    h0, h1 = h0[:, None], h1[:, None]
+    return h0 * (w0 * top[:, :, :, c0] + w1 * top[:, :, :, c1]) + h1 * (w0 * bottom[:, :, :, c0] + w1 * bottom[:, :, :, c1])
+
+
 def _bilinear_resize_kernel(inputs, attrs):
     x = inputs[0]
     like = inputs[1] if len(inputs) > 1 else None
     oh, ow = _resize_target(x.shape, None if like is None else like.shape, attrs)
+    if x.dtype == np.float32 and oh and ow:
+        return _bilinear_resize_float32(x, oh, ow, attrs["align_corners"])
     r0, r1, rw = _source_positions(x.shape[2], oh, attrs["align_corners"])
     c0, c1, cw = _source_positions(x.shape[3], ow, attrs["align_corners"])
     xd = x.astype(np.float64)

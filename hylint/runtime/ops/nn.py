@@ -227,16 +227,18 @@ def _pool_kernel(inputs, attrs):
     # pad enough on the right for the 'full' convention
     extra = [max(0, (o - 1) * s + k - (d + 2 * p)) for o, s, k, d, p in zip(out_sizes, stride, kernel, x.shape[2:], pad)]
     padding = [(p, p + e) for p, e in zip(pad, extra)]
-    work = x.dtype if x.dtype in (np.float32, np.float64) else np.float64
+    # MXNet's own kernels sum float16 in float32 (their AccReal)
+    work = np.float32 if x.dtype == np.float16 else x.dtype if x.dtype in (np.float32, np.float64) else np.float64
     xw = x.astype(work, copy=False)
     if any(p or e for p, e in padding):
         xw = np.pad(xw, [(0, 0), (0, 0)] + padding, constant_values=-np.inf if ptype == "max" else 0.0)
     windows = kernels.sliding_windows(xw, kernel, stride, (1,) * nd, out_sizes)
+    large = int(np.prod(kernel)) >= int(np.prod(out_sizes))
 
     def reduce(ufunc, values):
         # few large windows (global pooling): reduce the view's window axes; many small ones: one
         # elementwise ufunc per kernel offset over whole (N, C, *O) slices (reducing strided window axes is slow)
-        if int(np.prod(kernel)) >= int(np.prod(out_sizes)):
+        if large:
             return ufunc.reduce(values.reshape(values.shape[:2] + (-1,) + tuple(out_sizes)), axis=2)
         offsets = iter(np.ndindex(*kernel))
         total = values[(slice(None), slice(None)) + next(offsets)].copy()
@@ -244,21 +246,41 @@ def _pool_kernel(inputs, attrs):
             ufunc(total, values[(slice(None), slice(None)) + offset], out=total)
         return total
 
-    if ptype == "max" and int(np.prod(kernel)) < int(np.prod(out_sizes)):
+    def add_in_order(values, scale=None):
+        """MXNet's running sum over each window, kernel offset by offset in row-major order (np.add.reduce
+        would add pairwise), of ``values / scale`` when given (MXNet's own kernel divides every term)."""
+        if large:
+            terms = values.reshape(values.shape[:2] + (-1,) + tuple(out_sizes))
+            if scale is not None:
+                terms = terms / scale
+            return np.cumsum(terms, axis=2, dtype=work)[:, :, -1]
+        total = None
+        for offset in np.ndindex(*kernel):
+            term = values[(slice(None), slice(None)) + offset]
+            term = term / scale if scale is not None else term
+            total = term.copy() if total is None else np.add(total, term, out=total)
+        return total
+
+    if ptype == "max" and not large:
         y = _separable_max(xw, kernel, stride, out_sizes)
     elif ptype == "max":
         y = reduce(np.maximum, windows)
     elif ptype == "sum":
-        y = reduce(np.add, windows)
+        y = add_in_order(windows)
     elif ptype == "avg":
-        y = reduce(np.add, windows)
         if attrs["count_include_pad"]:  # the symmetric padding counts, the 'full' convention's extra does not
             counted = np.pad(np.ones(x.shape[2:]), [(p, p) for p in pad], constant_values=1)
             counted = np.pad(counted, [(0, e) for e in extra])
         else:
             counted = np.pad(np.ones(x.shape[2:]), padding)
         denom = kernels.sliding_windows(counted, kernel, stride, (1,) * nd, out_sizes, lead=0).sum(axis=tuple(range(nd)))
-        y /= np.maximum(denom, 1).astype(work)
+        denom = np.maximum(denom, 1).astype(work)
+        if (x.dtype == np.float32 and not any(extra)) or attrs.get("__divide_once__"):
+            # oneDNN's pooling (MXNet 1.9.1 runs it for float32 unless the 'full' convention pads asymmetrically;
+            # its int8 pooling asks for this too): the running sum, then one division by the count
+            y = add_in_order(windows) / denom
+        else:  # MXNet's own kernel (float64, float16, the asymmetric 'full' case): sum of value / count
+            y = add_in_order(windows, denom)
     elif ptype == "lp":
         pv = attrs["p_value"] or 2
         y = np.power(reduce(np.add, np.power(np.abs(windows), pv)), 1.0 / pv)
@@ -321,6 +343,17 @@ register(Op("BatchNorm", _batch_norm_kernel, _channel_param_shape("axis", 4),
 def _layer_norm_kernel(inputs, attrs):
     x, gamma, beta = inputs
     axis = attrs["axis"] % x.ndim
+    if x.dtype == np.float32 and axis == x.ndim - 1 and x.shape[-1]:
+        # MXNet's CPU kernel for float32's last axis: running float32 sums (two passes: the values, then the
+        # squared deviations), then (x - mean) * gamma / std + beta, each step rounded (measured bit for bit;
+        # the float64 computation rounded once differed on about 90% of BERT's values). Other axes and
+        # dtypes: float64, rounded once (within a few float32 steps of MXNet's).
+        width = np.float32(x.shape[-1])
+        mean = np.cumsum(x, axis=-1, dtype=np.float32)[..., -1:] / width
+        deviation = x - mean
+        variance = np.cumsum(deviation * deviation, axis=-1, dtype=np.float32)[..., -1:] / width
+        std = np.sqrt(variance + np.float32(attrs["eps"]))
+        return deviation * gamma.astype(np.float32, copy=False) / std + beta.astype(np.float32, copy=False)
     xd = x.astype(np.float64)
     mean = xd.mean(axis=axis, keepdims=True)
     var = xd.var(axis=axis, keepdims=True)

@@ -105,7 +105,8 @@ def _quantized_pool_kernel(inputs, attrs):
     q, low, high = inputs
     if attrs["pool_type"] not in ("max", "avg"):
         raise RuntimeUnsupported("the operator _contrib_quantized_pooling with pool_type=%s" % attrs["pool_type"])
-    pooled = _pool_kernel([q.astype(np.float64)], attrs)  # exact: sums of at most a few thousand bytes
+    # exact: float64 sums of at most a few thousand bytes, divided once by the count
+    pooled = _pool_kernel([q.astype(np.float64)], dict(attrs, __divide_once__=True))
     return _saturate(pooled, q.dtype), low.copy(), high.copy()  # an average rounds half to even (oneDNN)
 
 
