@@ -317,3 +317,30 @@ def test_a_link_only_where_the_page_exists(monkeypatch, tmp_path):
     assert "\x1b" not in linked.getvalue()
     monkeypatch.setenv("HYLINT_DOCS_URL", "https://docs.example.org/hylint/rules.html")
     assert d.url == "https://docs.example.org/hylint/rules.html#hy301-tensor-subscript"
+
+
+def test_full_code_frame_shows_source_lines_as_they_are(tmp_path, monkeypatch):
+    # markup-like text and a line-ending backslash (a continuation, a comment) are shown unchanged: rich's
+    # escape() adds a backslash after a trailing one, which a code frame must not show
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "net.py").write_text('class Net(HybridBlock):\n'
+                                     '    def hybrid_forward(self, F, x):\n'
+                                     '        s = "[bold]x"  # [red] ends in \\\n'
+                                     '        return x[0] \\\n'
+                                     '            + s\n')
+    monkeypatch.chdir(tmp_path)
+    code, out = run("net.py", "--output-format", "full")
+    assert code == 1
+    assert out == ("net.py:4:16: HY301 `x[0]`: `x` is a tensor; after hybridize() this selects graph output 0 and "
+                   "silently returns all of `x`\n"
+                   "  |\n"
+                   '3 |         s = "[bold]x"  # [red] ends in \\\n'
+                   "4 |         return x[0] \\\n"
+                   "  |                ^^^^ HY301\n"
+                   "5 |             + s\n"
+                   "  |\n"
+                   "  = help: Use `F.slice_axis`/`F.slice` and `F.squeeze`\n"
+                   f"  = docs: {HY301_URL}\n"
+                   "\n"
+                   "Found 1 error.\n"
+                   "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n")
