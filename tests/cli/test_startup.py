@@ -39,7 +39,12 @@ def test_warm_run_with_diagnostics_imports_rich_only_to_show_them(tmp_path):
     imported(tmp_path)
     code, warm = imported(tmp_path, "--output-format", "concise")
     assert code == 1 and heavy(warm) == []
-    code, warm = imported(tmp_path)  # the full format draws code frames with rich
+    code, warm = imported(tmp_path)  # the full format writes plain code frames itself: no colour, no rich
+    assert code == 1 and heavy(warm) == []
+    # a control character rich would strip, in a line of the frame: rich writes it
+    (tmp_path / "model.py").write_text(HEAD + "        return x[0]  # \b\n")
+    imported(tmp_path)
+    code, warm = imported(tmp_path)
     assert code == 1 and "rich" in warm and not any(m.startswith("libcst") for m in warm)
 
 

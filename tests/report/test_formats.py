@@ -344,3 +344,29 @@ def test_full_code_frame_shows_source_lines_as_they_are(tmp_path, monkeypatch):
                    "\n"
                    "Found 1 error.\n"
                    "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n")
+
+
+def test_full_plain_output_is_what_rich_writes():
+    # without colour or links the full format writes its lines itself (rich's import is a fifth of a warm run):
+    # seeded random messages, paths and source lines, rich's markup characters among them, give rich's bytes
+    import random
+
+    from rich.console import Console
+
+    from hylint.report import full
+
+    rng = random.Random(20261128)
+    alphabet = "ab [/]\\*=|^#:'\"`é漢\n"
+    for _ in range(300):
+        text = lambda n: "".join(rng.choice(alphabet) for _ in range(rng.randrange(n)))  # noqa: E731
+        source = "\n".join(text(12).replace("\n", "") for _ in range(4))
+        row = rng.randrange(1, 5)
+        d = Diagnostic("HY301", "tensor-subscript", text(20), text(6).replace("\n", "") + ".py", (row, 1),
+                       (row, rng.randrange(1, 8)))
+        report = Report([d], {d.filename: source})
+        plain = io.StringIO()
+        render("full", report, plain)
+        expected = io.StringIO()
+        Console(file=expected, force_terminal=False, no_color=True, highlight=False, soft_wrap=True,
+                emoji=False).print(full._styled(list(full._lines(report)), False))
+        assert plain.getvalue() == expected.getvalue()
