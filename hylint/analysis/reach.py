@@ -8,9 +8,10 @@ trace, across the package's modules:
 * helpers called with or without F (a parameter that receives F, or a tensor, is recorded as such);
 * objects that hold F: ``self.F = F``, ``self.F = F if F else getF(x)`` where ``getF`` is an accessor (a
   function that returns ``mx.nd`` or ``mx.sym``), and the methods that read ``F = self.F``;
-* nested functions, and lambdas or functions handed to a call the package does not define
-  (``HybridLambda(lambda F, x: ...)``, ``F.contrib.foreach(step, ...)``): they run in the trace with the
-  parameter named F bound to F and the others to tensors;
+* nested functions, and lambdas, functions or methods handed to a call the package does not define
+  (``HybridLambda(lambda F, x: ...)``, ``HybridLambda(self._inner)``, ``F.contrib.foreach(self._step, ...)``):
+  they run in the trace with the parameter named F bound to F, a method's ``self`` to its object, and the
+  others to tensors;
 * classes constructed in the trace: their ``__init__`` runs, and ``super().<method>`` calls of their bases;
 * property getters, when the property is read (gluonts' ``F = self.F`` is ``getF(self.mu)``);
 * calls of child blocks (``self.body(x)``, an object built from a block class of the package): their
@@ -81,7 +82,8 @@ TENSOR_METHOD = ("tensor.method",)  # x.reshape, x.sum: calling it gives a tenso
 # ("fn", FunctionKey); ("class", ClassKey); ("obj", ClassKey); ("obj?", ClassKey): an object whose class a
 # by-name call guessed; ("bound", ClassKey, FunctionKey, sure): a method of an object;
 # ("module", dotted name); ("external", dotted name); ("method?", name): an attribute of an unknown object;
-# ("runs", FunctionKey): a block the package does not define, built around a function; ("super", FunctionKey,
+# ("runs", FunctionKey[, ClassKey]): a block the package does not define, built around a function (a method
+# bound to an object of that class); ("super", FunctionKey,
 # name of self): super().method
 Value = FrozenSet[tuple]
 NOTHING: Value = frozenset()
@@ -540,14 +542,23 @@ class _Package:
             self.functions.setdefault(key, expr)
             self.closures[(key, None)] = env  # `lambda F, x: F.dot(x, self.basis)`: self is the object
             return frozenset({("fn", key)})
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in env:
+            # a method of the object being built (``HybridLambda(self._inner)``): bound to it
+            bound = set()
+            for atom in env[expr.value.id]:
+                method = self.method(atom[1], expr.attr) if atom[0] == "obj" else None
+                if method is not None and not self.is_property(method):
+                    bound.add(("bound", atom[1], method, True))
+            return frozenset(bound)
         if isinstance(expr, (ast.Name, ast.Attribute)):
             return frozenset(a for a in self._resolve_expr(owner.module, expr) if a[0] == "fn")
         if isinstance(expr, ast.Call):
             callee = self._resolve_expr(owner.module, expr.func)
             built = {("obj", atom[1]) for atom in callee if atom[0] == "class"}
-            if callee and not built:  # an external block made around a package function or a lambda
+            if callee and not built:  # an external block made around a package function, method or lambda
                 handed = [self._static_value(owner, arg, env) for arg in expr.args]
                 built |= {("runs", atom[1]) for value in handed for atom in value if atom[0] == "fn"}
+                built |= {("runs", atom[2], atom[1]) for value in handed for atom in value if atom[0] == "bound"}
             return frozenset(built)
         return NOTHING
 
@@ -852,12 +863,18 @@ class _Analysis:
                 bound[node.args.kwarg.arg] = bound.get(node.args.kwarg.arg, NOTHING) | value
         return bound
 
-    def handed(self, key: FunctionKey, caller: Ctx, text: str, recv: Optional[ClassKey] = None) -> None:
+    def handed(self, key: FunctionKey, caller: Ctx, text: str, recv: Optional[ClassKey] = None,
+               obj: Optional[ClassKey] = None, certain: bool = True) -> None:
         """A function given to code outside the package runs in the trace: F to a parameter named F, tensors
-        to the others (``HybridLambda(lambda F, x: ...)``, ``F.contrib.foreach(step, data, states)``)."""
+        to the others (``HybridLambda(lambda F, x: ...)``, ``F.contrib.foreach(step, data, states)``). `obj`:
+        the function is a method bound to an object of that class (``F.contrib.foreach(self._step, ...)``)."""
         node = self.package.functions[key]
-        bound = {name: frozenset({TENSOR}) for name in _all_param_names(node) if name not in ("F", "self")}
-        self.reach(key, bound, caller, text, True, recv=recv)
+        names = _all_param_names(node)
+        own = names[:1] if obj is not None else []
+        bound = {name: frozenset({TENSOR}) for name in names if name not in ("F", "self") and name not in own}
+        if own:
+            bound[own[0]] = frozenset({("obj", obj)})
+        self.reach(key, bound, caller, text, certain, recv=recv)
 
     # -- the fixpoint
 
@@ -1194,7 +1211,7 @@ class _Function:
                 result |= self._by_name(atom[1], expr, args, kwargs, text)
             elif kind == "runs":  # a block built around a function: calling the block runs the function
                 resolved = True
-                self.analysis.handed(atom[1], self.ctx, _text(text))
+                self.analysis.handed(atom[1], self.ctx, _text(text), obj=atom[2] if len(atom) > 2 else None)
                 result.add(TENSOR)
         if not resolved:  # a function handed to code the package does not define runs in the trace
             for value in args + list(kwargs.values()):
@@ -1202,6 +1219,9 @@ class _Function:
                     if atom[0] == "fn":
                         label = f"{_text(text)}(<{atom[1].qualname.rsplit('.', 1)[-1]}>)"
                         self.analysis.handed(atom[1], self.ctx, label, atom[2] if len(atom) > 2 else None)
+                    elif atom[0] == "bound":  # a method: `F.contrib.foreach(self._step, data, states)`
+                        label = f"{_text(text)}(<{atom[2].qualname.rsplit('.', 1)[-1]}>)"
+                        self.analysis.handed(atom[2], self.ctx, label, obj=atom[1], certain=atom[3])
         if self._returns_namespace(callee):
             result.add(F)
         return frozenset(result)

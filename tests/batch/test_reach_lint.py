@@ -554,3 +554,55 @@ def test_an_edited_file_gets_its_regions_from_the_reach_and_the_others_none(proj
     assert prepared == [model.read_text()]
     assert not parsed
     assert warm == diagnostics(["--no-cache", "-j", "1", "pkg"])
+
+
+# methods handed to MXNet by the block itself: a HybridLambda built around one in __init__, the body of a loop
+BOUND = '''
+import mxnet as mx
+from mxnet.gluon import HybridBlock, nn
+
+
+class Net(HybridBlock):
+    def __init__(self):
+        super().__init__()
+        self.fn = nn.HybridLambda(self._inner)
+
+    def _inner(self, F, x):
+        return F.array(x.asnumpy()) if F is mx.nd else x.asnumpy()
+
+    def hybrid_forward(self, F, x):
+        return self.fn(x) * 2
+
+
+class Loop(HybridBlock):
+    def _step(self, x, states):
+        n = x.shape[0]
+        return x * n, states
+
+    def hybrid_forward(self, F, data, state):
+        out, _ = F.contrib.foreach(self._step, data, [state])
+        return out
+'''
+
+
+def test_methods_handed_to_a_block_or_a_loop_are_reached(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_package(tmp_path, bound=BOUND)
+    found = diagnostics(["--no-cache", "pkg"])
+    assert [(row, code) for _, row, code, _ in found] == [(12, "HY401"), (20, "HY201")]
+    assert found[0][3].endswith("(reached from Net.hybrid_forward via self.fn); `_inner` leaves the graph here, "
+                                "so the block cannot hybridize")
+    assert found[1][3].endswith("(reached from Loop.hybrid_forward via F.contrib.foreach(<_step>))")
+
+
+def test_methods_handed_to_a_block_or_a_loop_fail_hybridized_on_mxnet():
+    mx = pytest.importorskip("mxnet")
+    namespace: dict = {}
+    exec(compile(BOUND, "bound.py", "exec"), namespace)
+    for block, args, error in ((namespace["Net"](), (mx.nd.ones((2, 3)),), "asnumpy is not implemented"),
+                               (namespace["Loop"](), (mx.nd.ones((4, 2, 3)), mx.nd.ones((2, 3))), "shape")):
+        block.initialize()
+        assert block(*args).shape == args[0].shape  # eagerly it runs
+        block.hybridize()
+        with pytest.raises(Exception, match=error):
+            block(*args)
