@@ -133,6 +133,10 @@ class ModuleInfo:
     # name -> a block class the module names whose call resizes to a given size (analysis/resizers.py),
     # from the package's reach (the class may be defined in another module)
     resizers: Dict[str, Any] = field(default_factory=dict)
+    # a reached lambda's stand-in def (analysis/traced.py) -> the function whose body holds the lambda; and
+    # each node made for a stand-in -> the node of the module a report there is moved to
+    lambdas: Dict[cst.FunctionDef, cst.FunctionDef] = field(default_factory=dict)
+    stand_ins: Dict[cst.CSTNode, cst.CSTNode] = field(default_factory=dict)
 
     def release(self) -> None:
         """Forget the hybrid contexts once the lint is done: each refers back to this module, a cycle that

@@ -11,7 +11,8 @@ trace, across the package's modules:
 * nested functions, and lambdas, functions or methods handed to a call the package does not define
   (``HybridLambda(lambda F, x: ...)``, ``HybridLambda(self._inner)``, ``F.contrib.foreach(self._step, ...)``):
   they run in the trace with the parameter named F bound to F, a method's ``self`` to its object, and the
-  others to tensors;
+  others to tensors when MXNet is the one calling them (an ``F.`` operator, a name imported from
+  ``mxnet``; what ``map`` or another library passes is not known);
 * classes constructed in the trace: their ``__init__`` runs, and ``super().<method>`` calls of their bases;
 * property getters, when the property is read (gluonts' ``F = self.F`` is ``getF(self.mu)``);
 * calls of child blocks (``self.body(x)``, an object built from a block class of the package): their
@@ -156,6 +157,10 @@ class PackageReach:
     self_attrs: Dict[ClassKey, Tuple[Tuple[str, ...], Tuple[str, ...]]] = field(default_factory=dict)
     # module -> the block classes it names that resize their input to a size they are given (resizers.py)
     resizers: Dict[str, Tuple[Resizer, ...]] = field(default_factory=dict)
+    # a reached lambda -> its name in the summary, ``Cls.__init__.<lambda#k>``: the k-th lambda (source order)
+    # of the body of the function defining it, not inside another function or lambda (what the linter,
+    # which has no CPython positions, can find again)
+    lambdas: Dict[FunctionKey, str] = field(default_factory=dict)
 
     def in_module(self, module: str) -> List[Reached]:
         return sorted((r for r in self.reached.values() if r.key.module == module), key=lambda r: r.lineno)
@@ -187,7 +192,7 @@ class ReachedFunction(NamedTuple):
 
 class FileReach(NamedTuple):
     """The functions of one file that a trace of its package certainly reaches, other than the
-    ``hybrid_forward`` roots and lambdas (the linter analyses functions by their ``def``), and the block
+    ``hybrid_forward`` roots (a lambda under its ``PackageReach.lambdas`` name), and the block
     classes the file names that resize their input to a size they are given (from any module of the package)."""
     functions: Tuple[ReachedFunction, ...]
     resizers: Tuple[Resizer, ...] = ()
@@ -214,11 +219,12 @@ def summarize(result: PackageReach) -> Dict[str, FileReach]:
     found: Dict[str, List[ReachedFunction]] = {}
     owners, blocks = result.owners, result.blocks
     for reached in result.reached.values():
-        if not reached.certain or reached.is_root or isinstance(reached.node, ast.Lambda) or \
-                "<lambda@" in reached.key.qualname:
+        qualname = result.lambdas.get(reached.key) if isinstance(reached.node, ast.Lambda) else \
+            None if "<lambda@" in reached.key.qualname else reached.key.qualname
+        if not reached.certain or reached.is_root or qualname is None:
             continue
         found.setdefault(reached.key.module, []).append(ReachedFunction(
-            reached.key.qualname, tuple(sorted(reached.f_params)), tuple(sorted(reached.tensor_params)),
+            qualname, tuple(sorted(reached.f_params)), tuple(sorted(reached.tensor_params)),
             tuple(sorted(reached.f_names)), reached.describe(),
             owners.get(reached.key) in blocks, *result.self_attrs.get(owners.get(reached.key), ((), ()))))
     return {module: FileReach(tuple(sorted(found.get(module, ()))), result.resizers.get(module, ()))
@@ -668,6 +674,36 @@ class _Package:
 _STATEMENT_FIELDS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 
 
+def _own_lambdas(node: ast.AST) -> List[ast.Lambda]:
+    """The lambdas of a function's body, in source order, but those inside another function, class or
+    lambda."""
+    found: List[ast.Lambda] = []
+    todo = list(node.body)
+    while todo:
+        item = todo.pop()
+        if isinstance(item, ast.Lambda):
+            found.append(item)
+        elif not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(item))
+    return sorted(found, key=lambda lam: (lam.lineno, lam.col_offset))
+
+
+def _lambda_names(package: "_Package", reached: Iterable[Reached]) -> Dict[FunctionKey, str]:
+    """Each reached lambda defined directly in a function's body -> ``<function>.<lambda#k>``."""
+    names: Dict[FunctionKey, str] = {}
+    for entry in reached:
+        if not isinstance(entry.node, ast.Lambda):
+            continue
+        definer = entry.key.qualname.rpartition(".<lambda@")[0]
+        node = package.functions.get(FunctionKey(entry.key.module, definer))
+        if node is None or isinstance(node, ast.Lambda):
+            continue
+        own = _own_lambdas(node)
+        if entry.node in own:
+            names[entry.key] = f"{definer}.<lambda#{own.index(entry.node)}>"
+    return names
+
+
 def _statements(node: ast.AST) -> Iterable[ast.AST]:
     """What ``ast.walk(node)`` yields, in its order, less the expressions and what is under them: an
     expression holds no statement (walking the expressions of every ``__init__`` was a fifth of the time of
@@ -864,14 +900,16 @@ class _Analysis:
         return bound
 
     def handed(self, key: FunctionKey, caller: Ctx, text: str, recv: Optional[ClassKey] = None,
-               obj: Optional[ClassKey] = None, certain: bool = True) -> None:
+               obj: Optional[ClassKey] = None, certain: bool = True, tensors: bool = True) -> None:
         """A function given to code outside the package runs in the trace: F to a parameter named F, tensors
-        to the others (``HybridLambda(lambda F, x: ...)``, ``F.contrib.foreach(step, data, states)``). `obj`:
-        the function is a method bound to an object of that class (``F.contrib.foreach(self._step, ...)``)."""
+        to the others when MXNet calls it (``HybridLambda(lambda F, x: ...)``, ``F.contrib.foreach(step, data,
+        states)``), nothing known otherwise. `obj`: the function is a method bound to an object of that class
+        (``F.contrib.foreach(self._step, ...)``)."""
         node = self.package.functions[key]
         names = _all_param_names(node)
         own = names[:1] if obj is not None else []
-        bound = {name: frozenset({TENSOR}) for name in names if name not in ("F", "self") and name not in own}
+        bound = {name: frozenset({TENSOR}) for name in names
+                 if tensors and name not in ("F", "self") and name not in own}
         if own:
             bound[own[0]] = frozenset({("obj", obj)})
         self.reach(key, bound, caller, text, certain, recv=recv)
@@ -1214,14 +1252,20 @@ class _Function:
                 self.analysis.handed(atom[1], self.ctx, _text(text), obj=atom[2] if len(atom) > 2 else None)
                 result.add(TENSOR)
         if not resolved:  # a function handed to code the package does not define runs in the trace
+            # MXNet calls it with tensors (`F.contrib.foreach(step, data, states)`); what Python's builtins or
+            # another library pass it (`map(lambda ixs: args[ixs[0]:ixs[1]], zip(...))`) is not known
+            tensors = any(atom == F_MEMBER or atom[0] == "external" and atom[1].partition(".")[0] == "mxnet"
+                          for atom in callee)
             for value in args + list(kwargs.values()):
                 for atom in _ordered(value):
                     if atom[0] == "fn":
-                        label = f"{_text(text)}(<{atom[1].qualname.rsplit('.', 1)[-1]}>)"
-                        self.analysis.handed(atom[1], self.ctx, label, atom[2] if len(atom) > 2 else None)
+                        name = atom[1].qualname.rsplit(".", 1)[-1]
+                        label = f"{_text(text)}(<{'lambda' if name.startswith('<lambda@') else name}>)"
+                        self.analysis.handed(atom[1], self.ctx, label, atom[2] if len(atom) > 2 else None,
+                                             tensors=tensors)
                     elif atom[0] == "bound":  # a method: `F.contrib.foreach(self._step, data, states)`
                         label = f"{_text(text)}(<{atom[2].qualname.rsplit('.', 1)[-1]}>)"
-                        self.analysis.handed(atom[2], self.ctx, label, obj=atom[1], certain=atom[3])
+                        self.analysis.handed(atom[2], self.ctx, label, obj=atom[1], certain=atom[3], tensors=tensors)
         if self._returns_namespace(callee):
             result.add(F)
         return frozenset(result)
@@ -1392,7 +1436,7 @@ def _analyze(package: _Package, hybrid_modules: Optional[Set[str]]) -> PackageRe
         hybrid_modules = hybrid_modules | {reached.key.module for reached in analysis.reached.values()}
     resizers = _resizers(package, hybrid_modules)
     return PackageReach(dict(analysis.reached), dict(package.paths), f_attrs, tensor_attrs, dict(package.owner),
-                        package.blocks, self_attrs, resizers)
+                        package.blocks, self_attrs, resizers, _lambda_names(package, analysis.reached.values()))
 
 
 def _resizers(package: _Package, modules: Optional[Set[str]]) -> Dict[str, Tuple[Resizer, ...]]:

@@ -9,7 +9,7 @@ that reached it, which the engine adds to the message of every diagnostic in it.
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, Optional
+from typing import Dict, Iterable, List, Optional
 
 import libcst as cst
 
@@ -18,6 +18,7 @@ from hylint.analysis.module import ModuleInfo
 from hylint.analysis.reach import FileReach, ReachedFunction
 from hylint.analysis.values import Kind, Shape, Value, tensor
 from hylint.syntax.nodes import blocks_of, param_names
+from hylint.syntax.walk import walk
 
 
 def functions_by_qualname(module: cst.Module) -> Dict[str, cst.FunctionDef]:
@@ -72,6 +73,56 @@ def _suites(stmt: cst.BaseCompoundStatement) -> list:
     return suites
 
 
+LAMBDA = ".<lambda#"  # a reached lambda's name: ``<function>.<lambda#k>`` (reach.PackageReach.lambdas)
+
+
+class _Lambdas(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: List[cst.Lambda] = []
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        self.found.append(node)
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
+def _lambda_function(info: ModuleInfo, by_name: Dict[str, cst.FunctionDef],
+                     function: ReachedFunction) -> Optional[cst.FunctionDef]:
+    """A stand-in ``def`` for a reached lambda (``HybridLambda(lambda F, x: ...)`` in a block's ``__init__``),
+    whose body returns the lambda's own body node: the rules see the lambda's nodes, the engine reports at
+    them. In hybrid code (``F.contrib.foreach(lambda d, s: ..., x, [])`` in ``hybrid_forward``) the lambda's
+    nodes are read a second time, with its parameters as the trace gives them (tensors): a diagnostic both
+    readings give is reported once. None when the lambda found does not take the parameters the reach gave
+    it (the summary was made for another text)."""
+    definer, _, index = function.qualname.rpartition(LAMBDA)
+    outer = by_name.get(definer)
+    if outer is None:
+        return None
+    visitor = _Lambdas()
+    walk(outer.body, visitor)
+    position = int(index.rstrip(">"))
+    if position >= len(visitor.found):
+        return None
+    lam = visitor.found[position]
+    names = {param.name.value for param in list(lam.params.posonly_params) + list(lam.params.params)}
+    if not set(function.f_params) | set(function.tensor_params) <= names:
+        return None
+    body = cst.Return(value=lam.body)
+    line = cst.SimpleStatementLine(body=[body])
+    block = cst.IndentedBlock(body=[line])
+    name = cst.Name("lambda_")
+    stand_in = cst.FunctionDef(name=name, params=lam.params, body=block)
+    info.lambdas[stand_in] = outer
+    # nodes made here are not in the module: a report at one is moved to the lambda's own node
+    info.stand_ins.update({stand_in: lam, name: lam, block: lam.body, line: lam.body, body: lam.body})
+    return stand_in
+
+
 def _params(fn: cst.FunctionDef) -> list:
     return [param.name.value for param in param_names(fn)]
 
@@ -91,7 +142,10 @@ def add_reached(info: ModuleInfo, module: cst.Module, reach: Optional[FileReach]
         return
     by_name = functions_by_qualname(module)
     for function in sorted(reach.functions, key=lambda f: (f.chain.count(" -> "), f.qualname)):
-        fn = by_name.get(function.qualname)
+        if LAMBDA in function.qualname:
+            fn = _lambda_function(info, by_name, function)
+        else:
+            fn = by_name.get(function.qualname)
         if fn is None or fn in info.contexts:
             continue
         before = set(info.contexts)

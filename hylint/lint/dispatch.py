@@ -262,14 +262,28 @@ class _FileLinter:
             for index, stmt in enumerate(self.module.body):
                 self.statement_index = index
                 visit(stmt)
+            if hybrid and self.module_info.lambdas:
+                self._visit(hybrid, self._lambdas())  # not in the module: the pass above did not meet them
             return
         if hybrid:
             # only hybrid contexts can report anything: visit just their functions, with the class the
             # full traversal would have on its stack
             contexts = {fn: None for fn, context in self.module_info.contexts.items() if not context.opted_out}
-            self._visit(hybrid, [(index, fn, self._class_of(fn)) for index, fn in _functions_in(self.module, contexts)])
+            self._visit(hybrid, [(index, fn, self._class_of(fn)) for index, fn in _functions_in(self.module, contexts)]
+                        + self._lambdas())
         if structure:
             self._visit(structure, [(index, fn, wanted[fn]) for index, fn in methods])
+
+    def _lambdas(self) -> List[Tuple[int, cst.FunctionDef, Optional[ClassInfo]]]:
+        """The stand-in defs of reached lambdas (analysis/traced.py), each with the top-level statement of
+        the function holding it; no class: a lambda's `self` is a closure's, no block state the rules know."""
+        lambdas = self.module_info.lambdas
+        if not lambdas:
+            return []
+        where = {fn: index for index, fn in _functions_in(self.module, {outer: None for outer in lambdas.values()})}
+        return [(where[outer], stand_in, None) for stand_in, outer in lambdas.items()
+                if outer in where and stand_in in self.module_info.contexts
+                and not self.module_info.contexts[stand_in].opted_out]
 
     def _class_of(self, fn: cst.FunctionDef) -> Optional[ClassInfo]:
         info = self.module_info.class_of.get(fn)

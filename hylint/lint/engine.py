@@ -219,6 +219,10 @@ class Linter:
         file_linter = _FileLinter(module, module_info)
         file_linter.run(self.rules)
         file_linter.reports = _fold_opted_out(_collapse_cascades(file_linter.reports), module_info)
+        for report in file_linter.reports if module_info.stand_ins else ():
+            # a report at a node made for a reached lambda's stand-in def: at the lambda's own node
+            report.node = module_info.stand_ins.get(report.node, report.node)
+            report.function = module_info.lambdas.get(report.function, report.function)
         if not file_linter.reports:
             return self._check_noqa(source, filename, set())
         wanted = [report.node for report in file_linter.reports] + \

@@ -606,3 +606,90 @@ def test_methods_handed_to_a_block_or_a_loop_fail_hybridized_on_mxnet():
         block.hybridize()
         with pytest.raises(Exception, match=error):
             block(*args)
+
+
+# lambdas handed to a HybridLambda in __init__: the first reads the input's shape, the second is clean
+LAMBDAS = '''
+from mxnet.gluon import HybridBlock, nn
+
+
+class Lam(HybridBlock):
+    def __init__(self, k):
+        super().__init__()
+        self.k = k
+        self.act = nn.HybridLambda(lambda F, x: F.reshape(x, (x.shape[0], -1)) * self.k)
+        self.other = nn.HybridLambda(lambda F, x: F.relu(x))
+
+    def hybrid_forward(self, F, x):
+        return self.act(x) + F.flatten(self.other(x))
+
+
+class Loop(HybridBlock):
+    def hybrid_forward(self, F, x, s):
+        out, _ = F.contrib.foreach(lambda d, st: (d * d.shape[0], st), x, [s])
+        return out
+'''
+
+
+def test_lambdas_handed_to_a_block_are_checked(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_package(tmp_path, lam=LAMBDAS)
+    for selection in ([], ["--select", "ALL"]):
+        found = diagnostics(["--no-cache", *selection, "pkg"])
+        assert [(row, code) for _, row, code, _ in found] == [(9, "HY201"), (18, "HY201")]
+        assert found[0][3].endswith("(reached from Lam.hybrid_forward via self.act)")
+        assert found[1][3].endswith("(reached from Loop.hybrid_forward via F.contrib.foreach(<lambda>))")
+    result = run(["--no-cache", "--output-format", "json", "pkg"])
+    for d, code in zip(json.loads(result.stdout), ("x.shape", "d.shape")):
+        line = LAMBDAS.splitlines()[d["location"]["row"] - 1]
+        assert line[d["location"]["column"] - 1:d["end_location"]["column"] - 1] == code
+
+
+def test_lambdas_handed_to_a_block_fail_hybridized_on_mxnet():
+    mx = pytest.importorskip("mxnet")
+    namespace: dict = {}
+    exec(compile(LAMBDAS, "lam.py", "exec"), namespace)
+    for block, args, shape in ((namespace["Lam"](2), (mx.nd.ones((2, 3, 4)),), (2, 12)),
+                               (namespace["Loop"](), (mx.nd.ones((4, 2, 3)), mx.nd.ones((2, 3))), (4, 2, 3))):
+        block.initialize()
+        assert block(*args).shape == shape  # eagerly it runs
+        block.hybridize()
+        with pytest.raises(AttributeError, match="'Symbol' object has no attribute 'shape'"):
+            block(*args)
+
+
+# gluonts transformed_distribution_output.py: a lambda handed to Python's map() in reached code gets what map
+# passes it (tuples of NumPy integers here), not tensors
+MAPPED = '''
+import numpy as np
+from mxnet.gluon import HybridBlock
+
+
+def split(args, dims):
+    ends = np.cumsum([0] + dims)
+    return list(map(lambda ixs: args[ixs[0]:ixs[1]], zip(ends, ends[1:])))
+
+
+class Net(HybridBlock):
+    def hybrid_forward(self, F, x, y):
+        first, second = split([x, y], [1, 1])
+        return F.concat(*first, *second, dim=0)
+'''
+
+
+def test_a_lambda_handed_to_map_gets_no_tensors(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_package(tmp_path, mapped=MAPPED)
+    assert diagnostics(["--no-cache", "--select", "ALL", "pkg"]) == []
+
+
+def test_a_lambda_handed_to_map_runs_hybridized_on_mxnet():
+    mx = pytest.importorskip("mxnet")
+    namespace: dict = {}
+    exec(compile(MAPPED, "mapped.py", "exec"), namespace)
+    block = namespace["Net"]()
+    block.initialize()
+    x, y = mx.nd.ones((2, 3)), mx.nd.zeros((2, 3))
+    eager = block(x, y).asnumpy()
+    block.hybridize()
+    assert (block(x, y).asnumpy() == eager).all()

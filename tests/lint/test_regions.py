@@ -559,3 +559,34 @@ def test_the_functions_a_trace_reaches_are_kept():
     for selection in SELECTIONS:
         diagnostics = _same(REACHED, selection, diff=True, reach=REACHED_SUMMARY)
         assert any(d.start[0] == log_prob + 3 for d in diagnostics), diagnostics
+
+
+LAMBDA_IN_INIT = '''from mxnet.gluon import HybridBlock, nn
+
+
+class Lam(HybridBlock):
+    def __init__(self, k):
+        super().__init__()
+        self.scale = nn.HybridLambda(lambda F, x: x * k)
+        self.act = nn.HybridLambda(lambda F, x: F.reshape(x, (x.shape[0], -1)))
+
+
+def unrelated(data):
+    return data.shape
+'''
+# the second lambda of Lam.__init__, reached from a trace in another module (the block is built elsewhere)
+LAMBDA_SUMMARY = (("Lam.__init__.<lambda#1>", ("F",), ("x",), ("F",), "reached from Model.hybrid_forward via self.lam",
+                   False, (), ()),)
+
+
+def test_a_reached_lambda_is_checked_reduced_and_whole():
+    line = "        self.act = nn.HybridLambda(lambda F, x: F.reshape(x, (x.shape[0], -1)))"
+    row = LAMBDA_IN_INIT.splitlines().index(line)
+    for selection in SELECTIONS:
+        diagnostics = _same(LAMBDA_IN_INIT, selection, diff=True, reach=LAMBDA_SUMMARY)
+        assert [(d.code, d.start) for d in diagnostics if d.start[0] == row + 1] == \
+            [("HY201", (row + 1, line.index("x.shape") + 1))]
+    # a summary naming a lambda that is not there (another text) is skipped, not guessed
+    for missing in ("Lam.__init__.<lambda#2>", "Lam.forward.<lambda#0>"):
+        summary = ((missing,) + LAMBDA_SUMMARY[0][1:],)
+        assert not any(d.start[0] == row + 1 for d in _same(LAMBDA_IN_INIT, "ALL", reach=summary))
