@@ -35,6 +35,8 @@ def analyze_module(module: cst.Module, reach: Optional[FileReach] = None) -> Mod
     class_of: Dict[cst.FunctionDef, ClassInfo] = {}
     collect_defs(module.body, classes, functions, class_of)
     info = ModuleInfo(classes, class_of, functions, {})
+    if reach is not None:
+        info.guards = dict(reach.guards)  # read by the guards of every hybrid context below
     pending: List[Tuple[cst.FunctionDef, Optional[ClassInfo], Optional[str], Dict[str, Value], bool]] = []
     for cls in classes.values():
         fn = cls.hybrid_forward

@@ -3,19 +3,32 @@ hybridized, and functions that opt out of hybridization (``if F is sym: raise``)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from types import MappingProxyType
+from typing import Mapping, Optional
 
 import libcst as cst
 
-from hylint.facts.names import ND_NAMES, ND_TYPES, SYM_NAMES, SYM_TYPES  # noqa: F401  (ND_NAMES read through here)
+from hylint.facts.names import (ND_MODULE_NAME, ND_NAMES, ND_TYPES, SYM_MODULE_NAME, SYM_NAMES,  # noqa: F401
+                                SYM_TYPES)  # (ND_NAMES read through here)
 from hylint.syntax.nodes import dotted_name
 from hylint.syntax.walk import walk
 
 
-def guard_mode(test: cst.BaseExpression, f_name: str) -> Optional[str]:
-    """'nd' when ``test`` is true only eagerly, 'sym' when only hybridized, else None."""
+def guard_mode(test: cst.BaseExpression, f_name: str, helpers: Mapping[str, str] = MappingProxyType({})
+               ) -> Optional[str]:
+    """'nd' when ``test`` is true only eagerly, 'sym' when only hybridized, else None. ``helpers``: the names
+    of the package's guard functions the module sees, with the mode each tests of its argument
+    (``mxnet_is_ndarray(F)``, analysis/reach.py). An ``and`` with an eager-only operand is true only eagerly
+    (``x is not None and F is nd``); its negation is no test of the mode, so it is never 'sym'."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        modes = {guard_mode(test.left, f_name, helpers), guard_mode(test.right, f_name, helpers)}
+        return "nd" if "nd" in modes and "sym" not in modes else None
+    return _exact_mode(test, f_name, helpers)
+
+
+def _exact_mode(test: cst.BaseExpression, f_name: str, helpers: Mapping[str, str]) -> Optional[str]:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = guard_mode(test.expression, f_name)
+        inner = _exact_mode(test.expression, f_name, helpers)
         return {"nd": "sym", "sym": "nd"}.get(inner or "")
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         left = dotted_name(test.left)
@@ -31,7 +44,10 @@ def guard_mode(test: cst.BaseExpression, f_name: str) -> Optional[str]:
                 return {"nd": "sym", "sym": "nd"}[mode]
             if isinstance(comparison.operator, (cst.Is, cst.Equal)):
                 return mode
-        return None
+        return _module_name_mode(test, f_name)
+    if isinstance(test, cst.Call) and helpers and len(test.args) == 1 and test.args[0].keyword is None \
+            and dotted_name(test.args[0].value) == f_name:
+        return helpers.get(dotted_name(test.func) or "")
     if isinstance(test, cst.Call) and dotted_name(test.func) == "isinstance" and len(test.args) == 2:
         type_names = []
         type_node = test.args[1].value
@@ -44,6 +60,21 @@ def guard_mode(test: cst.BaseExpression, f_name: str) -> Optional[str]:
             return "nd"
         if type_names and all(t in SYM_TYPES for t in type_names):
             return "sym"
+    return None
+
+
+def _module_name_mode(test: cst.Comparison, f_name: str) -> Optional[str]:
+    """`F.__name__ == 'mxnet.ndarray'` (or `!=`, or 'mxnet.symbol', either side)."""
+    comparison = test.comparisons[0]
+    sides = [test.left, comparison.comparator]
+    for holder, other in (sides, sides[::-1]):
+        if dotted_name(holder) == f"{f_name}.__name__" and isinstance(other, cst.SimpleString):
+            value = other.evaluated_value
+            mode = "nd" if value == ND_MODULE_NAME else "sym" if value == SYM_MODULE_NAME else None
+            if mode is not None and isinstance(comparison.operator, (cst.Equal, cst.Is)):
+                return mode
+            if mode is not None and isinstance(comparison.operator, (cst.NotEqual, cst.IsNot)):
+                return {"nd": "sym", "sym": "nd"}[mode]
     return None
 
 

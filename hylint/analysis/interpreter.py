@@ -129,7 +129,7 @@ class HybridContext:
             self._walk_stmt(stmt)
             self._eager_depth -= rest_eager
             if isinstance(stmt, cst.If):
-                mode = guard_mode(stmt.test, self.f_name)
+                mode = guard_mode(stmt.test, self.f_name, self.module.guards)
                 ends = ends_control_flow(stmt.body)
                 if mode == "sym" and ends == "raise" and stmt.orelse is None:
                     self.opted_out = True
@@ -143,7 +143,7 @@ class HybridContext:
                 self._walk_small(small)
         elif isinstance(stmt, cst.If):
             self.expr(stmt.test)
-            mode = guard_mode(stmt.test, self.f_name)
+            mode = guard_mode(stmt.test, self.f_name, self.module.guards)
             if mode is not None:
                 self.guards.append(GuardRegion(stmt, mode))
                 if mode == "nd":
@@ -379,7 +379,7 @@ class HybridContext:
             return result
         if kind is cst.IfExp:
             self.expr(node.test)
-            mode = guard_mode(node.test, self.f_name)  # `a if F is nd else b`: one side runs eagerly only
+            mode = guard_mode(node.test, self.f_name, self.module.guards)  # `a if F is nd else b`: one side runs eagerly only
             eager_side = node.body if mode == "nd" else node.orelse if mode == "sym" else None
             if eager_side is not None:
                 self.eager_only.add(eager_side)

@@ -136,6 +136,9 @@ class ModuleInfo:
     # a reached lambda's stand-in def (analysis/traced.py) -> the function whose body holds the lambda; and
     # each node made for a stand-in -> the node of the module a report there is moved to
     lambdas: Dict[cst.FunctionDef, cst.FunctionDef] = field(default_factory=dict)
+    # name -> 'nd' or 'sym': the package's guard helpers the module sees (``if mxnet_is_ndarray(F):``), from
+    # the reach
+    guards: Dict[str, str] = field(default_factory=dict)
     stand_ins: Dict[cst.CSTNode, cst.CSTNode] = field(default_factory=dict)
 
     def release(self) -> None:

@@ -22,13 +22,17 @@ trace, across the package's modules:
   holds an object of that class or of any of its package subclasses, and a method called on it is followed
   for each (the caller may pass any of them); classes assigned in a class body (``distr_cls: type =
   GenPareto``), built by ``self.distr_cls(...)``;
-* branches on ``isinstance(x, mx.nd.NDArray)`` / ``isinstance(x, mx.sym.Symbol)`` (and their negation): only
+* branches on ``isinstance(x, mx.nd.NDArray)`` / ``isinstance(x, mx.sym.Symbol)`` (and their negation), on
+  ``F is nd``, ``F.__name__ == 'mxnet.ndarray'`` and on a guard helper of the package (a function whose body
+  is ``return <one of these tests of its parameter>``: autogluon's ``mxnet_is_ndarray(F)``), alone or in an
+  ``and`` (``x is not None and F is nd`` is true only eagerly): only
   the branch that runs with Symbols is followed; after a guard true only in a trace whose branch ends in
   ``raise`` or ``return`` (``if F is mx.sym: raise ValueError(...)``, ``if F is not nd: return ...``), the
   rest of the block runs eagerly only and is not followed;
 * methods called on an object of a known class, and, when the class of the receiver is not known
   (``self.distr_output.distribution(args)`` with ``distr_output`` a constructor argument), every method of
-  that name defined by a non-block class of the package, marked ``certain=False`` ("by name");
+  that name defined by a non-block class of the package, marked ``certain=False`` ("by name"); what such a
+  guess calls, constructs or hands over is as uncertain;
 * imports within the package, absolute and relative (``from .distribution import getF``), through
   re-exports of ``__init__`` modules.
 
@@ -69,7 +73,7 @@ from pathlib import Path
 from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Set, Tuple, Union
 
 from hylint.analysis.resizers import Resizer, resize_position
-from hylint.facts.names import ND_NAMES, ND_TYPES, SYM_NAMES, SYM_TYPES
+from hylint.facts.names import ND_MODULE_NAME, ND_NAMES, ND_TYPES, SYM_MODULE_NAME, SYM_NAMES, SYM_TYPES
 from hylint.facts.tensor_methods import FLUENT_METHODS
 
 __all__ = ["FunctionKey", "Reached", "PackageReach", "ReachedFunction", "FileReach", "analyze_package", "analyze_sources",
@@ -161,6 +165,9 @@ class PackageReach:
     # of the body of the function defining it, not inside another function or lambda (what the linter,
     # which has no CPython positions, can find again)
     lambdas: Dict[FunctionKey, str] = field(default_factory=dict)
+    # module -> the names it binds (defines or imports) to guard helpers of the package, with the mode each
+    # tests of its argument (``mxnet_is_ndarray`` -> 'nd')
+    guards: Dict[str, Tuple[Tuple[str, str], ...]] = field(default_factory=dict)
 
     def in_module(self, module: str) -> List[Reached]:
         return sorted((r for r in self.reached.values() if r.key.module == module), key=lambda r: r.lineno)
@@ -196,20 +203,24 @@ class FileReach(NamedTuple):
     classes the file names that resize their input to a size they are given (from any module of the package)."""
     functions: Tuple[ReachedFunction, ...]
     resizers: Tuple[Resizer, ...] = ()
+    guards: Tuple[Tuple[str, str], ...] = ()  # (name, mode) of the guard helpers the file sees
 
     @classmethod
     def from_plain(cls, data: Iterable) -> "FileReach":
         """From the plain nested tuples or lists it travels and is cached as (hylint/batch/reach.py): a
-        function is 8 items, a resizer 4 (``"resizer"``, name, position, keywords)."""
+        function is 8 items, a resizer 4 (``"resizer"``, name, position, keywords), a guard helper 3
+        (``"guard"``, name, mode)."""
         entries = list(data)
         return cls(tuple(ReachedFunction(str(q), tuple(fp), tuple(tp), tuple(fn), str(chain), bool(block),
                                          tuple(fa), tuple(ta))
                          for q, fp, tp, fn, chain, block, fa, ta in (e for e in entries if len(e) == 8)),
                    tuple(Resizer(str(name), int(position), str(keywords))
-                         for _, name, position, keywords in (e for e in entries if len(e) == 4)))
+                         for _, name, position, keywords in (e for e in entries if len(e) == 4)),
+                   tuple((str(name), str(mode)) for _, name, mode in (e for e in entries if len(e) == 3)))
 
     def plain(self) -> tuple:
-        return tuple(self.functions) + tuple(("resizer", *r) for r in self.resizers)
+        return tuple(self.functions) + tuple(("resizer", *r) for r in self.resizers) + \
+            tuple(("guard", *g) for g in self.guards)
 
 
 def summarize(result: PackageReach) -> Dict[str, FileReach]:
@@ -227,8 +238,9 @@ def summarize(result: PackageReach) -> Dict[str, FileReach]:
             qualname, tuple(sorted(reached.f_params)), tuple(sorted(reached.tensor_params)),
             tuple(sorted(reached.f_names)), reached.describe(),
             owners.get(reached.key) in blocks, *result.self_attrs.get(owners.get(reached.key), ((), ()))))
-    return {module: FileReach(tuple(sorted(found.get(module, ()))), result.resizers.get(module, ()))
-            for module in set(found) | set(result.resizers)}
+    return {module: FileReach(tuple(sorted(found.get(module, ()))), result.resizers.get(module, ()),
+                              result.guards.get(module, ()))
+            for module in set(found) | set(result.resizers) | set(result.guards)}
 
 
 # ---------------------------------------------------------------------------------------------- modules
@@ -343,6 +355,7 @@ class _Package:
         self.closures: Dict[Tuple[FunctionKey, Optional[ClassKey]], Dict[str, Value]] = {}
         self._mro: Dict[ClassKey, List[_Class]] = {}
         self._blocks: Dict[ClassKey, bool] = {}
+        self._guard_helpers: Dict[FunctionKey, Optional[str]] = {}
         # memos, valid while the number of loaded classes is the one recorded
         self._by_method_name: Dict[str, Tuple[int, List[ClassKey]]] = {}
         self._subclasses_known: Dict[ClassKey, Tuple[int, List[ClassKey]]] = {}
@@ -652,6 +665,19 @@ class _Package:
         return any(name.rsplit(".", 1)[-1].endswith(("Block", "Sequential", "Concurrent", "HybridLambda"))
                    for name in self.external_bases(key))
 
+    def guard_helper(self, key: FunctionKey) -> Optional[str]:
+        """'nd' or 'sym' for a function whose body is ``return <a mode test of its first parameter>``
+        (autogluon's ``mxnet_is_ndarray(F)``: ``return F.__name__ == 'mxnet.ndarray'``), else None."""
+        if key not in self._guard_helpers:
+            node = self.functions.get(key)
+            mode = None
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _params(node):
+                body = node.body[1:] if ast.get_docstring(node, clean=False) is not None else node.body
+                if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+                    mode = _static_mode(body[0].value, _params(node)[0].arg)
+            self._guard_helpers[key] = mode
+        return self._guard_helpers[key]
+
     def is_property(self, key: FunctionKey) -> bool:
         node = self.functions[key]
         return not isinstance(node, ast.Lambda) and any(
@@ -726,6 +752,35 @@ def _all_param_names(node) -> List[str]:
     args = node.args
     names = [a.arg for a in _params(node)] + [a.arg for a in args.kwonlyargs]
     return names + [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+
+
+def _module_name_mode(holder: ast.expr, other: ast.expr, op: ast.cmpop) -> Optional[str]:
+    """The mode `<holder> <op> <other>` tests when `holder` is `<name>.__name__` and `other` the namespace's
+    module name as a string (None otherwise; whether `<name>` holds F is the caller's to say)."""
+    if not (isinstance(holder, ast.Attribute) and holder.attr == "__name__" and isinstance(other, ast.Constant)):
+        return None
+    mode = "nd" if other.value == ND_MODULE_NAME else "sym" if other.value == SYM_MODULE_NAME else None
+    if mode is None or not isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)):
+        return None
+    return {"nd": "sym", "sym": "nd"}[mode] if isinstance(op, (ast.NotEq, ast.IsNot)) else mode
+
+
+def _static_mode(test: ast.expr, name: str) -> Optional[str]:
+    """The mode `test` tests of the namespace held by the parameter `name` (a guard helper's body)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return {"nd": "sym", "sym": "nd"}.get(_static_mode(test.operand, name) or "")
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        sides = [test.left, test.comparators[0]]
+        for holder, namespace in (sides, sides[::-1]):
+            text = _text(namespace)
+            mode = "nd" if text in ND_NAMES else "sym" if text in SYM_NAMES else None
+            if mode is not None and isinstance(holder, ast.Name) and holder.id == name and \
+                    isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
+                return {"nd": "sym", "sym": "nd"}[mode] if isinstance(test.ops[0], (ast.IsNot, ast.NotEq)) else mode
+            mode = _module_name_mode(holder, namespace, test.ops[0])
+            if mode is not None and isinstance(holder.value, ast.Name) and holder.value.id == name:
+                return mode
+    return None
 
 
 def _isinstance_mode(test: ast.expr) -> Optional[str]:
@@ -901,8 +956,8 @@ class _Analysis:
 
     def handed(self, key: FunctionKey, caller: Ctx, text: str, recv: Optional[ClassKey] = None,
                obj: Optional[ClassKey] = None, certain: bool = True, tensors: bool = True) -> None:
-        """A function given to code outside the package runs in the trace: F to a parameter named F, tensors
-        to the others when MXNet calls it (``HybridLambda(lambda F, x: ...)``, ``F.contrib.foreach(step, data,
+        """A function given to code outside the package runs in the trace (as certainly as the code handing
+        it over): F to a parameter named F, tensors to the others when MXNet calls it (``HybridLambda(lambda F, x: ...)``, ``F.contrib.foreach(step, data,
         states)``), nothing known otherwise. `obj`: the function is a method bound to an object of that class
         (``F.contrib.foreach(self._step, ...)``)."""
         node = self.package.functions[key]
@@ -987,11 +1042,15 @@ class _Function:
                     isinstance(stmt.body[-1], (ast.Raise, ast.Return)) and self._mode(stmt.test) == "sym":
                 return  # `if F is mx.sym: raise ...`: what follows runs eagerly only, never in a trace
 
-    def _mode(self, test: ast.expr) -> Optional[str]:
+    def _mode(self, test: ast.expr, exact: bool = False) -> Optional[str]:
         """'sym' when ``test`` is true only in a trace (``F is mx.sym``, ``F is not nd``, ``not isinstance(x,
-        mx.nd.NDArray)``), 'nd' when only eagerly, else None."""
+        mx.nd.NDArray)``), 'nd' when only eagerly (``x is not None and F is nd`` too, unless `exact`: its
+        negation is no test of the mode), else None."""
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            return {"nd": "sym", "sym": "nd"}.get(self._mode(test.operand) or "")
+            return {"nd": "sym", "sym": "nd"}.get(self._mode(test.operand, exact=True) or "")
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and not exact:
+            modes = {self._mode(value) for value in test.values}
+            return "nd" if "nd" in modes and "sym" not in modes else None
         if isinstance(test, ast.Compare) and len(test.ops) == 1 and \
                 isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
             sides = [test.left, test.comparators[0]]
@@ -1001,6 +1060,17 @@ class _Function:
                 if mode is not None and isinstance(holder, ast.Name) and F in self.eval(holder):
                     negated = isinstance(test.ops[0], (ast.IsNot, ast.NotEq))
                     return {"nd": "sym", "sym": "nd"}[mode] if negated else mode
+                mode = _module_name_mode(holder, namespace, test.ops[0])  # `F.__name__ == 'mxnet.ndarray'`
+                if mode is not None and F in self.eval(holder.value):
+                    return mode
+            return None
+        if isinstance(test, ast.Call) and test.args and not test.keywords:
+            # a guard helper of the package: `if mxnet_is_ndarray(F):`, `def mxnet_is_ndarray(F): return
+            # F.__name__ == 'mxnet.ndarray'`
+            for atom in self.eval(test.func):
+                mode = self.package.guard_helper(atom[1]) if atom[0] == "fn" else None
+                if mode is not None and F in self.eval(test.args[0]):
+                    return mode
             return None
         return _isinstance_mode(test)
 
@@ -1249,7 +1319,8 @@ class _Function:
                 result |= self._by_name(atom[1], expr, args, kwargs, text)
             elif kind == "runs":  # a block built around a function: calling the block runs the function
                 resolved = True
-                self.analysis.handed(atom[1], self.ctx, _text(text), obj=atom[2] if len(atom) > 2 else None)
+                self.analysis.handed(atom[1], self.ctx, _text(text), obj=atom[2] if len(atom) > 2 else None,
+                                     certain=self.entry.certain)
                 result.add(TENSOR)
         if not resolved:  # a function handed to code the package does not define runs in the trace
             # MXNet calls it with tensors (`F.contrib.foreach(step, data, states)`); what Python's builtins or
@@ -1262,10 +1333,11 @@ class _Function:
                         name = atom[1].qualname.rsplit(".", 1)[-1]
                         label = f"{_text(text)}(<{'lambda' if name.startswith('<lambda@') else name}>)"
                         self.analysis.handed(atom[1], self.ctx, label, atom[2] if len(atom) > 2 else None,
-                                             tensors=tensors)
+                                             certain=self.entry.certain, tensors=tensors)
                     elif atom[0] == "bound":  # a method: `F.contrib.foreach(self._step, data, states)`
                         label = f"{_text(text)}(<{atom[2].qualname.rsplit('.', 1)[-1]}>)"
-                        self.analysis.handed(atom[2], self.ctx, label, obj=atom[1], certain=atom[3], tensors=tensors)
+                        self.analysis.handed(atom[2], self.ctx, label, obj=atom[1], certain=atom[3] and self.entry.certain,
+                                             tensors=tensors)
         if self._returns_namespace(callee):
             result.add(F)
         return frozenset(result)
@@ -1436,7 +1508,34 @@ def _analyze(package: _Package, hybrid_modules: Optional[Set[str]]) -> PackageRe
         hybrid_modules = hybrid_modules | {reached.key.module for reached in analysis.reached.values()}
     resizers = _resizers(package, hybrid_modules)
     return PackageReach(dict(analysis.reached), dict(package.paths), f_attrs, tensor_attrs, dict(package.owner),
-                        package.blocks, self_attrs, resizers, _lambda_names(package, analysis.reached.values()))
+                        package.blocks, self_attrs, resizers, _lambda_names(package, analysis.reached.values()),
+                        _guards(package, hybrid_modules))
+
+
+def _guards(package: _Package, modules: Optional[Set[str]]) -> Dict[str, Tuple[Tuple[str, str], ...]]:
+    """module -> the names it binds to the package's guard helpers (``_Package.guard_helper``), with their
+    mode: functions of the loaded modules (a helper a trace calls was loaded by the call), by the name they
+    are defined or imported under (an import that renames one is followed)."""
+    helpers = {key.qualname for key in list(package.functions)
+               if "." not in key.qualname and package.guard_helper(key) is not None}
+    found: Dict[str, Tuple[Tuple[str, str], ...]] = {}
+    for name, module in list(package.modules.items()):
+        if modules is not None and name not in modules:
+            continue
+        entries = []
+        for local in sorted(set(module.defs) | set(module.imports)):
+            if local in module.defs:
+                mode = package.guard_helper(FunctionKey(name, local)) if local in helpers else None
+            elif module.imports[local][1] in helpers:
+                keys = [atom[1] for atom in package.resolve(name, local) if atom[0] == "fn"]
+                mode = package.guard_helper(keys[0]) if len(keys) == 1 else None
+            else:
+                mode = None
+            if mode is not None:
+                entries.append((local, mode))
+        if entries:
+            found[name] = tuple(entries)
+    return found
 
 
 def _resizers(package: _Package, modules: Optional[Set[str]]) -> Dict[str, Tuple[Resizer, ...]]:

@@ -37,7 +37,8 @@ if TYPE_CHECKING:
     import ast
 
 # FileReach as nested tuples: (qualname, f_params, tensor_params, f_names, chain, block_method,
-# self_f_attrs, self_tensor_attrs) per function, ("resizer", name, position, keywords) per resizer
+# self_f_attrs, self_tensor_attrs) per function, ("resizer", name, position, keywords) per resizer,
+# ("guard", name, mode) per guard helper
 Plain = Tuple[tuple, ...]
 _RACY_NS = 2_000_000_000
 
@@ -354,9 +355,10 @@ def _read(files: List[Path]) -> Dict[Path, bytes]:
 
 
 def _plain(entries) -> Plain:
-    """Functions as 8 items, resizers as 4 (``FileReach.from_plain``)."""
-    return tuple(_plain_function(*entry) if len(entry) == 8 else ("resizer", str(entry[1]), int(entry[2]), str(entry[3]))
-                 for entry in entries)
+    """Functions as 8 items, resizers as 4, guard helpers as 3 (``FileReach.from_plain``)."""
+    return tuple(_plain_function(*entry) if len(entry) == 8 else
+                 ("resizer", str(entry[1]), int(entry[2]), str(entry[3])) if len(entry) == 4 else
+                 ("guard", str(entry[1]), str(entry[2])) for entry in entries)
 
 
 def _plain_function(q, fp, tp, fn, chain, block, fa, ta) -> tuple:

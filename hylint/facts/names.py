@@ -13,6 +13,9 @@ SYM_TYPES = frozenset({"Symbol"})
 # how code spells the eager and the traced namespace: `F is nd` is true in one mode only
 ND_NAMES = frozenset({"nd", "ndarray", "mx.nd", "mx.ndarray", "mxnet.nd", "mxnet.ndarray"})
 SYM_NAMES = frozenset({"sym", "symbol", "mx.sym", "mx.symbol", "mxnet.sym", "mxnet.symbol"})
+# the namespace's `__name__` eagerly and when traced (measured on MXNet 1.9.1): `F.__name__ == 'mxnet.ndarray'`
+ND_MODULE_NAME = "mxnet.ndarray"
+SYM_MODULE_NAME = "mxnet.symbol"
 
 
 def mxnet_names() -> Dict[str, frozenset]:

@@ -95,7 +95,7 @@ def _usable(reach) -> Optional[FileReach]:
     passes it, made a ``FileReach``)."""
     if reach is not None and not isinstance(reach, FileReach):
         reach = FileReach.from_plain(reach)
-    return reach if reach and (reach.functions or reach.resizers) else None
+    return reach if reach and (reach.functions or reach.resizers or reach.guards) else None
 
 
 def _reached(reach: Optional[FileReach]) -> List[str]:

@@ -1,4 +1,4 @@
-from typing import Optional
+from typing import Mapping, Optional
 
 import libcst as cst
 
@@ -90,7 +90,7 @@ No fix: whether the block should hybridize is the author's decision.
         params = param_names(node)
         if len(params) < 2:
             return
-        guard = refusal_guard(node.body, params[1].name.value)
+        guard = refusal_guard(node.body, params[1].name.value, ctx.module_info.guards)
         if guard is None:
             return
         raised = _raise_of(guard.body)
@@ -103,23 +103,23 @@ No fix: whether the block should hybridize is the author's decision.
                            "the refused code written with F operators and the guard removed")
 
 
-def refusal_guard(block: cst.BaseSuite, f_name: str) -> Optional[cst.If]:
+def refusal_guard(block: cst.BaseSuite, f_name: str, helpers: Mapping[str, str]) -> Optional[cst.If]:
     """The first ``if`` of ``block`` (at any depth, in source order) whose test holds only in a trace and
     whose body ends in ``raise`` (no ``else``): the analysis treats the function as opted out
     (``HybridContext.opted_out``) under the same condition."""
     body = block.body if isinstance(block, cst.IndentedBlock) else [block]
     for stmt in body:
         if isinstance(stmt, cst.If):
-            if stmt.orelse is None and guard_mode(stmt.test, f_name) == "sym" \
+            if stmt.orelse is None and guard_mode(stmt.test, f_name, helpers) == "sym" \
                     and ends_control_flow(stmt.body) == "raise":
                 return stmt
             for inner in (stmt.body, getattr(stmt.orelse, "body", None)):
                 if isinstance(inner, cst.BaseSuite):
-                    found = refusal_guard(inner, f_name)
+                    found = refusal_guard(inner, f_name, helpers)
                     if found is not None:
                         return found
         elif isinstance(stmt, (cst.For, cst.While, cst.With, cst.Try)):
-            found = refusal_guard(stmt.body, f_name)
+            found = refusal_guard(stmt.body, f_name, helpers)
             if found is not None:
                 return found
     return None

@@ -693,3 +693,59 @@ def test_a_lambda_handed_to_map_runs_hybridized_on_mxnet():
     eager = block(x, y).asnumpy()
     block.hybridize()
     assert (block(x, y).asnumpy() == eager).all()
+
+
+# autogluon searcher/bayesopt/gpmxnet: a guard helper of another module, tested with `and`; the branches
+# it guards run eagerly only
+GUARD_HELPER = '''
+def mxnet_is_ndarray(F):
+    return F.__name__ == 'mxnet.ndarray'
+'''
+GUARDED = '''
+from mxnet.gluon import HybridBlock
+
+from .helpers import mxnet_is_ndarray
+
+
+def likelihood(F, pred, record=None):
+    if mxnet_is_ndarray(F):
+        assert pred.ndim == 2 and pred.shape[1] == 1
+    if record is not None and mxnet_is_ndarray(F):
+        record['pred'] = pred.asnumpy()
+    if F.__name__ != 'mxnet.symbol':
+        record = pred.shape
+    return F.sum(F.square(pred))
+
+
+class Net(HybridBlock):
+    def hybrid_forward(self, F, x):
+        return likelihood(F, x) + (x.shape[0] if not mxnet_is_ndarray(F) else 0)
+'''
+
+
+def test_guard_helpers_of_the_package_mark_eager_only_code(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_package(tmp_path, helpers=GUARD_HELPER, guarded=GUARDED)
+    # only the last line's `x.shape`, on the side that runs in the trace, is flagged
+    found = diagnostics(["--no-cache", "pkg"])
+    assert [(name, row, code) for name, row, code, _ in found] == [("guarded.py", 19, "HY201")]
+
+
+def test_guard_helpers_tell_the_modes_apart_on_mxnet():
+    mx = pytest.importorskip("mxnet")
+    namespace: dict = {}
+    exec(compile(GUARD_HELPER, "helpers.py", "exec"), namespace)
+    assert namespace["mxnet_is_ndarray"](mx.nd) and not namespace["mxnet_is_ndarray"](mx.sym)
+    assert (mx.nd.__name__, mx.sym.__name__) == ("mxnet.ndarray", "mxnet.symbol")
+
+
+# autogluon: a method found by name only (a guess) hands a function to code outside the package; the function
+# is as uncertain as the guess (it was made certain, and 51 diagnostics followed it into tabular code)
+HANDED_BY_A_GUESS = ("\nimport mxnet as mx\n\n\ndef step(data, states):\n    return data * data.shape[0], states\n"
+                     + GUESSED.replace("return x.shape", "return mx.nd.contrib.foreach(step, x, [])[0]"))
+
+
+def test_a_function_handed_over_by_a_guess_is_a_guess(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_package(tmp_path, guessed=HANDED_BY_A_GUESS)
+    assert diagnostics(["--no-cache", "--select", "ALL", "pkg"]) == []
