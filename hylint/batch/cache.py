@@ -91,8 +91,18 @@ def content_digest(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
+_FINGERPRINT: List[str] = []
+
+
 def code_fingerprint() -> str:
-    """hylint's version and the size/mtime of its own modules (cheap: one stat per module)."""
+    """hylint's version and the size/mtime of its own modules (cheap: one stat per module), once per process:
+    the result cache and the reach index both key on it, and the code a process runs is the code it loaded."""
+    if not _FINGERPRINT:
+        _FINGERPRINT.append(_code_fingerprint())
+    return _FINGERPRINT[0]
+
+
+def _code_fingerprint() -> str:
     package = Path(__file__).resolve().parent.parent  # the hylint package
     parts: List[str] = [__version__]
     stack = [package]
