@@ -13,6 +13,7 @@ import pytest
 
 from hylint.runtime import kernels
 from hylint.runtime import ndarray as nd
+from hylint.runtime import symbol as sym
 from hylint.runtime.ops import layers
 
 
@@ -141,3 +142,95 @@ def test_other_deconvolutions_stay_within_rounding_of_mxnet(case):
     scale = np.abs(x).max() * np.abs(w).max() * shape[1] * np.prod(attrs["kernel"])
     assert ours.shape == theirs.shape
     assert np.abs(ours - theirs).max() <= scale * 2.0 ** -20
+
+
+# --- the BatchNorm after it ---------------------------------------------------------------------------------
+# The direct kernel leaves its output in oneDNN's blocked layout (``aBcd16b``), where MXNet's BatchNorm rounds
+# ``(x - mean) * scale + beta`` as one fused multiply-add; after a GEMM deconvolution (plain layout), after the
+# ``relu`` operator, or on an array made by ``nd.array``, it rounds each step (measured eagerly and in a graph).
+def _bn_params(rng, channels):
+    gamma, beta, mean = (rng.standard_normal(channels).astype(np.float32) for _ in range(3))
+    return gamma, beta, mean, rng.uniform(0.5, 2, channels).astype(np.float32)
+
+
+def _deconv_bn(namespace, x, w, params, between=None, **attrs):
+    y = namespace.Deconvolution(namespace.array(x), namespace.array(w), num_filter=w.shape[1], no_bias=True, **attrs)
+    y = between(namespace, y) if between else y
+    return namespace.BatchNorm(y, *(namespace.array(p) for p in params), fix_gamma=False, eps=1e-5).asnumpy()
+
+
+def _fused_and_plain(y, params):
+    gamma, beta, mean, var = params
+    shape = (1, -1, 1, 1)
+    scale = (gamma / np.sqrt(var + np.float32(1e-5))).reshape(shape)
+    centred = y - mean.reshape(shape)
+    fused = (centred.astype(np.float64) * scale.astype(np.float64) + beta.reshape(shape).astype(np.float64))
+    return fused.astype(np.float32), centred * scale + beta.reshape(shape)
+
+
+def test_batch_norm_after_a_direct_deconvolution_is_fused(avx512):
+    rng = np.random.RandomState(20)
+    x, w = rng.standard_normal((1, 32, 6, 5)).astype(np.float32), rng.standard_normal((32, 32, 4, 4)).astype(np.float32)
+    params = _bn_params(rng, 32)
+    attrs = {"kernel": (4, 4), "stride": (2, 2), "pad": (1, 1)}
+    y = nd.Deconvolution(nd.array(x), nd.array(w), num_filter=32, no_bias=True, **attrs).asnumpy()
+    fused, plain = _fused_and_plain(y, params)
+    assert np.count_nonzero(fused != plain) > 100  # the two roundings differ on a good share of the values
+    np.testing.assert_array_equal(_deconv_bn(nd, x, w, params, **attrs), fused)
+    copied = lambda namespace, value: namespace.array(value.asnumpy())  # a plain array again
+    np.testing.assert_array_equal(_deconv_bn(nd, x, w, params, between=copied, **attrs), plain)
+
+
+#: (data shape, filters, attributes, between, the rounding): the direct kernel's output (fused), a GEMM
+#: deconvolution's (plain), the direct kernel's through the ``relu`` operator (plain)
+BN_CASES = [((1, 64, 6, 5), 32, {"kernel": (4, 4), "stride": (2, 2), "pad": (1, 1)}, False, "fused"),
+            ((1, 24, 6, 5), 20, {"kernel": (3, 3), "pad": (1, 1)}, False, "plain"),
+            ((1, 64, 6, 5), 32, {"kernel": (4, 4), "stride": (2, 2), "pad": (1, 1)}, True, "plain")]
+
+
+def _deconv_then_bn(namespace, x, w, params, relu, attrs):
+    y = namespace.Deconvolution(namespace.array(x), namespace.array(w), num_filter=w.shape[1], no_bias=True, **attrs)
+    y = namespace.relu(y) if relu else y
+    z = namespace.BatchNorm(y, *(namespace.array(p) for p in params), fix_gamma=False, eps=1e-5)
+    return y.asnumpy(), z.asnumpy()
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("case", range(len(BN_CASES)))
+def test_batch_norm_after_a_deconvolution_rounds_as_mxnet_eagerly(case):
+    """Each backend's BatchNorm, of its own deconvolution's output, rounds the way MXNet's does there (the
+    GEMM deconvolutions themselves differ in their last bits)."""
+    real = _real_mxnet()
+    _avx512_host()
+    shape, filters, attrs, relu, rounding = BN_CASES[case]
+    rng = np.random.RandomState(30 + case)
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal((shape[1], filters) + attrs["kernel"]).astype(np.float32)
+    params = _bn_params(rng, filters)
+    for namespace in (real.nd, nd):
+        y, z = _deconv_then_bn(namespace, x, w, params, relu, attrs)
+        fused, plain = _fused_and_plain(y, params)
+        assert np.count_nonzero(fused != plain) > 10
+        np.testing.assert_array_equal(z, fused if rounding == "fused" else plain)
+
+
+@pytest.mark.mxnet
+def test_batch_norm_after_a_deconvolution_equals_mxnet_in_a_graph():
+    real = _real_mxnet()
+    _avx512_host()
+    rng = np.random.RandomState(40)
+    x, w = rng.standard_normal((1, 64, 6, 5)).astype(np.float32), rng.standard_normal((64, 32, 4, 4)).astype(np.float32)
+    gamma, beta, mean, var = _bn_params(rng, 32)
+    values = {"data": x, "d_weight": w, "bn_gamma": gamma, "bn_beta": beta}
+    aux = {"bn_moving_mean": mean, "bn_moving_var": var}
+    outs = []
+    for namespace, module in ((nd, sym), (real.nd, real.sym)):
+        net = module.BatchNorm(module.Deconvolution(module.var("data"), kernel=(4, 4), stride=(2, 2), pad=(1, 1),
+                                                    num_filter=32, no_bias=True, name="d"),
+                               fix_gamma=False, eps=1e-5, name="bn")
+        args = {k: namespace.array(v) for k, v in values.items()}
+        states = {k: namespace.array(v) for k, v in aux.items()}
+        executor = net.bind(real.cpu(), args, aux_states=states) if module is real.sym else \
+            net.bind(args=args, aux_states=states)
+        outs.append(executor.forward()[0].asnumpy())
+    np.testing.assert_array_equal(*outs)

@@ -6,7 +6,7 @@ from ..base import MXNetError, shape_str
 from .. import kernels
 from .table import Op, ShapeCheck, _first_type, _fixed_type, register
 from .attrs import P
-from .common import _assign, _assign_param, _at_least_1d, _shape_unary, _unary_shape_fn, cpu_flags
+from .common import _assign, _assign_param, _at_least_1d, _shape_unary, _unary_shape_fn, cpu_flags, mark_blocked
 from .math import _onednn_softmax, _own_softmax, _softmax_np
 
 
@@ -61,14 +61,18 @@ def _deconv_kernel(inputs, attrs):
     nd = len(attrs["kernel"])
     stride, dilate, pad, adj = _deconv_geometry(attrs, nd)
     work = np.float64 if x.dtype == np.float64 else np.float32  # as Convolution
-    if _onednn_direct_deconv(x, w, attrs, dilate, adj):
+    direct = _onednn_direct_deconv(x, w, attrs, dilate, adj)
+    if direct:
         y = kernels.onednn_transposed_convolution(x, w, stride, dilate, pad, adj, 16)
     else:
         y = kernels.transposed_convolution(x.astype(work, copy=False), w.astype(work, copy=False), stride, dilate,
                                            pad, adj, attrs["num_group"])
     if not attrs["no_bias"]:
         y = y + inputs[2].astype(work, copy=False).reshape((1, -1) + (1,) * nd)
-    return y.astype(x.dtype, copy=False)
+    y = y.astype(x.dtype, copy=False)
+    # the direct kernel writes oneDNN's blocked layout (``aBcd16b``), which a BatchNorm next rounds otherwise;
+    # GEMM's output is plain (MKLDNN_VERBOSE; the BatchNorm's rounding measured after each, eagerly)
+    return mark_blocked(y) if direct else y
 
 
 register(Op("Deconvolution", _deconv_kernel, _deconv_shape, inputs=("data", "weight", "bias"),

@@ -7,7 +7,7 @@ from ..base import MXNetError, shape_str
 from .. import kernels
 from .table import Op, ShapeCheck, register
 from .attrs import P
-from .common import _assign, _assign_param
+from .common import _assign, _assign_param, is_blocked
 
 
 # ----------------------------------------------------------------------------------------------
@@ -317,7 +317,8 @@ def _batch_norm_kernel(inputs, attrs):
     if attrs["fix_gamma"]:
         gamma = np.ones_like(gamma)
     from .. import autograd
-    if autograd.is_training() and not attrs["use_global_stats"]:
+    training = autograd.is_training() and not attrs["use_global_stats"]
+    if training:
         axes = tuple(i for i in range(x.ndim) if i != axis)
         mean = x.mean(axis=axes)
         var = x.var(axis=axes)
@@ -327,6 +328,13 @@ def _batch_norm_kernel(inputs, attrs):
     scale = gamma / np.sqrt(var + attrs["eps"])
     work = np.float32 if x.dtype in (np.float16, np.float32) else np.float64  # float16 computes in float32
     y = np.subtract(x, mean.reshape(shape).astype(work, copy=False), dtype=work)
+    if not training and x.dtype == np.float32 and axis == 1 and is_blocked(x):
+        # oneDNN's BatchNorm of its blocked layout (after a direct deconvolution): (x - mean) * scale + beta
+        # as one fused multiply-add (exact in float64: a float32 product has 48 bits), rounded once
+        fused = y.astype(np.float64)
+        fused *= scale.reshape(shape).astype(np.float32).astype(np.float64)
+        fused += beta.reshape(shape).astype(np.float32).astype(np.float64)
+        return fused.astype(np.float32)
     y *= scale.reshape(shape).astype(work, copy=False)
     y += beta.reshape(shape).astype(work, copy=False)
     return y.astype(x.dtype, copy=False)
