@@ -7,7 +7,7 @@ from ..base import MXNetError, shape_str
 from .. import kernels
 from .table import Op, ShapeCheck, register
 from .attrs import P
-from .common import _assign, _assign_param, is_blocked, mark_blocked
+from .common import _assign, _assign_param, cpu_flags, is_blocked, mark_blocked
 
 
 # ----------------------------------------------------------------------------------------------
@@ -158,6 +158,9 @@ def _conv_kernel(inputs, attrs):
     return mark_blocked(y) if _onednn_blocked_conv(x, attrs) else y
 
 
+_AVX512 = "avx512f" in cpu_flags()
+
+
 def _onednn_blocked_conv(x, attrs):
     """Whether MXNet 1.9.1's oneDNN leaves this convolution's output in its blocked layout, where a BatchNorm
     right after it rounds as one fused multiply-add (measured eagerly, each BatchNorm's rounding of MXNet's own
@@ -165,8 +168,8 @@ def _onednn_blocked_conv(x, attrs):
     (plain rounding), nor a depthwise convolution of 8, 24 or 40 channels (neither rounding: left plain);
     depthwise of 16, 32, 48 or 64 channels is blocked."""
     filters, groups = attrs["num_filter"], attrs["num_group"]
-    if x.dtype != np.float32 or len(attrs["kernel"]) != 2 or filters % 8:
-        return False
+    if not _AVX512 or x.dtype != np.float32 or len(attrs["kernel"]) != 2 or filters % 8:
+        return False  # measured on an AVX-512 CPU only: elsewhere oneDNN's kernels (and blocks) differ
     return not (groups > 1 and groups == x.shape[1] == filters and filters % 16)
 
 
