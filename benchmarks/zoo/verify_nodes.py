@@ -136,7 +136,14 @@ def _key(names: set, node, index: int) -> str:
     key = node.output_name(index)
     if key in names or node.is_variable:
         return key
-    return f"{node.name}_output" if index == 0 and f"{node.name}_output" in names else f"{node.name}_output{index}"
+    if index == 0 and f"{node.name}_output" in names:
+        return f"{node.name}_output"
+    # the quantized operators name their ranges: `_sg_mkldnn_conv` ``..._output_min``, quantized_pooling
+    # ``..._min_output``
+    for suffixes in (("_output", "_output_min", "_output_max"), ("_output", "_min_output", "_max_output")):
+        if index < len(suffixes) and node.name + suffixes[index] in names:
+            return node.name + suffixes[index]
+    return f"{node.name}_output{index}"
 
 
 def compare(folder: Path, top: int) -> None:

@@ -137,6 +137,51 @@ def convolution(x, w, stride, dilate, pad, groups):
     return y.reshape((n, nf) + out_sizes)
 
 
+def onednn_transposed_convolution(x, w, stride, dilate, pad, adj, block, chunk=16):
+    """``transposed_convolution`` of float32 (one group) summed as oneDNN's direct AVX-512 deconvolution sums
+    (``jit:avx512_common``, measured bit for bit against MXNet 1.9.1): the input channels in blocks of
+    ``block``; each block's sum starts from zero and takes its terms kernel row by kernel row, column by
+    column, channel by channel, one fused multiply-add each; the blocks' sums are then added in order, in
+    float32. The products of two float32 values are exact in float64, so each fused step is a float64 add
+    rounded once to float32 (a double rounding only where a float64 sum lands on a float32 midpoint).
+
+    All blocks run at once, ``chunk`` output channels at a time; the output grid is held as its ``stride``
+    phases (rows ``i * stride + r``), so that each tap adds into a contiguous window of one phase."""
+    n, c = x.shape[:2]
+    kernel, spatial = tuple(w.shape[2:]), tuple(x.shape[2:])
+    nf = w.shape[1]
+    nb = -(-c // block)
+    if nb * block != c:  # oneDNN pads the last block with zero channels: fma(0, w, s) == s
+        x = np.concatenate([x, np.zeros((n, nb * block - c) + spatial, x.dtype)], axis=1)
+        w = np.concatenate([w, np.zeros((nb * block - c,) + w.shape[1:], w.dtype)], axis=0)
+    xb = x.astype(np.float64).reshape((n, nb, block, 1) + spatial)
+    wb = w.astype(np.float64).reshape((nb, block, nf) + kernel)
+    # a tap at (kernel) offset o * dl lands in phase (o * dl) % s, shifted by (o * dl) // s rows
+    taps = [(tap, tuple((o * dl) % s for o, dl, s in zip(tap, dilate, stride)),
+             tuple((o * dl) // s for o, dl, s in zip(tap, dilate, stride))) for tap in np.ndindex(*kernel)]
+    full = tuple((d - 1) * s + dl * (k - 1) + 1 + a for d, k, s, dl, a in zip(spatial, kernel, stride, dilate, adj))
+    sizes = tuple(-(-f // s) for f, s in zip(full, stride))  # the rows of phase 0, the longest
+    out = np.zeros((n, nf) + full, np.float32)
+    expand = (None,) * len(spatial)
+    for f0 in range(0, nf, chunk):
+        fc = min(chunk, nf - f0)
+        phases = np.zeros(stride + (n, nb, fc) + sizes, np.float32)
+        work = np.empty((n, nb, fc) + spatial)
+        for tap, phase, shift in taps:
+            window = phases[phase + (slice(None),) * 3 + tuple(slice(h, h + d) for h, d in zip(shift, spatial))]
+            for ch in range(block):
+                np.multiply(xb[:, :, ch], wb[(slice(None), ch, slice(f0, f0 + fc)) + tap + expand], out=work)
+                np.add(work, window, out=work)
+                np.copyto(window, work, casting="same_kind")
+        for phase in np.ndindex(*stride):
+            total = phases[phase][:, 0]
+            for b in range(1, nb):
+                total = total + phases[phase][:, b]
+            target = out[(slice(None), slice(f0, f0 + fc)) + tuple(slice(r, None, s) for r, s in zip(phase, stride))]
+            target[...] = total[(slice(None), slice(None)) + tuple(slice(0, t) for t in target.shape[2:])]
+    return np.ascontiguousarray(out[(slice(None), slice(None)) + tuple(slice(p, f - p) for p, f in zip(pad, full))])
+
+
 def transposed_convolution(x, w, stride, dilate, pad, adj, groups):
     """``(N, C, *I) * (C, F / groups, *K) -> (N, F, *O)`` (MXNet's Deconvolution, no bias), in ``x``'s dtype.
 

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from hylint.runtime import ndarray as nd
+from hylint.runtime.ops import nn
 from hylint.runtime.ops.math import _onednn_exp
 
 SATURATED = np.array([[0, -17, -17.5, -18, -16.75]], dtype=np.float32)
@@ -338,3 +339,66 @@ def test_exp_and_log_are_glibcs_where_they_are_not_correctly_rounded(name, measu
     assert _bits(getattr(nd, name)(nd.array(data))) == [bits for _, bits, _ in measured]
     assert getattr(np, name)(data.astype(np.float64)).astype(np.float32).view(np.uint32).tolist() == \
         [bits for _, _, bits in measured]
+
+
+# --- BatchNorm after a convolution: oneDNN's blocked layout ---------------------------------------------------
+#: (input channels, filters, groups, kernel, the rounding of a BatchNorm right after), measured on MXNet 1.9.1:
+#: a multiple of 8 filters leaves oneDNN's blocked layout, where BatchNorm is one fused multiply-add
+#: ``(x - mean) * scale + beta``; 4, 10 or 12 filters leave a plain array (each step rounded); a depthwise
+#: convolution of 24 channels gave neither (not listed), one of 16, 32 or 48 the fused rounding
+CONV_BN_CASES = [(3, 64, 1, 7, "fused"), (16, 10, 1, 3, "plain"), (32, 48, 2, 3, "fused"), (16, 8, 1, 1, "fused"),
+                 (16, 12, 1, 3, "plain"), (16, 4, 1, 3, "plain"), (16, 24, 1, 3, "fused"), (24, 24, 3, 3, "fused"),
+                 (32, 32, 32, 3, "fused"), (48, 48, 48, 3, "fused")]
+
+
+def _conv_then_bn(namespace, x, w, params, groups, kernel):
+    y = namespace.Convolution(namespace.array(x), namespace.array(w), kernel=(kernel, kernel), num_group=groups,
+                              num_filter=w.shape[0], pad=(kernel // 2, kernel // 2), no_bias=True)
+    z = namespace.BatchNorm(y, *(namespace.array(p) for p in params), fix_gamma=False, eps=1e-5)
+    return y.asnumpy(), z.asnumpy()
+
+
+def _bn_roundings(y, params):
+    """(fused, plain) BatchNorm of ``y`` with ``params`` (gamma, beta, mean, var; eps 1e-5)."""
+    gamma, beta, mean, var = params
+    shape = (1, -1, 1, 1)
+    scale = (gamma / np.sqrt(var + np.float32(1e-5))).reshape(shape)
+    centred = y - mean.reshape(shape)
+    fused = centred.astype(np.float64) * scale.astype(np.float64) + beta.reshape(shape).astype(np.float64)
+    return fused.astype(np.float32), centred * scale + beta.reshape(shape)
+
+
+#: the rule was measured on an AVX-512 CPU, and the runtime applies it there only (ops/nn.py)
+on_avx512 = pytest.mark.skipif(not nn._AVX512, reason="oneDNN's blocked convolutions measured on AVX-512 only")
+
+
+@pytest.mark.mxnet
+@on_avx512
+@pytest.mark.parametrize("case", range(len(CONV_BN_CASES)))
+def test_batch_norm_after_a_convolution_rounds_as_mxnet(case):
+    """Each backend's BatchNorm of its own convolution's output (their last bits differ: oneDNN's sums) rounds
+    the way MXNet's does after that convolution."""
+    real = _real_mxnet()
+    channels, filters, groups, kernel, rounding = CONV_BN_CASES[case]
+    rng = np.random.RandomState(50 + case)
+    x = rng.standard_normal((1, channels, 9, 9)).astype(np.float32)
+    w = rng.standard_normal((filters, channels // groups, kernel, kernel)).astype(np.float32)
+    params = [rng.standard_normal(filters).astype(np.float32) for _ in range(3)]
+    params.append(rng.uniform(0.5, 2, filters).astype(np.float32))
+    for namespace in (real.nd, nd):
+        y, z = _conv_then_bn(namespace, x, w, params, groups, kernel)
+        fused, plain = _bn_roundings(y, params)
+        assert np.count_nonzero(fused != plain) > 10
+        np.testing.assert_array_equal(z, fused if rounding == "fused" else plain)
+
+
+@on_avx512
+def test_batch_norm_of_a_copied_convolution_output_rounds_plainly():
+    rng = np.random.RandomState(60)
+    x, w = rng.standard_normal((1, 16, 9, 9)).astype(np.float32), rng.standard_normal((16, 16, 3, 3)).astype(np.float32)
+    params = [rng.standard_normal(16).astype(np.float32) for _ in range(3)] + [rng.uniform(0.5, 2, 16).astype(np.float32)]
+    y = nd.Convolution(nd.array(x), nd.array(w), kernel=(3, 3), num_filter=16, no_bias=True)
+    fused, plain = _bn_roundings(y.asnumpy(), params)
+    bn = lambda value: nd.BatchNorm(value, *(nd.array(p) for p in params), fix_gamma=False, eps=1e-5).asnumpy()
+    np.testing.assert_array_equal(bn(y), fused)
+    np.testing.assert_array_equal(bn(nd.array(y.asnumpy())), plain)  # as MXNet on an nd.array

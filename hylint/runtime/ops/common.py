@@ -1,4 +1,6 @@
 """Shape rules and kernel helpers that several operator families share."""
+import weakref
+
 import numpy as np
 
 from ..base import shape_str
@@ -13,6 +15,24 @@ def cpu_flags():
             return frozenset(next((line.split(":", 1)[1].split() for line in info if line.startswith("flags")), ()))
     except OSError:
         return frozenset()
+
+
+#: the arrays MXNet would hold in oneDNN's blocked layout (id -> a weak reference, to tell a reused id apart)
+_BLOCKED = {}
+
+
+def mark_blocked(array):
+    """Note that MXNet's oneDNN leaves this operator output in its blocked layout (``aBcd16b``), where the
+    next BatchNorm rounds otherwise than on a plain array; eager NDArrays and graph entries keep the very
+    array object, so the note travels with it until it is freed."""
+    key = id(array)
+    _BLOCKED[key] = weakref.ref(array, lambda _, key=key: _BLOCKED.pop(key, None))
+    return array
+
+
+def is_blocked(array):
+    ref = _BLOCKED.get(id(array))
+    return ref is not None and ref() is array
 
 
 def _assign(shapes, i, target, node_kind="shape"):

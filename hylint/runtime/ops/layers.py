@@ -6,7 +6,7 @@ from ..base import MXNetError, shape_str
 from .. import kernels
 from .table import Op, ShapeCheck, _first_type, _fixed_type, register
 from .attrs import P
-from .common import _assign, _assign_param, _at_least_1d, _shape_unary, _unary_shape_fn
+from .common import _assign, _assign_param, _at_least_1d, _shape_unary, _unary_shape_fn, cpu_flags, mark_blocked
 from .math import _onednn_softmax, _own_softmax, _softmax_np
 
 
@@ -40,16 +40,39 @@ def _deconv_shape(in_shapes, attrs):
     return shapes, [(data[0], nf) + spatial]
 
 
+#: oneDNN's direct AVX-512 deconvolution (``jit:avx512_common``) runs on this CPU: its float32 sums are
+#: reproduced bit for bit where MXNet 1.9.1 picks it (:func:`_onednn_direct_deconv`)
+_AVX512 = "avx512f" in cpu_flags()
+
+
+def _onednn_direct_deconv(x, w, attrs, dilate, adj):
+    """Whether MXNet's oneDNN runs this Deconvolution with its direct AVX-512 kernel, as measured on MXNet 1.9.1
+    (``MKLDNN_VERBOSE``): float32, 2-D, one group, channels in and out multiples of 16, no dilation; a 1x1
+    kernel (``jit_1x1``), a dilation or other channel counts (``gemm:jit``) sum in other orders, and another
+    CPU in blocks of another width (not measured: the plain sums stay there), as does an ``adj``."""
+    kernel = tuple(attrs["kernel"])
+    return (_AVX512 and x.dtype == np.float32 and w.dtype == np.float32 and x.ndim == 4 and len(kernel) == 2
+            and attrs["num_group"] == 1 and kernel != (1, 1) and set(dilate) == {1} and not any(adj)
+            and x.shape[1] % 16 == 0 and w.shape[1] % 16 == 0)
+
+
 def _deconv_kernel(inputs, attrs):
     x, w = inputs[0], inputs[1]
     nd = len(attrs["kernel"])
     stride, dilate, pad, adj = _deconv_geometry(attrs, nd)
     work = np.float64 if x.dtype == np.float64 else np.float32  # as Convolution
-    y = kernels.transposed_convolution(x.astype(work, copy=False), w.astype(work, copy=False), stride, dilate, pad,
-                                       adj, attrs["num_group"])
+    direct = _onednn_direct_deconv(x, w, attrs, dilate, adj)
+    if direct:
+        y = kernels.onednn_transposed_convolution(x, w, stride, dilate, pad, adj, 16)
+    else:
+        y = kernels.transposed_convolution(x.astype(work, copy=False), w.astype(work, copy=False), stride, dilate,
+                                           pad, adj, attrs["num_group"])
     if not attrs["no_bias"]:
         y = y + inputs[2].astype(work, copy=False).reshape((1, -1) + (1,) * nd)
-    return y.astype(x.dtype, copy=False)
+    y = y.astype(x.dtype, copy=False)
+    # the direct kernel writes oneDNN's blocked layout (``aBcd16b``), which a BatchNorm next rounds otherwise;
+    # GEMM's output is plain (MKLDNN_VERBOSE; the BatchNorm's rounding measured after each, eagerly)
+    return mark_blocked(y) if direct else y
 
 
 register(Op("Deconvolution", _deconv_kernel, _deconv_shape, inputs=("data", "weight", "bias"),

@@ -7,7 +7,7 @@ from ..base import MXNetError, shape_str
 from .. import kernels
 from .table import Op, ShapeCheck, register
 from .attrs import P
-from .common import _assign, _assign_param
+from .common import _assign, _assign_param, cpu_flags, is_blocked, mark_blocked
 
 
 # ----------------------------------------------------------------------------------------------
@@ -154,7 +154,23 @@ def _conv_kernel(inputs, attrs):
                             attrs["num_group"])
     if not attrs["no_bias"]:
         y += inputs[2].astype(work, copy=False).reshape((1, -1) + (1,) * nd)
-    return y.astype(x.dtype, copy=False)
+    y = y.astype(x.dtype, copy=False)
+    return mark_blocked(y) if _onednn_blocked_conv(x, attrs) else y
+
+
+_AVX512 = "avx512f" in cpu_flags()
+
+
+def _onednn_blocked_conv(x, attrs):
+    """Whether MXNet 1.9.1's oneDNN leaves this convolution's output in its blocked layout, where a BatchNorm
+    right after it rounds as one fused multiply-add (measured eagerly, each BatchNorm's rounding of MXNet's own
+    convolution output): 2-D float32 with a multiple of 8 filters, grouped too; not 4, 10 or 12 filters
+    (plain rounding), nor a depthwise convolution of 8, 24 or 40 channels (neither rounding: left plain);
+    depthwise of 16, 32, 48 or 64 channels is blocked."""
+    filters, groups = attrs["num_filter"], attrs["num_group"]
+    if not _AVX512 or x.dtype != np.float32 or len(attrs["kernel"]) != 2 or filters % 8:
+        return False  # measured on an AVX-512 CPU only: elsewhere oneDNN's kernels (and blocks) differ
+    return not (groups > 1 and groups == x.shape[1] == filters and filters % 16)
 
 
 _CONV_PARAMS = (P("kernel", "shape"), P("stride", "shape", ()), P("dilate", "shape", ()), P("pad", "shape", ()),
@@ -317,7 +333,8 @@ def _batch_norm_kernel(inputs, attrs):
     if attrs["fix_gamma"]:
         gamma = np.ones_like(gamma)
     from .. import autograd
-    if autograd.is_training() and not attrs["use_global_stats"]:
+    training = autograd.is_training() and not attrs["use_global_stats"]
+    if training:
         axes = tuple(i for i in range(x.ndim) if i != axis)
         mean = x.mean(axis=axes)
         var = x.var(axis=axes)
@@ -327,6 +344,14 @@ def _batch_norm_kernel(inputs, attrs):
     scale = gamma / np.sqrt(var + attrs["eps"])
     work = np.float32 if x.dtype in (np.float16, np.float32) else np.float64  # float16 computes in float32
     y = np.subtract(x, mean.reshape(shape).astype(work, copy=False), dtype=work)
+    if not training and x.dtype == np.float32 and axis == 1 and is_blocked(x):
+        # oneDNN's BatchNorm of its blocked layout (after a convolution or a direct deconvolution that leaves
+        # it, :func:`_onednn_blocked_conv`, layers._onednn_direct_deconv): (x - mean) * scale + beta
+        # as one fused multiply-add (exact in float64: a float32 product has 48 bits), rounded once
+        fused = y.astype(np.float64)
+        fused *= scale.reshape(shape).astype(np.float32).astype(np.float64)
+        fused += beta.reshape(shape).astype(np.float32).astype(np.float64)
+        return fused.astype(np.float32)
     y *= scale.reshape(shape).astype(work, copy=False)
     y += beta.reshape(shape).astype(work, copy=False)
     return y.astype(x.dtype, copy=False)
