@@ -27,7 +27,9 @@ Flags, in `hybrid_forward` (not in helpers), a bare `return`, and returned value
 returned tuple/list) that are `None`, Python numbers, strings, dicts or numpy arrays; and an argument
 that defaults to `None` returned as it came (`def hybrid_forward(self, F, x, scale=None): return x,
 scale`), when the function reads it nowhere else but in tests, never rebinds it, and no test on it
-guards the return (`if scale is None: return x` before it is fine).
+guards the return (`if scale is None: return x` before it is fine); also through a name bound once to it
+and nowhere else (`s = scale; return x, s`). What it cannot see: the argument passed through a container,
+an attribute or a call before it is returned.
 
 ## Why is this bad?
 A hybridized block's outputs must be (nested lists of) Symbols. Eagerly anything can be returned;
@@ -73,6 +75,12 @@ No fix: the callers unpack the outputs.
               "            return x\n        return x * 2, scale\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, x0=None):\n"
               "        return F.concat(x, x0, dim=1), x0\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, scale=None):\n        s = scale\n"
+              "        if scale is None:\n            return x\n        return x * 2, s\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, scale=None):\n        s = scale\n"
+              "        if self.double:\n            s = x * 2\n        return x, s\n"),
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, scale=None):\n        s = scale\n"
+              "        return x * scale, s\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, h=None):\n        if h is None:\n"
               "            h = x * 0\n        return x, h\n"),
         Valid(CLS.format("        return x * 2, [x, x * 3]\n")),
@@ -97,6 +105,8 @@ No fix: the callers unpack the outputs.
                 "            return x * 2, mask\n        return x, mask\n"),
         Invalid(CLS.format("        return x * 2, 0\n")),
         Invalid(CLS.format("        return x * 2, None\n")),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, scale=None):\n        s = scale\n"
+                "        return x * 2, s\n"),
         Invalid(CLS.format("        return {'out': x * 2}\n")),
         Invalid(CLS.format("        x = x * 2\n        return\n")),
         Invalid(CLS.format("        count = 0\n        return x * 2, count\n")),
@@ -139,14 +149,17 @@ No fix: the callers unpack the outputs.
                                    f"TypeError (Expected a list of symbols as input)",
                        instead="the argument passed in this call, or only the tensor outputs of the child returned")
         reported = ctx.module_info.memo("none-defaults-reported", ctx.hybrid.fn, lambda fn: set())
+        aliases = ctx.module_info.memo("none-default-aliases", ctx.hybrid.fn, _none_default_aliases)
         for value in optional:
-            if value.value in reported:
+            argument = aliases.get(value.value, value.value)
+            if argument in reported:
                 continue  # once per argument: its other returns fail alike
-            reported.add(value.value)
-            ctx.report(value, f"hybrid_forward returns `{value.value}`, an argument that defaults to None and that "
+            reported.add(argument)
+            held = f"`{value.value}`, which holds `{argument}`," if argument != value.value else f"`{argument}`,"
+            ctx.report(value, f"hybrid_forward returns {held} an argument that defaults to None and that "
                               f"it only passes through: called hybridized without it, the block returns None and "
                               f"the call raises TypeError (Expected a list of symbols as input)",
-                       instead=f"outputs without `{value.value}` (the caller has it already), or `{value.value}` "
+                       instead=f"outputs without `{argument}` (the caller has it already), or `{argument}` "
                                f"passed on every call")
         if node.value is None:
             ctx.report(node, "bare `return` in hybrid_forward returns None: after hybridize() the call raises TypeError "
@@ -170,8 +183,13 @@ def _returned_none_defaults(node: cst.Return, ctx) -> List[cst.Name]:
     returned = [e for e in elements if isinstance(e, cst.Name) and defaults.get(e.value) == 0]
     if not returned:
         return []
+    aliases = ctx.module_info.memo("none-default-aliases", fn, _none_default_aliases)
     tested = set().union(*ctx.module_info.memo("return-tests", fn, lambda f: tests_around(f, cst.Return)).get(id(node), []))
-    return [name for name in returned if name.value not in tested]
+    tested |= {alias for alias, param in aliases.items() if param in tested or alias in tested}
+    tested |= {aliases[name] for name in tested if name in aliases}
+    # an alias passes its argument on only when the argument is itself read nowhere else
+    return [name for name in returned if name.value not in tested
+            and (name.value not in aliases or defaults.get(aliases[name.value]) == 0)]
 
 
 def _child_none_output(call: cst.Call, ctx) -> Optional[str]:
@@ -221,16 +239,52 @@ def _returns(fn: cst.FunctionDef) -> List[cst.Return]:
     return found
 
 
-def _none_default_reads(fn: cst.FunctionDef) -> Dict[str, int]:
-    """Arguments of ``fn`` defaulting to None -> how often its body reads them other than in the tests of
-    ``if``/``while``/conditional expressions and as a returned value (or element of a returned tuple or
-    list); -1 when it rebinds them."""
-    params = {p.name.value for p in fn.params.params + fn.params.kwonly_params
-              if p.default is not None and isinstance(p.default, cst.Name) and p.default.value == "None"}
+def _none_default_params(fn: cst.FunctionDef) -> Set[str]:
+    return {p.name.value for p in fn.params.params + fn.params.kwonly_params
+            if p.default is not None and isinstance(p.default, cst.Name) and p.default.value == "None"}
+
+
+def _none_default_aliases(fn: cst.FunctionDef) -> Dict[str, str]:
+    """Names of ``fn`` bound once, by ``alias = <an argument defaulting to None>``, and nowhere else (no other
+    assignment, loop, ``with``, walrus or comprehension binds them) -> that argument."""
+    params = _none_default_params(fn)
     if not params:
         return {}
-    reads = {name: 0 for name in params}
-    in_tests: Set[int] = set()  # the names read by tests and returned as they are
+    candidates: Dict[str, str] = {}
+    bindings: Dict[str, int] = defaultdict(int)
+
+    class _Bindings(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+                    and isinstance(node.value, cst.Name) and node.value.value in params:
+                candidates[node.targets[0].target.value] = node.value.value
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            for name in names_in(node.target):
+                bindings[name] += 1
+
+        def visit_AugAssign(self, node: cst.CSTNode) -> None:  # any other binding disqualifies a name
+            for name in names_in(node.name if isinstance(node, cst.AsName) else node.target):
+                bindings[name] += 2
+
+        visit_AnnAssign = visit_For = visit_CompFor = visit_AsName = visit_NamedExpr = visit_AugAssign
+
+    walk(fn.body, _Bindings())
+    return {alias: param for alias, param in candidates.items()
+            if bindings[alias] == 1 and alias not in params and alias not in {p.name.value for p in param_names(fn)}}
+
+
+def _none_default_reads(fn: cst.FunctionDef) -> Dict[str, int]:
+    """Arguments of ``fn`` defaulting to None, and their aliases (``s = scale``, ``_none_default_aliases``)
+    -> how often its body reads them other than in the tests of ``if``/``while``/conditional expressions, as
+    a returned value (or element of a returned tuple or list), and an argument in the assignment that makes
+    an alias of it; -1 when it rebinds them."""
+    params = _none_default_params(fn)
+    if not params:
+        return {}
+    aliases = _none_default_aliases(fn)
+    reads = {name: 0 for name in params | set(aliases)}
+    in_tests: Set[int] = set()  # the names read by tests and returned as they are, and aliased arguments
 
     class _Reads(cst.CSTVisitor):
         def visit_Return(self, node: cst.Return) -> None:
@@ -245,6 +299,11 @@ def _none_default_reads(fn: cst.FunctionDef) -> Dict[str, int]:
 
         def visit_IfExp(self, node: cst.IfExp) -> None:
             in_tests.update(_name_ids(node.test))
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+                    and node.targets[0].target.value in aliases:
+                in_tests.update((id(node.value), id(node.targets[0].target)))  # `s = scale`: passed on, not read
 
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
             for name in names_in(node.target) & params:

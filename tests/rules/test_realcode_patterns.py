@@ -42,3 +42,26 @@ def test_parts_of_unpacked_states_are_not_proven_tensors():
 
 def test_parts_of_a_split_are_still_tensors():
     assert codes(block("a, b = F.split(x, num_outputs=2)\nreturn a[0]")) == ["HY301"]
+
+
+# HY907: an argument defaulting to None, returned through a name bound once to it
+ALIASED_NONE = ("class N(HybridBlock):\n    def hybrid_forward(self, F, x, scale=None):\n        s = scale\n"
+                "        return x * 2, s\n")
+
+
+def test_a_none_default_returned_through_an_alias_is_flagged():
+    assert codes(ALIASED_NONE) == ["HY907"]
+    assert codes(ALIASED_NONE.replace("        return x * 2, s\n", "        return x * scale, s\n")) == []
+
+
+def test_a_none_default_returned_through_an_alias_fails_hybridized_on_mxnet():
+    mx = pytest.importorskip("mxnet")
+    namespace = {"HybridBlock": mx.gluon.HybridBlock}
+    exec(compile(ALIASED_NONE, "aliased.py", "exec"), namespace)
+    block = namespace["N"]()
+    block.initialize()
+    x = mx.nd.ones((2, 3))
+    assert block(x)[1] is None  # eagerly the None passes through
+    block.hybridize()
+    with pytest.raises(TypeError, match="Expected a list of symbols as input"):
+        block(x)
