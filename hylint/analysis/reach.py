@@ -769,17 +769,24 @@ def _static_mode(test: ast.expr, name: str) -> Optional[str]:
     """The mode `test` tests of the namespace held by the parameter `name` (a guard helper's body)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return {"nd": "sym", "sym": "nd"}.get(_static_mode(test.operand, name) or "")
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        sides = [test.left, test.comparators[0]]
-        for holder, namespace in (sides, sides[::-1]):
-            text = _text(namespace)
-            mode = "nd" if text in ND_NAMES else "sym" if text in SYM_NAMES else None
-            if mode is not None and isinstance(holder, ast.Name) and holder.id == name and \
-                    isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
-                return {"nd": "sym", "sym": "nd"}[mode] if isinstance(test.ops[0], (ast.IsNot, ast.NotEq)) else mode
-            mode = _module_name_mode(holder, namespace, test.ops[0])
-            if mode is not None and isinstance(holder.value, ast.Name) and holder.value.id == name:
-                return mode
+    return _compare_mode(test, lambda holder: isinstance(holder, ast.Name) and holder.id == name)
+
+
+def _compare_mode(test: ast.expr, holds_f: Callable[[ast.expr], bool]) -> Optional[str]:
+    """The mode a comparison tests of F (``F is nd``, ``F is not mx.sym``, ``F.__name__ ==
+    'mxnet.ndarray'``): `holds_f` says whether an expression holds F."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and
+            isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))):
+        return None
+    sides = [test.left, test.comparators[0]]
+    for holder, namespace in (sides, sides[::-1]):
+        text = _text(namespace)
+        mode = "nd" if text in ND_NAMES else "sym" if text in SYM_NAMES else None
+        if mode is not None and isinstance(holder, ast.Name) and holds_f(holder):
+            return {"nd": "sym", "sym": "nd"}[mode] if isinstance(test.ops[0], (ast.IsNot, ast.NotEq)) else mode
+        mode = _module_name_mode(holder, namespace, test.ops[0])  # `F.__name__ == 'mxnet.ndarray'`
+        if mode is not None and holds_f(holder.value):
+            return mode
     return None
 
 
@@ -1051,19 +1058,8 @@ class _Function:
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) and not exact:
             modes = {self._mode(value) for value in test.values}
             return "nd" if "nd" in modes and "sym" not in modes else None
-        if isinstance(test, ast.Compare) and len(test.ops) == 1 and \
-                isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
-            sides = [test.left, test.comparators[0]]
-            for holder, namespace in (sides, sides[::-1]):
-                text = _text(namespace)
-                mode = "nd" if text in ND_NAMES else "sym" if text in SYM_NAMES else None
-                if mode is not None and isinstance(holder, ast.Name) and F in self.eval(holder):
-                    negated = isinstance(test.ops[0], (ast.IsNot, ast.NotEq))
-                    return {"nd": "sym", "sym": "nd"}[mode] if negated else mode
-                mode = _module_name_mode(holder, namespace, test.ops[0])  # `F.__name__ == 'mxnet.ndarray'`
-                if mode is not None and F in self.eval(holder.value):
-                    return mode
-            return None
+        if isinstance(test, ast.Compare):
+            return _compare_mode(test, lambda holder: F in self.eval(holder))
         if isinstance(test, ast.Call) and test.args and not test.keywords:
             # a guard helper of the package: `if mxnet_is_ndarray(F):`, `def mxnet_is_ndarray(F): return
             # F.__name__ == 'mxnet.ndarray'`

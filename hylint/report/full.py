@@ -1,9 +1,12 @@
 """ruff's default output: the location, the message, and a code frame pointing at the span."""
 import re
-from typing import Iterator, List, Optional, TextIO, Tuple
+from typing import TYPE_CHECKING, Iterator, List, Optional, TextIO, Tuple
 
 from hylint.report import Report, fixable, summary_lines
 from hylint.report._common import source_of, where
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 NEWLINE = re.compile(r"\r\n|\r|\n")  # as hylint.lint.engine splits lines (not imported: it needs libcst)
 
@@ -28,7 +31,7 @@ def render(report: Report, out: TextIO) -> None:
     console.print(_styled(lines, report.color or report.hyperlinks))
 
 
-def _styled(lines: List[List[Piece]], linked: bool) -> "rich.text.Text":
+def _styled(lines: List[List[Piece]], linked: bool) -> "Text":
     """The lines as one rich Text of styled pieces: not markup, which drops a backslash before `[`."""
     from rich.style import Style
     from rich.text import Text
