@@ -20,7 +20,8 @@ as list inputs. The train-mode comparison (`--train-mode`) runs where the label 
 model ran reads the training mode), except where MXNet's eager train-mode call killed the labeller's process.
 
 gluonfr lives in another interpreter (with MXNet): `--library-python gluonfr=<python>` runs both backends of its
-models there (without it they are left out); its losses' 1-D inputs are class ids. hylint's own dependencies
+models there (without it they are left out; with `--runtime-python`, the runtime side runs in the interpreter it
+names, which must have gluonfr too); its losses' 1-D inputs are class ids. hylint's own dependencies
 (click, rich, libcst) must import there too: a PYTHONPATH given to this script is kept after the checkout.
 
 Resumable: results go one JSON line per model to `verify/results.jsonl`; a model already there is skipped.
@@ -382,8 +383,10 @@ def done_names() -> set:
 
 
 def run(per_library: int, runtime_python: str, mxnet_python: str, timeout: int, limit: int, match: str,
-        libraries: Sequence[str] = (), fastest_first: bool = False, library_python: dict = None) -> None:
-    """``library_python``: library -> the interpreter (with MXNet and the library) both backends use for it."""
+        libraries: Sequence[str] = (), fastest_first: bool = False, library_python: dict = None,
+        runtime_own: bool = False) -> None:
+    """``library_python``: library -> the interpreter (with MXNet and the library) both backends use for it, or
+    only the MXNet backend when ``runtime_own`` (--runtime-python given: that interpreter has every library)."""
     OUT.mkdir(exist_ok=True)
     library_python = library_python or {}
     todo = [label for label in chosen_models(load_labels(), per_library)
@@ -394,7 +397,9 @@ def run(per_library: int, runtime_python: str, mxnet_python: str, timeout: int, 
         todo.sort(key=lambda label: label.get("seconds") or float("inf"))
     for index, label in enumerate(todo[:limit] if limit else todo, 1):
         own = library_python.get(label["library"])
-        row = verify_one(label, own or runtime_python, own or mxnet_python, timeout)
+        # a runtime interpreter of its own (numpy 2, no MXNet) runs every library the runtime side; the library's
+        # own interpreter then stands in for MXNet's only
+        row = verify_one(label, runtime_python if runtime_own else own or runtime_python, own or mxnet_python, timeout)
         with RESULTS.open("a") as handle:
             handle.write(json.dumps(row, sort_keys=True) + "\n")
         print(f"{index}/{len(todo)} {label['library']} {label['name']}: label {label['verdict']}, runtime "
@@ -644,7 +649,7 @@ def main() -> int:
     parser.add_argument("--library", action="append", default=[], help="only this library's models (repeatable)")
     parser.add_argument("--library-python", action="append", default=[], metavar="LIBRARY=PYTHON",
                         help="the interpreter both backends use for a library installed elsewhere (repeatable; "
-                             f"{', '.join(OWN_PYTHON)} run only with it)")
+                             f"{', '.join(OWN_PYTHON)} run only with it); with --runtime-python, MXNet's only")
     parser.add_argument("--fastest-first", action="store_true",
                         help="run the models the labeller ran fastest first (most models in a limited time; "
                              "the sample then leans towards small models)")
@@ -672,7 +677,8 @@ def main() -> int:
         run_eager_fails(args.python, args.timeout)
         return 0
     run(args.per_library, args.runtime_python or args.python, args.python, args.timeout, args.limit, args.match,
-        args.library, args.fastest_first, dict(item.split("=", 1) for item in args.library_python))
+        args.library, args.fastest_first, dict(item.split("=", 1) for item in args.library_python),
+        runtime_own=args.runtime_python is not None)
     return 0
 
 
