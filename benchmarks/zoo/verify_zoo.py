@@ -551,9 +551,10 @@ def render(commands: str = "") -> None:
                 "outputs the runtime missed were run again on MXNet with oneDNN turned off (`MXNET_MKLDNN_ENABLED=0`, "
                 "MXNet's native CPU kernels) and compared with MXNet's oneDNN outputs by the same rule. On "
                 f"{len(unsettled_rows)} of them MXNet's two paths are further apart than the tolerance on every "
-                "output the runtime missed: float32 rounding, not the model's arithmetic, decides those outputs to "
-                "1e-4, and matching them would take replaying oneDNN's summation order operator by operator. They "
-                "stay counted as misses above; without them, "
+                "output the runtime missed: MXNet itself does not settle those outputs to 1e-4 (float32 rounding "
+                "that the model amplifies, or memory MXNet never wrote: the FPN detectors above), and matching them "
+                "would take replaying oneDNN's summation order operator by operator. They stay counted as misses "
+                "above; without them, "
                 f"{pct(sum(row['outputs_equal'] for row in rest), len(rest))} of {len(rest)} models get MXNet's "
                 "outputs. The misses table gives both gaps (runtime vs MXNet, MXNet native vs oneDNN)."]
     if gaps:
