@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -408,13 +409,18 @@ def run(per_library: int, runtime_python: str, mxnet_python: str, timeout: int, 
               f"{row['mxnet']['seconds']} s)", flush=True)
 
 
-def probe_mxnet_native(timeout: int, mxnet_python: str, match: str, library_python: dict) -> None:
+def probe_mxnet_native(timeout: int, mxnet_python: str, match: str, library_python: dict, control: int = 0) -> None:
     """`mxnet_native` for the rows already written whose outputs the runtime missed (rows written before the
-    probe existed): MXNet runs again with and without oneDNN; each row is replaced in place as it is done."""
+    probe existed): MXNet runs again with and without oneDNN; each row is replaced in place as it is done.
+    ``control``: also that many rows whose outputs the runtime got (a seeded sample), to show how often MXNet's
+    two paths agree where nothing is amiss."""
     rows = [json.loads(line) for line in RESULTS.open()]
-    todo = [i for i, row in enumerate(rows) if row.get("outputs") and not outputs_equal(row)[0]
-            and "mxnet_native" not in row and match in row["name"]
-            and (row["library"] not in OWN_PYTHON or row["library"] in library_python)]
+    runnable = [i for i, row in enumerate(rows) if row.get("outputs") and "mxnet_native" not in row
+                and match in row["name"] and (row["library"] not in OWN_PYTHON or row["library"] in library_python)]
+    todo = [i for i in runnable if not outputs_equal(rows[i])[0]]
+    if control:
+        equal = [i for i in runnable if outputs_equal(rows[i])[0]]
+        todo += sorted(random.Random(0).sample(equal, min(control, len(equal))))
     env = _environment()
     for count, i in enumerate(todo, 1):
         row = rows[i]
@@ -557,6 +563,14 @@ def render(commands: str = "") -> None:
                 "above; without them, "
                 f"{pct(sum(row['outputs_equal'] for row in rest), len(rest))} of {len(rest)} models get MXNet's "
                 "outputs. The misses table gives both gaps (runtime vs MXNet, MXNet native vs oneDNN)."]
+    control = [row for row in rows if row["outputs_equal"] and (row.get("mxnet_native") or {}).get("outputs")]
+    if control:
+        agree = [row for row in control if all(v["equal"] for kind, v in row["mxnet_native"]["outputs"].items()
+                                                if not kind.startswith("train"))]
+        out += ["", f"The control (`--mxnet-native --control N`, a seeded sample of models whose outputs the runtime "
+                f"gets): on {len(agree)} of {len(control)}, MXNet's native outputs are within the tolerance of its "
+                "oneDNN outputs too" + (": " + ", ".join(row["name"] for row in control if row not in agree)
+                                        + " are not" if len(agree) < len(control) else "") + "."]
     if gaps:
         within = sum(gap <= TOLERANCE for gap in gaps_abs)
         out += ["", f"Predict-mode output comparisons (eager and hybridized, per model and call): {len(gaps)}; "
@@ -661,6 +675,8 @@ def main() -> int:
     parser.add_argument("--mxnet-native", action="store_true",
                         help="for rows already written whose outputs the runtime missed: MXNet against itself, "
                              "with and without oneDNN (see mxnet_native)")
+    parser.add_argument("--control", type=int, default=0,
+                        help="with --mxnet-native: also this many rows whose outputs the runtime got (seeded sample)")
     args = parser.parse_args()
     if args.out:
         global OUT, RESULTS
@@ -671,7 +687,8 @@ def main() -> int:
         render(args.commands)
         return 0
     if args.mxnet_native:
-        probe_mxnet_native(args.timeout, args.python, args.match, dict(item.split("=", 1) for item in args.library_python))
+        probe_mxnet_native(args.timeout, args.python, args.match, dict(item.split("=", 1) for item in args.library_python),
+                           args.control)
         return 0
     if args.eager_fails:
         OUT.mkdir(exist_ok=True)
