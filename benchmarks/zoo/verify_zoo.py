@@ -241,11 +241,7 @@ def compares_train_mode(label: dict) -> bool:
 
 def verify_one(label: dict, runtime_python: str, mxnet_python: str, timeout: int = TIMEOUT) -> dict:
     library, name = label["library"], label["name"]
-    folder = WORK / "verify" / library
-    folder.mkdir(parents=True, exist_ok=True)
-    stem = name.replace(".", "_").replace("-", "_").replace(":", "_")
-    driver = folder / (stem + ".py")
-    driver.write_text(DRIVER.format(here=str(HERE), library=library, name=name))
+    folder, stem, driver = _driver(library, name)
     texts = input_texts(label)
     row = {"library": library, "name": name, "label": label["verdict"], "inputs": texts,
            "train_mode": compares_train_mode(label)}
@@ -274,6 +270,16 @@ def verify_one(label: dict, runtime_python: str, mxnet_python: str, timeout: int
     for path in (runtime_npz, mxnet_npz):
         path.unlink(missing_ok=True)
     return json.loads(json.dumps(row).replace(str(ROOT) + "/", ""))  # paths in messages relative to the checkout
+
+
+def _driver(library: str, name: str):
+    """(folder, file stem, driver file) of a model, the driver written afresh."""
+    folder = WORK / "verify" / library
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = name.replace(".", "_").replace("-", "_").replace(":", "_")
+    driver = folder / (stem + ".py")
+    driver.write_text(DRIVER.format(here=str(HERE), library=library, name=name))
+    return folder, stem, driver
 
 
 def _environment() -> dict:
@@ -425,11 +431,7 @@ def probe_mxnet_native(timeout: int, mxnet_python: str, match: str, library_pyth
     for count, i in enumerate(todo, 1):
         row = rows[i]
         python = library_python.get(row["library"], mxnet_python)
-        folder = WORK / "verify" / row["library"]
-        folder.mkdir(parents=True, exist_ok=True)
-        stem = row["name"].replace(".", "_").replace("-", "_").replace(":", "_")
-        driver = folder / (stem + ".py")
-        driver.write_text(DRIVER.format(here=str(HERE), library=row["library"], name=row["name"]))
+        folder, stem, driver = _driver(row["library"], row["name"])
         onednn_npz = folder / f"{stem}.mxnet.npz"
         _verify(python, driver, "mxnet", row["inputs"], row["train_mode"], onednn_npz, env, timeout)
         row["mxnet_native"] = json.loads(json.dumps(
