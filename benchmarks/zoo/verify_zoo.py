@@ -316,13 +316,23 @@ def mxnet_native(mxnet_python: str, driver: Path, texts, train_mode: bool, onedn
     return result
 
 
+#: how far beyond MXNet's own gap (native vs oneDNN) the runtime's gap may be for a miss to count as unsettled:
+#: where float32 rounding decides an output, the two gaps are of one order (measured on numpy 1.23's 33 such
+#: misses: at most 3.3x), while the FPN Faster R-CNNs' eager boxes are 340x to 6,400x MXNet's own gap
+UNSETTLED_FACTOR = 10
+
+
 def unsettled(row: dict) -> bool:
     """Whether every predict-mode output the runtime missed is one MXNet's own two CPU paths (oneDNN and native)
-    also give further apart than the tolerance (`mxnet_native`): an output float32 rounding decides."""
+    also give further apart than the tolerance (`mxnet_native`), with the runtime's gap of the same order as
+    MXNet's own (at most UNSETTLED_FACTOR times it): an output float32 rounding decides."""
     ours = row.get("outputs") or {}
     theirs = (row.get("mxnet_native") or {}).get("outputs") or {}
     missed = [kind for kind, v in ours.items() if not v["equal"] and not kind.startswith("train")]
-    return bool(missed) and all(kind in theirs and not theirs[kind]["equal"] for kind in missed)
+    return bool(missed) and all(
+        kind in theirs and not theirs[kind]["equal"]
+        and ours[kind].get("max_abs", float("inf")) <= UNSETTLED_FACTOR * theirs[kind].get("max_abs", 0.0)
+        for kind in missed)
 
 
 def outputs_equal(row: dict):
@@ -560,7 +570,8 @@ def render(commands: str = "") -> None:
                 "outputs the runtime missed were run again on MXNet with oneDNN turned off (`MXNET_MKLDNN_ENABLED=0`, "
                 "MXNet's native CPU kernels) and compared with MXNet's oneDNN outputs by the same rule. On "
                 f"{len(unsettled_rows)} of them MXNet's two paths are further apart than the tolerance on every "
-                "output the runtime missed: MXNet itself does not settle those outputs to 1e-4 (float32 rounding "
+                f"output the runtime missed, and the runtime's gap is at most {UNSETTLED_FACTOR}x MXNet's own (the "
+                "others: the runtime is much further off than MXNet is from itself): MXNet itself does not settle those outputs to 1e-4 (float32 rounding "
                 "that the model amplifies, or memory MXNet never wrote: the FPN detectors above), and matching them "
                 "would take replaying oneDNN's summation order operator by operator. They stay counted as misses "
                 "above; without them, "
