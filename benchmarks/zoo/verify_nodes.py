@@ -12,9 +12,9 @@ depend on the thread count):
     #    (the error carried from the input); a crc32 of each own output tells two numpys apart
     OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/zoo/verify_nodes.py compare /tmp/i3d [--top 30]
 
-Where gluoncv traces another graph on the runtime than on MXNet (it tests for `contrib.box_decode`, which the
-runtime lacks: the SSDs), `runtime-graph` saves the runtime's graph first and `record --graph` runs that one
-on MXNet.
+Where a library traces another graph on the runtime than on MXNet (gluoncv tests `F.contrib.__dict__` for
+operators; the runtime lacked `contrib.box_decode` until 28 Nov), `runtime-graph` saves the runtime's graph
+first and `record --graph` runs that one on MXNet.
 
 A node whose own error is far above its float32 rounding (a few units in the last place of its largest value)
 is an operator that computes something else than MXNet's; nodes whose own errors are all at rounding level,
@@ -103,7 +103,7 @@ def record(library: str, name: str, out: Path, inputs: list, graph_file: Path = 
 
 def runtime_graph(library: str, name: str, out: Path, inputs: list) -> None:
     """The graph the runtime traces for the model (gluoncv picks other branches where the runtime lacks an
-    operator MXNet has, `contrib.box_decode` say): ``out/runtime-symbol.json``, for ``record --graph``."""
+    operator MXNet has): ``out/runtime-symbol.json``, for ``record --graph``."""
     sys.path.insert(0, str(ROOT))
     from hylint.runtime import activate
     with activate() as mx:

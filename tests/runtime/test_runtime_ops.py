@@ -455,6 +455,21 @@ def _one_hot(data):
 CASES["Cast"] = Case(lambda data: ([data.draw(floats(data.draw(shapes())))], {"dtype": "float64"}),
                      lambda a, dtype: a.astype(dtype))
 CASES["shape_array"] = Case(unary(), lambda a: np.array(a.shape))
+
+
+def _amp_multicast_draw(data):
+    # float32 and int32: MXNet's CPU kernel (oneDNN) fails at run time on float16, float64 and int64
+    # (tests/runtime/test_runtime_boxes.py checks the types and that failure)
+    arrays = [data.draw(floats(data.draw(shapes()))).astype(data.draw(st.sampled_from([np.float32, np.int32])))
+              for _ in range(data.draw(st.integers(1, 3)))]
+    return arrays, {"num_outputs": len(arrays), "cast_narrow": data.draw(st.booleans())}
+
+
+def ref_amp_multicast(*arrays, num_outputs, cast_narrow):
+    return list(arrays)  # float32 stays float32 either way; int32 is never cast
+
+
+CASES["amp_multicast"] = Case(_amp_multicast_draw, ref_amp_multicast)
 CASES["size_array"] = Case(unary(), lambda a: np.array([a.size]))
 
 
@@ -1220,6 +1235,51 @@ def _box_iou(data):
     lhs = data.draw(floats((data.draw(st.integers(1, 3)), 4), 0.0, 2.0))
     rhs = data.draw(floats((data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)), 4), 0.0, 2.0))
     return [lhs, rhs], {"format": data.draw(st.sampled_from(["corner", "center"]))}
+
+
+def _centres(boxes):
+    return ((boxes[..., 0] + boxes[..., 2]) / 2, (boxes[..., 1] + boxes[..., 3]) / 2,
+            boxes[..., 2] - boxes[..., 0], boxes[..., 3] - boxes[..., 1])
+
+
+def ref_box_decode(data, anchors, std0=1.0, std1=1.0, std2=1.0, std3=1.0, clip=-1.0, format="center"):
+    ax, ay, aw, ah = _centres(anchors) if format == "corner" else (anchors[..., k] for k in range(4))
+    dw, dh = data[..., 2] * std2, data[..., 3] * std3
+    if clip > 0:
+        dw, dh = np.minimum(dw, clip), np.minimum(dh, clip)
+    x, y = data[..., 0] * std0 * aw + ax, data[..., 1] * std1 * ah + ay
+    w, h = np.exp(dw) * aw / 2, np.exp(dh) * ah / 2
+    return np.stack([x - w, y - h, x + w, y + h], axis=-1)
+
+
+def ref_box_encode(samples, matches, anchors, refs, means, stds):
+    matched = np.take_along_axis(refs, np.maximum(matches, 0).astype(np.int64)[..., None], axis=1)
+    (rx, ry, rw, rh), (ax, ay, aw, ah) = _centres(matched), _centres(anchors)
+    targets = (np.stack([(rx - ax) / aw, (ry - ay) / ah, np.log(rw / aw), np.log(rh / ah)], -1) - means) / stds
+    valid = (samples > 0.5)[..., None]
+    return [np.where(valid, targets, 0.0), np.repeat(valid, 4, axis=-1) * 1.0]
+
+
+def _boxes(data, shape):
+    corners = data.draw(floats(shape[:-1] + (2,), 0.0, 2.0))
+    return np.concatenate([corners, corners + data.draw(floats(shape[:-1] + (2,), 0.1, 1.0))], -1)
+
+
+@case("_contrib_box_decode", ref=f64(ref_box_decode))
+def _box_decode(data):
+    n = data.draw(st.integers(1, 5))
+    attrs = {"format": data.draw(st.sampled_from(["corner", "center"])), "clip": data.draw(st.sampled_from([-1.0, 0.5])),
+             "std0": 0.1, "std1": 0.1, "std2": 0.2, "std3": 0.2}
+    return [data.draw(floats((2, n, 4))), _boxes(data, (1, n, 4))], attrs
+
+
+@case("_contrib_box_encode", ref=f64(ref_box_encode))
+def _box_encode(data):
+    n, m = data.draw(st.integers(1, 5)), data.draw(st.integers(1, 3))
+    samples = data.draw(hnp.arrays(F32, (2, n), elements=st.sampled_from([-1.0, 0.0, 1.0])))
+    matches = np.where(samples > 0.5, data.draw(hnp.arrays(F32, (2, n), elements=st.integers(0, m - 1).map(float))), -1.0)
+    means, stds = np.array([0.1, -0.2, 0.3, 0.0], F32), np.array([0.1, 0.1, 0.2, 0.2], F32)
+    return [samples, matches.astype(F32), _boxes(data, (2, n, 4)), _boxes(data, (2, m, 4)), means, stds], {}
 
 
 @case("_contrib_box_nms", ref=f64(ref_box_nms))

@@ -7,7 +7,7 @@ typed attributes as MXNet parses them), and are checked against MXNet's own oper
 """
 import numpy as np
 
-from ..base import shape_str
+from ..base import MXNetError, shape_str
 from .. import rng
 from .table import Op, ShapeCheck, _attr_type, _fixed_type, register
 from .attrs import P
@@ -512,6 +512,124 @@ def _box_iou_shape(in_shapes, attrs):
 
 register(Op("_contrib_box_iou", _box_iou_kernel, _box_iou_shape, inputs=("lhs", "rhs"), hint="box_iou",
             params=(P("format", "str", "corner"),)))
+
+
+# --- box_encode / box_decode (gluoncv's box coders take them when ``F.contrib`` has them; without them gluoncv
+# runs another branch: its Python decoder, and in the FPN heads ROIAlign then ``where`` instead of ROIAlign of
+# regions masked to batch index -1, whose zeroed values MXNet's outputs carry; measured on MXNet 1.9.1) ---------
+def _center_form(boxes, half):
+    """(x, y, width, height) of corner boxes, in their own dtype: ``x = xmin + (xmax - xmin) * 0.5``."""
+    width, height = boxes[..., 2] - boxes[..., 0], boxes[..., 3] - boxes[..., 1]
+    return boxes[..., 0] + width * half, boxes[..., 1] + height * half, width, height
+
+
+def _box_decode_kernel(inputs, attrs):
+    data, anchors = inputs
+    n = data.shape[1]
+    if anchors.size != n * 4:  # MXNet reads the anchors as (1, n, 4), whatever their shape
+        raise MXNetError("TBlob.get_with_shape: Check failed: this->shape_.Size() == static_cast<size_t>(shape.Size()) "
+                         "(%d vs. %d) : new and old shape do not match total elements" % (anchors.size, n * 4))
+    kind = data.dtype.type
+    anchors = anchors.reshape(1, n, 4)
+    if attrs["format"] == "corner":
+        ax, ay, aw, ah = _center_form(anchors, kind(0.5))
+    else:
+        ax, ay, aw, ah = (anchors[..., k] for k in range(4))
+    stds = [kind(attrs["std%d" % k]) for k in range(4)]
+    with np.errstate(all="ignore"):
+        ox = data[..., 0] * stds[0] * aw + ax
+        oy = data[..., 1] * stds[1] * ah + ay
+        dw, dh = data[..., 2] * stds[2], data[..., 3] * stds[3]
+        if attrs["clip"] > 0:  # ``dw < clip ? dw : clip``: a NaN becomes the clip
+            clip = kind(attrs["clip"])
+            dw, dh = np.where(dw < clip, dw, clip), np.where(dh < clip, dh, clip)
+        # the kernel's exp is libm's double exp, rounded to the dtype when assigned
+        dw, dh = (np.exp(v.astype(np.float64)).astype(kind) for v in (dw, dh))
+        ow, oh = dw * aw * kind(0.5), dh * ah * kind(0.5)
+        return np.stack([ox - ow, oy - oh, ox + ow, oy + oh], axis=-1).astype(kind, copy=False)
+
+
+def _box_decode_shape(in_shapes, attrs):
+    data, anchors = in_shapes
+    if data is not None:
+        if len(data) != 3:
+            raise ShapeCheck("Check failed: dshape.ndim() == 3 (%d vs. 3) : data shape must have dim == 3, %d provided"
+                             % (len(data), len(data)))
+        if data[-1] != 4:
+            raise ShapeCheck("Check failed: ldim == 4 (%d vs. 4) : last dimension of data must be 4, %d provided"
+                             % (data[-1], data[-1]))
+    if anchors is not None:
+        if len(anchors) < 3:
+            raise ShapeCheck("Check failed: ashape.ndim() >= 3 (%d vs. 3) : anchors shape must have dim == 3, %d "
+                             "provided" % (len(anchors), len(anchors)))
+        if anchors[-1] != 4:
+            raise ShapeCheck("Check failed: ldim == 4 (%d vs. 4) : last dimension of anchors must be 4, %d provided"
+                             % (anchors[-1], anchors[-1]))
+    return list(in_shapes), [None if data is None else tuple(data)]
+
+
+register(Op("_contrib_box_decode", _box_decode_kernel, _box_decode_shape, inputs=("data", "anchors"),
+            hint="box_decode", params=(P("std0", "float", 1.0), P("std1", "float", 1.0), P("std2", "float", 1.0),
+                                       P("std3", "float", 1.0), P("clip", "float", -1.0),
+                                       P("format", "str", "center"))))
+
+
+def _box_encode_kernel(inputs, attrs):
+    samples, matches, anchors, refs, means, stds = inputs
+    kind = anchors.dtype.type
+    batch, n = anchors.shape[:2]
+    samples, matches = samples.reshape(batch, n), matches.reshape(batch, n)
+    anchors, refs = anchors.reshape(batch, n, 4), refs.reshape(batch, -1, 4)
+    # a sample's match indexes its batch's refs (the index truncated from the float); an unmatched sample's
+    # index (-1) is read too, but its targets are 0, so it reads ref 0 here
+    index = np.clip(matches.astype(np.int64), 0, refs.shape[1] - 1)
+    matched = np.take_along_axis(refs, index[..., None], axis=1)
+    half = kind(0.5)
+    rx, ry, rw, rh = _center_form(matched, half)
+    ax, ay, aw, ah = _center_form(anchors, half)
+    valid = samples > 0.5
+    with np.errstate(all="ignore"):
+        # x and y in the dtype; the sizes through libm's double log, the rest of their expression in double too
+        tx = ((rx - ax) / aw - means[0]) / stds[0]
+        ty = ((ry - ay) / ah - means[1]) / stds[1]
+        tw = (np.log((rw / aw).astype(np.float64)) - np.float64(means[2])) / np.float64(stds[2])
+        th = (np.log((rh / ah).astype(np.float64)) - np.float64(means[3])) / np.float64(stds[3])
+        targets = np.stack([tx, ty, tw.astype(kind), th.astype(kind)], axis=-1)
+    targets = np.where(valid[..., None], targets, kind(0)).astype(kind, copy=False)
+    masks = np.repeat(valid[..., None], 4, axis=-1).astype(kind)
+    return targets, masks
+
+
+def _box_encode_shape(in_shapes, attrs):
+    samples, matches, anchors, refs = in_shapes[:4]
+    for shape, least, text in ((samples, None, "samples shape must have dim == 2"),
+                               (matches, 2, "matches shape must have dim == 2"),
+                               (anchors, 3, "matches shape must have dim == 3"), (refs, 3, "refs shape must have dim == 3")):
+        if shape is None:
+            continue
+        ndim = len(shape)
+        if least is None and ndim != 2:
+            raise ShapeCheck("Check failed: sshape.ndim() == 2 (%d vs. 2) : %s, %d provided" % (ndim, text, ndim))
+        if least is not None and ndim < least:
+            name = {"matches shape must have dim == 2": "mshape", "refs shape must have dim == 3": "rshape"}.get(text, "ashape")
+            # the refs message prints the anchors' rank (MXNet's own slip)
+            shown = len(anchors) if shape is refs and anchors is not None else ndim
+            raise ShapeCheck("Check failed: %s.ndim() >= %d (%d vs. %d) : %s, %d provided"
+                             % (name, least, ndim, least, text, shown))
+        if least == 3 and shape[-1] != 4:
+            raise ShapeCheck("Check failed: ldim == 4 (%d vs. 4) : last dimension of anchors must be 4, %d provided"
+                             % (shape[-1], shape[-1]))
+    shapes = list(in_shapes[:4]) + [(4,), (4,)]
+    for k in (4, 5):
+        if in_shapes[k] is not None and tuple(in_shapes[k]) != (4,):
+            raise ShapeCheck("Check failed: shape_assign(&(*in_attrs)[%d], mshadow::Shape1(4)): Shape inconsistent, "
+                             "Provided = %s, inferred shape=(4,)" % (k, shape_str(in_shapes[k])))
+    out = None if anchors is None else tuple(anchors)
+    return shapes, [out, out]
+
+
+register(Op("_contrib_box_encode", _box_encode_kernel, _box_encode_shape,
+            inputs=("samples", "matches", "anchors", "refs", "means", "stds"), num_outputs=2, hint="box_encode"))
 
 
 
