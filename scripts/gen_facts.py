@@ -4,7 +4,9 @@
   are hand-written wrappers on both, and which NDArray attributes a Symbol lacks or has as stubs; read from
   mxnet-truth's measured API lists (``api/``, measured on MXNet 1.9.1).
 - ``mxnet_names.json``: ``dir()`` of every MXNet 1.9.1 module the runtime stands in for (``hylint verify``
-  reads it to tell a name the runtime lacks from a name MXNet lacks as well). Needs MXNet importable.
+  reads it to tell a name the runtime lacks from a name MXNet lacks as well), and, under ``operators``, the
+  operator functions MXNet generates in each operator namespace (the runtime stands in for those it lacks,
+  so that a library's test for an operator sees what it sees on MXNet). Needs MXNet importable.
 
     python scripts/gen_facts.py [--api path/to/mxnet-truth/api] [--only api|names]
 """
@@ -56,6 +58,24 @@ def write_api(api: Path) -> None:
     (FACTS / "mxnet_api.py").write_text("\n".join(lines))
 
 
+#: the operator namespaces: MXNet generates a Python function per registered operator in each
+OPERATOR_MODULES = tuple(f"mxnet.{side}{suffix}" for side in ("ndarray", "symbol")
+                         for suffix in ("", ".contrib", ".image", ".linalg", ".random"))
+
+
+def _operators(modules: dict) -> dict:
+    """Per operator namespace, the public functions MXNet generated from its operator registry (their code
+    is compiled from a string, ``<string>``); the hand-written ones (``contrib.foreach``) are left out."""
+    out = {}
+    for name in OPERATOR_MODULES:
+        module = modules.get(name)
+        if module is None:
+            continue
+        out[name] = sorted(attr for attr, value in vars(module).items() if not attr.startswith("_")
+                           and isinstance(value, types.FunctionType) and value.__code__.co_filename == "<string>")
+    return out
+
+
 def write_names() -> None:
     import mxnet
 
@@ -75,7 +95,7 @@ def write_names() -> None:
                 modules.setdefault(value.__name__, value)
     names = {name: sorted(attr for attr in dir(module) if not attr.startswith("__"))
              for name, module in sorted(modules.items())}
-    out = {"mxnet": mxnet.__version__, "modules": names}
+    out = {"mxnet": mxnet.__version__, "modules": names, "operators": _operators(modules)}
     (FACTS / "mxnet_names.json").write_text(json.dumps(out, indent=0, sort_keys=True) + "\n")
     print(f"{len(names)} modules, {sum(len(v) for v in names.values())} names")
 

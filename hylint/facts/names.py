@@ -18,12 +18,26 @@ ND_MODULE_NAME = "mxnet.ndarray"
 SYM_MODULE_NAME = "mxnet.symbol"
 
 
+_OPERATORS: Dict[str, tuple] = {}
+
+
+def _load() -> dict:
+    try:
+        return json.loads((Path(__file__).resolve().parent / "mxnet_names.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
 def mxnet_names() -> Dict[str, frozenset]:
     """module -> its names; empty when the table is missing or unreadable."""
     if not _NAMES:
-        try:
-            data = json.loads((Path(__file__).resolve().parent / "mxnet_names.json").read_text())
-        except (OSError, ValueError):
-            return {}
-        _NAMES.update({module: frozenset(names) for module, names in data["modules"].items()})
+        _NAMES.update({module: frozenset(names) for module, names in _load().get("modules", {}).items()})
     return _NAMES
+
+
+def mxnet_operators() -> Dict[str, tuple]:
+    """operator namespace (``mxnet.ndarray.contrib``, ...) -> the operator functions MXNet 1.9.1 generates in
+    it, sorted; empty when the table is missing or unreadable."""
+    if not _OPERATORS:
+        _OPERATORS.update({module: tuple(names) for module, names in _load().get("operators", {}).items()})
+    return _OPERATORS

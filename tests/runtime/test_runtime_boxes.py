@@ -234,3 +234,22 @@ def test_amp_multicast_fails_where_mxnet_fails(runtime_mx, real_mx):
         run = subprocess.run([sys.executable, "-c", script, kinds, narrow], capture_output=True, text=True, timeout=120,
                              env=dict(__import__("os").environ, OMP_NUM_THREADS="1"))
         assert expected in run.stdout, (kinds, run.stdout, run.stderr[-500:])
+
+
+# --- the operators the runtime lacks are there by name (hylint/facts/mxnet_names.json, "operators") ----------
+def test_every_operator_mxnet_generates_is_there_by_name(runtime_mx):
+    """A library's test for an operator (gluoncv: `'box_decode' in F.contrib.__dict__`) sees what it sees on
+    MXNet 1.9.1, so the runtime runs MXNet's branch; an operator it lacks stops the call naming it."""
+    from hylint.facts.names import mxnet_operators
+    from hylint.runtime.base import RuntimeUnsupported
+    operators = mxnet_operators()
+    assert len(operators["mxnet.ndarray.contrib"]) > 50 and "box_decode" in operators["mxnet.symbol.contrib"]
+    for public, names in operators.items():
+        module = runtime_mx
+        for part in public.split(".")[1:]:
+            module = getattr(module, {"ndarray": "nd", "symbol": "sym"}.get(part, part))
+        assert [name for name in names if name not in vars(module)] == [], public
+    with pytest.raises(RuntimeUnsupported, match="does not provide mxnet.ndarray.contrib.Proposal"):
+        runtime_mx.nd.contrib.Proposal(runtime_mx.nd.ones((1, 2)))
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_operator'"):  # MXNet has none either
+        runtime_mx.nd.contrib.no_such_operator

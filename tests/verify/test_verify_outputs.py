@@ -181,10 +181,18 @@ class Missing(nn.HybridBlock):
 class Gap(nn.HybridBlock):
     def hybrid_forward(self, F, x):
         return F.linalg.syevd(x)[0]  # MXNet has it; the runtime does not
+
+
+class Tests(nn.HybridBlock):
+    def hybrid_forward(self, F, x):
+        if "Proposal" in F.contrib.__dict__:  # MXNet has it: this branch is the one MXNet runs
+            return F.contrib.Proposal(x, x, x)
+        return x
 '''
 
 
-@pytest.mark.parametrize("name, missing", [("Decodes", "mxnet.image.imdecode"), ("Gap", "mxnet.ndarray.linalg.syevd")])
+@pytest.mark.parametrize("name, missing", [("Decodes", "mxnet.image.imdecode"), ("Gap", "mxnet.ndarray.linalg.syevd"),
+                                           ("Tests", "mxnet.ndarray.contrib.Proposal")])
 def test_a_part_the_runtime_lacks_is_named_with_exit_2(project, name, missing):
     write(project, "m.py", GAPS)
     result = verify([f"m.py::{name}", "--input", "2x3"])

@@ -5,6 +5,8 @@ import math
 import numpy as np
 
 from ...facts.operators import ND_BINARY_FUNCTIONS  # facts are shared with the linter, not part of it
+from ...facts.names import mxnet_operators
+from ..base import unsupported
 
 from .table import OPS
 from .math import _BINARY
@@ -36,6 +38,17 @@ def prefixed_names(group):
     (``_contrib_SyncBatchNorm`` is ``nd.contrib.SyncBatchNorm``, ``_image_to_tensor`` ``nd.image.to_tensor``)."""
     prefix = "_%s_" % group
     return {name[len(prefix):]: op for name, op in OPS.items() if name.startswith(prefix)}
+
+
+def stand_in_for_lacking_operators(module, public_name):
+    """Give ``module`` (the runtime's ``public_name``, ``mxnet.ndarray.contrib`` say) every operator function
+    MXNet 1.9.1 generates there and the runtime lacks, as a stand-in that raises RuntimeUnsupported when
+    called. Libraries test for operators (gluoncv: ``'box_decode' in F.contrib.__dict__``) and run other code
+    without them; with the name present, the runtime takes MXNet's branch and, where that calls an operator
+    it lacks, stops naming it, instead of verifying code MXNet does not run."""
+    for name in mxnet_operators().get(public_name, ()):
+        if not hasattr(module, name):
+            setattr(module, name, unsupported("%s.%s" % (public_name, name)))
 
 
 # ----------------------------------------------------------------------------------------------
