@@ -573,6 +573,4 @@ for _name in FLUENT_METHODS:
 Symbol.__module__ = "mxnet.symbol.symbol"
 
 # MXNet's operators the runtime lacks, present by name (a library's test for one sees what it sees on MXNet)
-for _module, _suffix in ((_THIS, ""), (contrib, ".contrib"), (image, ".image"), (linalg, ".linalg"),
-                         (random, ".random")):
-    _ops.namespaces.stand_in_for_lacking_operators(_module, PUBLIC_NAME + _suffix)
+_ops.namespaces.stand_in_for_lacking_operators(_THIS, PUBLIC_NAME)

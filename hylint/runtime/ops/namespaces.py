@@ -40,15 +40,24 @@ def prefixed_names(group):
     return {name[len(prefix):]: op for name, op in OPS.items() if name.startswith(prefix)}
 
 
-def stand_in_for_lacking_operators(module, public_name):
-    """Give ``module`` (the runtime's ``public_name``, ``mxnet.ndarray.contrib`` say) every operator function
-    MXNet 1.9.1 generates there and the runtime lacks, as a stand-in that raises RuntimeUnsupported when
-    called. Libraries test for operators (gluoncv: ``'box_decode' in F.contrib.__dict__``) and run other code
-    without them; with the name present, the runtime takes MXNet's branch and, where that calls an operator
-    it lacks, stops naming it, instead of verifying code MXNet does not run."""
-    for name in mxnet_operators().get(public_name, ()):
-        if not hasattr(module, name):
-            setattr(module, name, unsupported("%s.%s" % (public_name, name)))
+def stand_in_for_lacking_operators(namespace, public_name):
+    """Give ``namespace`` (the runtime's ``public_name``: ``mxnet.ndarray`` or ``mxnet.symbol``) and its
+    operator submodules (``contrib``, ``image``, ...) every operator function MXNet 1.9.1 generates there and
+    the runtime lacks, as a stand-in that raises RuntimeUnsupported when called. Libraries test for operators
+    (gluoncv: ``'box_decode' in F.contrib.__dict__``) and run other code without them; with the name present,
+    the runtime takes MXNet's branch and, where that calls an operator it lacks, stops naming it, instead of
+    verifying code MXNet does not run."""
+    for module_name, names in mxnet_operators().items():
+        if module_name != public_name and not module_name.startswith(public_name + "."):
+            continue
+        module = namespace
+        for part in module_name[len(public_name):].split(".")[1:]:
+            module = getattr(module, part, None)
+        if module is None:  # a namespace the runtime does not have at all: its own AttributeError names it
+            continue
+        for name in names:
+            if not hasattr(module, name):
+                setattr(module, name, unsupported("%s.%s" % (module_name, name)))
 
 
 # ----------------------------------------------------------------------------------------------
