@@ -253,3 +253,22 @@ def test_every_operator_mxnet_generates_is_there_by_name(runtime_mx):
         runtime_mx.nd.contrib.Proposal(runtime_mx.nd.ones((1, 2)))
     with pytest.raises(AttributeError, match="has no attribute 'no_such_operator'"):  # MXNet has none either
         runtime_mx.nd.contrib.no_such_operator
+
+
+def test_box_encode_rejects_what_mxnet_rejects(runtime_mx):
+    """MXNet 1.9.1's messages, measured, the refs one printing the anchors' rank as MXNet does."""
+    def zeros(*shape):
+        return runtime_mx.nd.zeros(shape)
+    good = [zeros(2, 3), zeros(2, 3), zeros(2, 3, 4), zeros(2, 5, 4), zeros(4), zeros(4)]
+    cases = [(0, zeros(2), "sshape.ndim() == 2 (1 vs. 2) : samples shape must have dim == 2, 1 provided"),
+             (1, zeros(3), "mshape.ndim() >= 2 (1 vs. 2) : matches shape must have dim == 2, 1 provided"),
+             (2, zeros(2, 3), "ashape.ndim() >= 3 (2 vs. 3) : matches shape must have dim == 3, 2 provided"),
+             (2, zeros(2, 3, 3), "ldim == 4 (3 vs. 4) : last dimension of anchors must be 4, 3 provided"),
+             (3, zeros(2, 5), "rshape.ndim() >= 3 (2 vs. 3) : refs shape must have dim == 3, 3 provided"),
+             (4, zeros(3), "Shape inconsistent, Provided = [3], inferred shape=(4,)")]
+    for slot, bad, message in cases:
+        args = list(good)
+        args[slot] = bad
+        with pytest.raises(runtime_mx.base.MXNetError) as caught:
+            runtime_mx.nd.contrib.box_encode(*args)
+        assert message in str(caught.value)

@@ -3,7 +3,7 @@ import weakref
 
 import numpy as np
 
-from ..base import shape_str
+from ..base import MXNetError, shape_str
 from .table import ShapeCheck
 
 
@@ -175,3 +175,10 @@ def _power(a, b):
 
 
 _shape_unary = _unary_shape_fn(lambda s, attrs: s)
+
+
+def size_mismatch(size, expected):
+    """MXNet's run-time error when a kernel views an array of ``size`` values as a shape of ``expected`` values
+    (``TBlob::get_with_shape``): raised by the kernel, after shape inference let the call through."""
+    return MXNetError("TBlob.get_with_shape: Check failed: this->shape_.Size() == static_cast<size_t>(shape.Size()) "
+                      "(%d vs. %d) : new and old shape do not match total elements" % (size, expected))

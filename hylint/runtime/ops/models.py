@@ -7,11 +7,11 @@ typed attributes as MXNet parses them), and are checked against MXNet's own oper
 """
 import numpy as np
 
-from ..base import MXNetError, shape_str
+from ..base import shape_str
 from .. import rng
 from .table import Op, ShapeCheck, _attr_type, _fixed_type, register
 from .attrs import P
-from .common import _assign_param, _unary_shape_fn
+from .common import _assign_param, _unary_shape_fn, size_mismatch
 from .creation import _creation_shape, _target_shape
 from .nn import _batch_norm_kernel, _channel_param_shape, _conv_geometry, _conv_shape
 
@@ -527,8 +527,7 @@ def _box_decode_kernel(inputs, attrs):
     data, anchors = inputs
     n = data.shape[1]
     if anchors.size != n * 4:  # MXNet reads the anchors as (1, n, 4), whatever their shape
-        raise MXNetError("TBlob.get_with_shape: Check failed: this->shape_.Size() == static_cast<size_t>(shape.Size()) "
-                         "(%d vs. %d) : new and old shape do not match total elements" % (anchors.size, n * 4))
+        raise size_mismatch(anchors.size, n * 4)
     kind = data.dtype.type
     anchors = anchors.reshape(1, n, 4)
     if attrs["format"] == "corner":
@@ -602,28 +601,29 @@ def _box_encode_kernel(inputs, attrs):
 
 def _box_encode_shape(in_shapes, attrs):
     samples, matches, anchors, refs = in_shapes[:4]
-    for shape, least, text in ((samples, None, "samples shape must have dim == 2"),
-                               (matches, 2, "matches shape must have dim == 2"),
-                               (anchors, 3, "matches shape must have dim == 3"), (refs, 3, "refs shape must have dim == 3")):
+
+    def check(ok, message, *values):
+        if not ok:
+            raise ShapeCheck("Check failed: " + message % values)
+
+    if samples is not None:
+        check(len(samples) == 2, "sshape.ndim() == 2 (%d vs. 2) : samples shape must have dim == 2, %d provided",
+              len(samples), len(samples))
+    if matches is not None:
+        check(len(matches) >= 2, "mshape.ndim() >= 2 (%d vs. 2) : matches shape must have dim == 2, %d provided",
+              len(matches), len(matches))
+    for shape, name, text in ((anchors, "ashape", "matches shape must have dim == 3"),
+                              (refs, "rshape", "refs shape must have dim == 3")):
         if shape is None:
             continue
-        ndim = len(shape)
-        if least is None and ndim != 2:
-            raise ShapeCheck("Check failed: sshape.ndim() == 2 (%d vs. 2) : %s, %d provided" % (ndim, text, ndim))
-        if least is not None and ndim < least:
-            name = {"matches shape must have dim == 2": "mshape", "refs shape must have dim == 3": "rshape"}.get(text, "ashape")
-            # the refs message prints the anchors' rank (MXNet's own slip)
-            shown = len(anchors) if shape is refs and anchors is not None else ndim
-            raise ShapeCheck("Check failed: %s.ndim() >= %d (%d vs. %d) : %s, %d provided"
-                             % (name, least, ndim, least, text, shown))
-        if least == 3 and shape[-1] != 4:
-            raise ShapeCheck("Check failed: ldim == 4 (%d vs. 4) : last dimension of anchors must be 4, %d provided"
-                             % (shape[-1], shape[-1]))
-    shapes = list(in_shapes[:4]) + [(4,), (4,)]
-    for k in (4, 5):
-        if in_shapes[k] is not None and tuple(in_shapes[k]) != (4,):
-            raise ShapeCheck("Check failed: shape_assign(&(*in_attrs)[%d], mshadow::Shape1(4)): Shape inconsistent, "
-                             "Provided = %s, inferred shape=(4,)" % (k, shape_str(in_shapes[k])))
+        # the refs message prints the anchors' rank (MXNet's own slip)
+        shown = len(anchors) if shape is refs and anchors is not None else len(shape)
+        check(len(shape) >= 3, "%s.ndim() >= 3 (%d vs. 3) : %s, %d provided", name, len(shape), text, shown)
+        check(shape[-1] == 4, "ldim == 4 (%d vs. 4) : last dimension of anchors must be 4, %d provided",
+              shape[-1], shape[-1])
+    shapes = list(in_shapes)
+    for k in (4, 5):  # means and stds
+        _assign_param(shapes, k, (4,), message="Shape inconsistent, Provided = %s, inferred shape=(4,)")
     out = None if anchors is None else tuple(anchors)
     return shapes, [out, out]
 

@@ -4,7 +4,7 @@ import numpy as np
 from ..base import MXNetError, shape_str
 from .table import InferFailed, Op, ShapeCheck, UnwrappedCheck, _attr_type, _first_type, _fixed_type, register
 from .attrs import P
-from .common import _at_least_1d, _shape_same, _shape_unary, _unary_shape_fn
+from .common import _at_least_1d, _shape_same, _shape_unary, _unary_shape_fn, size_mismatch
 
 
 # ----------------------------------------------------------------------------------------------
@@ -234,8 +234,7 @@ def _stack_shape(in_shapes, attrs):
 def _stack_kernel(inputs, attrs):
     for a in inputs[1:]:
         if a.shape != inputs[0].shape:
-            raise MXNetError("TBlob.get_with_shape: Check failed: this->shape_.Size() == static_cast<size_t>(shape.Size()) "
-                             "(%d vs. %d) : new and old shape do not match total elements" % (a.size, inputs[0].size))
+            raise size_mismatch(a.size, inputs[0].size)
     return np.stack(inputs, axis=attrs["axis"])
 
 
