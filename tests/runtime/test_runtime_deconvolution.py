@@ -80,6 +80,21 @@ def test_the_ordered_sums_are_sequential_fused_steps():
         assert out[sample, channel, row, col] == total
 
 
+def test_samples_in_groups_sum_as_one_group(monkeypatch):
+    """The replay takes the samples a few at a time (to stay in cache): each sample's sums are its own, so the
+    groups' outputs are those of one pass over all samples, bit for bit, whatever the group size."""
+    rng = np.random.RandomState(5)
+    x = rng.standard_normal((7, 32, 3, 4)).astype(np.float32)
+    w = rng.standard_normal((32, 16, 2, 2)).astype(np.float32)
+    whole = kernels.onednn_transposed_convolution(x, w, (2, 2), (1, 1), (0, 0), (0, 0), 16)
+    step = 8 * 2 * 16 * 3 * 4  # one sample's step: 2 blocks x 16 output channels x 3x4, float64
+    for samples in (1, 3):
+        monkeypatch.setattr(kernels, "REPLAY_STEP_BYTES", samples * step)
+        grouped = kernels.onednn_transposed_convolution(x, w, (2, 2), (1, 1), (0, 0), (0, 0), 16)
+        assert grouped.shape == (7, 16, 6, 8)
+        np.testing.assert_array_equal(grouped, whole)
+
+
 def _real_mxnet():
     real = pytest.importorskip("mxnet")
     if getattr(real, "__hylint_runtime__", False):
