@@ -27,6 +27,11 @@ names, which must have gluonfr too); its losses' 1-D inputs are class ids. hylin
 Resumable: results go one JSON line per model to `verify/results.jsonl`; a model already there is skipped.
 `--render` writes `verify/RESULTS.md` and `verify/summary.json` from them.
 
+A row keeps the code it ran with, and the runtime changes while a coverage run goes on: `--recheck N` runs
+again, on the current code, a seeded sample of N rows already written (among those whose two runs took at most
+`--recheck-seconds` together), into `verify/recheck.jsonl` (each row with the commit it ran on), and the render
+says how many kept their verdict and output equality.
+
     nice -n 10 python benchmarks/zoo/verify_zoo.py --python /work/venv-mx/bin/python --per-library 40
     python benchmarks/zoo/verify_zoo.py --render
 """
@@ -34,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import statistics
@@ -51,6 +57,7 @@ ROOT = HERE.parents[1]
 WORK = HERE / ".work"
 OUT = HERE / "verify"
 RESULTS = OUT / "results.jsonl"
+RECHECK = OUT / "recheck.jsonl"  # rows run again on later code (--recheck)
 TIMEOUT = 300  # seconds per verify run (each backend)
 # the comparison of the runtime's outputs with MXNet's: max|r - m| <= TOLERANCE * max(1, max|m|)
 TOLERANCE = 1e-4
@@ -399,6 +406,14 @@ def done_names() -> set:
     return {(row["library"], row["name"]) for row in map(json.loads, RESULTS.open())}
 
 
+def _interpreters(library: str, runtime_python: str, mxnet_python: str, library_python: dict, runtime_own: bool):
+    """(the runtime's interpreter, MXNet's) for a library's models: a runtime interpreter of its own (numpy 2, no
+    MXNet, --runtime-python) runs every library's runtime side, and the library's own interpreter then stands in
+    for MXNet's only."""
+    own = library_python.get(library)
+    return (runtime_python if runtime_own else own or runtime_python), own or mxnet_python
+
+
 def run(per_library: int, runtime_python: str, mxnet_python: str, timeout: int, limit: int, match: str,
         libraries: Sequence[str] = (), fastest_first: bool = False, library_python: dict = None,
         runtime_own: bool = False) -> None:
@@ -413,10 +428,8 @@ def run(per_library: int, runtime_python: str, mxnet_python: str, timeout: int, 
     if fastest_first:  # most models within a time budget: by the labeller's own time for the model
         todo.sort(key=lambda label: label.get("seconds") or float("inf"))
     for index, label in enumerate(todo[:limit] if limit else todo, 1):
-        own = library_python.get(label["library"])
-        # a runtime interpreter of its own (numpy 2, no MXNet) runs every library the runtime side; the library's
-        # own interpreter then stands in for MXNet's only
-        row = verify_one(label, runtime_python if runtime_own else own or runtime_python, own or mxnet_python, timeout)
+        row = verify_one(label, *_interpreters(label["library"], runtime_python, mxnet_python, library_python,
+                                               runtime_own), timeout)
         with RESULTS.open("a") as handle:
             handle.write(json.dumps(row, sort_keys=True) + "\n")
         print(f"{index}/{len(todo)} {label['library']} {label['name']}: label {label['verdict']}, runtime "
@@ -457,6 +470,63 @@ def probe_mxnet_native(timeout: int, mxnet_python: str, match: str, library_pyth
               f", {'unsettled' if unsettled(row) else 'settled'}: " + "; ".join(
                   f"{kind} {v.get('why') or 'equal'}" for kind, v in (native.get("outputs") or {}).items())
               + f" ({native['seconds']} s)", flush=True)
+
+
+def recheck_sample(rows: list, sample: int, max_seconds: float, library_python: dict) -> list:
+    """The rows --recheck runs again: a seeded sample (the same for the same results) of the rows whose runtime
+    and MXNet runs took at most ``max_seconds`` together."""
+    def seconds(run):  # a stopped run has none
+        return math.inf if run.get("seconds") is None else run["seconds"]
+    quick = sorted((row for row in rows if seconds(row["numpy"]) + seconds(row["mxnet"]) <= max_seconds
+                    and (row["library"] not in OWN_PYTHON or row["library"] in library_python)),
+                   key=lambda row: (row["library"], row["name"]))
+    return random.Random(0).sample(quick, min(sample, len(quick)))
+
+
+def recheck(sample: int, max_seconds: float, runtime_python: str, mxnet_python: str, timeout: int,
+            library_python: dict, runtime_own: bool) -> None:
+    """Rows already written, run again on the current code into RECHECK (resumable): does a row written by older
+    code still stand? The rows themselves are left as they are."""
+    rows = [json.loads(line) for line in RESULTS.open()]
+    done = {(row["library"], row["name"]) for row in map(json.loads, RECHECK.open())} if RECHECK.exists() else set()
+    labels = {(label["library"], label["name"]): label for items in load_labels().values() for label in items}
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    chosen = recheck_sample(rows, sample, max_seconds, library_python)
+    for count, old in enumerate(chosen, 1):
+        key = (old["library"], old["name"])
+        if key in done:
+            continue
+        row = verify_one(labels[key], *_interpreters(old["library"], runtime_python, mxnet_python, library_python,
+                                                       runtime_own), timeout)
+        row["code"] = commit
+        with RECHECK.open("a") as handle:
+            handle.write(json.dumps(row, sort_keys=True) + "\n")
+        print(f"{count}/{len(chosen)} {old['library']} {old['name']}: verdict "
+              f"{'kept' if row['same_verdict'] == old['same_verdict'] else 'CHANGED'}, outputs "
+              f"{'kept' if row['outputs_equal'] == old['outputs_equal'] else 'CHANGED'} "
+              f"({'equal' if row['outputs_equal'] else 'NOT equal'})", flush=True)
+
+
+def recheck_paragraph(rows: list) -> list:
+    """The render's lines on RECHECK: how many rows run again on later code kept their verdict and outputs."""
+    if not RECHECK.exists():
+        return []
+    first = {(row["library"], row["name"]): row for row in rows}
+    again = [row for row in map(json.loads, RECHECK.open()) if (row["library"], row["name"]) in first]
+    if not again:
+        return []
+    changed = [row for row in again if (row["same_verdict"], row["outputs_equal"])
+               != (first[row["library"], row["name"]]["same_verdict"], first[row["library"], row["name"]]["outputs_equal"])]
+
+    def state(row):
+        return f"verdict {'same' if row['same_verdict'] else 'missed'}, outputs {'equal' if row['outputs_equal'] else 'missed'}"
+    commits = sorted({row.get("code") or "?" for row in again})
+    return ["", f"Rows run again on later code (`--recheck`, a seeded sample of the rows whose two runs took little "
+            f"time; code of {', '.join(commits)}): of {len(again)}, {len(again) - len(changed)} kept their verdict and "
+            "output equality" + ("" if not changed else "; changed: " + "; ".join(
+                f"{row['name']} ({state(first[row['library'], row['name']])} -> {state(row)})" for row in changed))
+            + ". The rows above keep their first run."]
 
 
 #: what verify says (exit 2) when a model's own library uses a numpy alias removed in numpy 1.24 (runtime/base.py)
@@ -586,6 +656,7 @@ def render(commands: str = "") -> None:
                 f"gets): on {len(agree)} of {len(control)}, MXNet's native outputs are within the tolerance of its "
                 "oneDNN outputs too" + (": " + ", ".join(row["name"] for row in control if row not in agree)
                                         + " are not" if len(agree) < len(control) else "") + "."]
+    out += recheck_paragraph(rows)
     if gaps:
         within = sum(gap <= TOLERANCE for gap in gaps_abs)
         out += ["", f"Predict-mode output comparisons (eager and hybridized, per model and call): {len(gaps)}; "
@@ -690,13 +761,19 @@ def main() -> int:
     parser.add_argument("--mxnet-native", action="store_true",
                         help="for rows already written whose outputs the runtime missed: MXNet against itself, "
                              "with and without oneDNN (see mxnet_native)")
+    parser.add_argument("--recheck", type=int, default=0,
+                        help="run again, on the current code, this many rows already written (a seeded sample) into "
+                             "recheck.jsonl, to see whether rows of older code still stand")
+    parser.add_argument("--recheck-seconds", type=float, default=60.0,
+                        help="with --recheck: only rows whose runtime and MXNet runs took at most this together")
     parser.add_argument("--control", type=int, default=0,
                         help="with --mxnet-native: also this many rows whose outputs the runtime got (seeded sample)")
     args = parser.parse_args()
     if args.out:
-        global OUT, RESULTS
+        global OUT, RESULTS, RECHECK
         OUT = Path(args.out).resolve()
         RESULTS = OUT / "results.jsonl"
+        RECHECK = OUT / "recheck.jsonl"
         OUT.mkdir(parents=True, exist_ok=True)
     if args.render:
         render(args.commands)
@@ -704,6 +781,10 @@ def main() -> int:
     if args.mxnet_native:
         probe_mxnet_native(args.timeout, args.python, args.match, dict(item.split("=", 1) for item in args.library_python),
                            args.control)
+        return 0
+    if args.recheck:
+        recheck(args.recheck, args.recheck_seconds, args.runtime_python or args.python, args.python, args.timeout,
+                dict(item.split("=", 1) for item in args.library_python), runtime_own=args.runtime_python is not None)
         return 0
     if args.eager_fails:
         OUT.mkdir(exist_ok=True)

@@ -106,3 +106,32 @@ def test_a_miss_is_unsettled_only_where_mxnet_departs_from_itself_on_every_misse
     assert verify_zoo.unsettled(row({"eager": False}, {"eager": False}, gap=3.0, native_gap=1.0))
     assert not verify_zoo.unsettled(row({"eager": False}, {"eager": False}, gap=300.0, native_gap=1.0))
     assert "**unsettled**: eager: x" in verify_zoo.native_cell(row({"eager": False}, {"eager": False}))
+
+
+def _row(name, seconds=(5.0, 5.0), verdict=True, outputs=True, library="gluoncv2", **extra):
+    return dict({"library": library, "name": name, "numpy": {"seconds": seconds[0]}, "mxnet": {"seconds": seconds[1]},
+                 "same_verdict": verdict, "outputs_equal": outputs}, **extra)
+
+
+def test_recheck_samples_the_quick_rows_the_same_way_each_time():
+    rows = [_row(f"m{i}", seconds=(i, i)) for i in range(40)] + [_row("stopped", seconds=(None, 3.0)),
+                                                              _row("arcface", library="gluonfr")]
+    chosen = verify_zoo.recheck_sample(rows, 5, 30.0, {})
+    assert len(chosen) == 5 and len({row["name"] for row in chosen}) == 5
+    # only rows whose two runs took at most 30 s together; a stopped run has no time; gluonfr needs its interpreter
+    assert all(row["numpy"]["seconds"] + row["mxnet"]["seconds"] <= 30 for row in chosen)
+    assert [row["name"] for row in verify_zoo.recheck_sample(list(reversed(rows)), 5, 30.0, {})] == \
+        [row["name"] for row in chosen]
+    assert len(verify_zoo.recheck_sample(rows, 100, 30.0, {})) == 16
+
+
+def test_recheck_paragraph_counts_the_rows_that_kept_their_results(tmp_path, monkeypatch):
+    import json
+    rows = [_row("a"), _row("b", outputs=False), _row("c")]
+    again = [_row("a", code="abc1234"), _row("b", outputs=True, code="abc1234"), _row("gone", code="abc1234")]
+    monkeypatch.setattr(verify_zoo, "RECHECK", tmp_path / "recheck.jsonl")
+    assert verify_zoo.recheck_paragraph(rows) == []
+    (tmp_path / "recheck.jsonl").write_text("".join(json.dumps(row) + "\n" for row in again))
+    text = " ".join(verify_zoo.recheck_paragraph(rows))
+    assert "code of abc1234): of 2, 1 kept their verdict and output equality" in text
+    assert "changed: b (verdict same, outputs missed -> verdict same, outputs equal)" in text
