@@ -392,8 +392,7 @@ def run_eager_fails(python: str, timeout: int) -> None:
         if label["name"] in done:
             continue
         row = verify_one(with_built_inputs(label, python), python, python, timeout)
-        with path.open("a") as handle:
-            handle.write(json.dumps(row, sort_keys=True) + "\n")
+        append_row(path, row)
         print(f"{label['library']} {label['name']}: runtime {row['numpy'].get('verdict') or row['numpy']['stopped']}"
               f", mxnet {row['mxnet'].get('verdict') or row['mxnet']['stopped']}", flush=True)
 
@@ -404,6 +403,12 @@ def done_names() -> set:
     if not RESULTS.exists():
         return set()
     return {(row["library"], row["name"]) for row in map(json.loads, RESULTS.open())}
+
+
+def append_row(path: Path, row: dict) -> None:
+    """One model's row, as it is done (the runs are resumable from the rows written)."""
+    with path.open("a") as handle:
+        handle.write(json.dumps(row, sort_keys=True) + "\n")
 
 
 def _interpreters(library: str, runtime_python: str, mxnet_python: str, library_python: dict, runtime_own: bool):
@@ -430,8 +435,7 @@ def run(per_library: int, runtime_python: str, mxnet_python: str, timeout: int, 
     for index, label in enumerate(todo[:limit] if limit else todo, 1):
         row = verify_one(label, *_interpreters(label["library"], runtime_python, mxnet_python, library_python,
                                                runtime_own), timeout)
-        with RESULTS.open("a") as handle:
-            handle.write(json.dumps(row, sort_keys=True) + "\n")
+        append_row(RESULTS, row)
         print(f"{index}/{len(todo)} {label['library']} {label['name']}: label {label['verdict']}, runtime "
               f"{row['numpy']['status'] or row['numpy']['stopped']}, mxnet {row['mxnet']['status']}, outputs "
               f"{'equal' if row['outputs_equal'] else 'NOT equal'} ({row['numpy']['seconds']} s + "
@@ -500,8 +504,7 @@ def recheck(sample: int, max_seconds: float, runtime_python: str, mxnet_python: 
         row = verify_one(labels[key], *_interpreters(old["library"], runtime_python, mxnet_python, library_python,
                                                        runtime_own), timeout)
         row["code"] = commit
-        with RECHECK.open("a") as handle:
-            handle.write(json.dumps(row, sort_keys=True) + "\n")
+        append_row(RECHECK, row)
         print(f"{count}/{len(chosen)} {old['library']} {old['name']}: verdict "
               f"{'kept' if row['same_verdict'] == old['same_verdict'] else 'CHANGED'}, outputs "
               f"{'kept' if row['outputs_equal'] == old['outputs_equal'] else 'CHANGED'} "
