@@ -135,3 +135,14 @@ def test_recheck_paragraph_counts_the_rows_that_kept_their_results(tmp_path, mon
     text = " ".join(verify_zoo.recheck_paragraph(rows))
     assert "code of abc1234): of 2, 1 kept their verdict and output equality" in text
     assert "changed: b (verdict same, outputs missed -> verdict same, outputs equal)" in text
+
+
+def test_mxnet_native_misses_only_where_a_predict_mode_output_is_apart():
+    def row(native):
+        return {"mxnet_native": None if native is None else {"outputs": {
+            kind: {"equal": equal} for kind, equal in native.items()}}}
+    assert verify_zoo.mxnet_native_misses(row({"eager": True, "hybridized": False}))
+    assert not verify_zoo.mxnet_native_misses(row({"eager": True, "hybridized": True}))
+    # train mode draws from each path's own generator; a model never probed counts as no miss (an upper bound)
+    assert not verify_zoo.mxnet_native_misses(row({"eager": True, "train_eager": False}))
+    assert not verify_zoo.mxnet_native_misses(row(None))
