@@ -253,7 +253,17 @@ def main(argv=None):
     found, skipped = measure(args.backends, models, args.calls, Path(args.root).resolve(), args.zoo, args.modes,
                              args.clock, args.max_seconds if args.zoo else None)
     print(f"median of {args.calls} forward calls, milliseconds of {args.clock} time (input shape in brackets); "
-          f"numpy / mxnet: the median of the {args.calls} rounds' ratios\n")
+          f"numpy / mxnet: the median of the {args.calls} rounds' ratios")
+    if "numpy" in args.backends:  # the runtime's matrix products run in numpy's OpenBLAS, at its kernel's speed
+        import numpy
+        try:
+            from hylint.runtime.blas import openblas_kernel
+        except ImportError:  # an older checkout (--root)
+            openblas_kernel = None
+        kernel = openblas_kernel() if openblas_kernel else None
+        print(f"numpy {numpy.__version__}, " + (f"{kernel[1].split('  ')[0]} running its {kernel[0]} kernel"
+                                                if kernel else "its BLAS not read"))
+    print()
     header = ["model", "mode"] + [f"{b} ms" for b in args.backends]
     if len(args.backends) == 2:
         header.append("numpy / mxnet")

@@ -43,6 +43,9 @@ def verify_target(target: Target, linter: Any, unsafe: bool = False, source: Opt
         with phases("build"):
             built_block, built = build_block(mx, factory, specs, seed, target.kwargs)
         report = TargetReport(target, built, phases=phases)
+        if getattr(mx, "__hylint_runtime__", False):
+            from hylint.runtime.blas import slow_blas_note
+            report.notes.extend(filter(None, [slow_blas_note()]))
         if target.module is None:
             report.notes.extend(module.__dict__.get("__hylint_notes__", ()))
         if built.status != OK:
