@@ -246,7 +246,10 @@ def compares_train_mode(label: dict) -> bool:
     return "train" in label and (label["train"] or {}).get("verdict") != "EAGER_FAIL"
 
 
-def verify_one(label: dict, runtime_python: str, mxnet_python: str, timeout: int = TIMEOUT) -> dict:
+def verify_one(label: dict, runtime_python: str, mxnet_python: str, timeout: int = TIMEOUT,
+               runtime_env: dict = None) -> dict:
+    """Both runs of one model and their comparison. ``runtime_env``: more environment for the runtime's run only
+    (``OPENBLAS_CORETYPE``: MXNet's own OpenBLAS reads it too, so it must not reach MXNet's run); recorded."""
     library, name = label["library"], label["name"]
     folder, stem, driver = _driver(library, name)
     texts = input_texts(label)
@@ -255,8 +258,12 @@ def verify_one(label: dict, runtime_python: str, mxnet_python: str, timeout: int
     env = _environment()
     for backend, python in (("numpy", runtime_python), ("mxnet", mxnet_python)):
         saved = folder / f"{stem}.{backend}.npz"
-        report, why, seconds = _verify(python, driver, backend, texts, row["train_mode"], saved, env, timeout)
+        extra = runtime_env if backend == "numpy" and runtime_env else {}
+        report, why, seconds = _verify(python, driver, backend, texts, row["train_mode"], saved, dict(env, **extra),
+                                       timeout)
         row[backend] = {"status": _status(report), "seconds": seconds, "stopped": why or None}
+        if extra:
+            row[backend]["env"] = extra
         if report:
             hybridized, eager = report.get("hybridized") or {}, report.get("eager") or {}
             failed = hybridized if hybridized.get("status") not in (None, "ok") else eager
@@ -428,7 +435,7 @@ def _interpreters(library: str, runtime_python: str, mxnet_python: str, library_
 
 def run(per_library: int, runtime_python: str, mxnet_python: str, timeout: int, limit: int, match: str,
         libraries: Sequence[str] = (), fastest_first: bool = False, library_python: dict = None,
-        runtime_own: bool = False) -> None:
+        runtime_own: bool = False, runtime_env: dict = None) -> None:
     """``library_python``: library -> the interpreter (with MXNet and the library) both backends use for it, or
     only the MXNet backend when ``runtime_own`` (--runtime-python given: that interpreter has every library)."""
     OUT.mkdir(exist_ok=True)
@@ -441,7 +448,7 @@ def run(per_library: int, runtime_python: str, mxnet_python: str, timeout: int, 
         todo.sort(key=lambda label: label.get("seconds") or float("inf"))
     for index, label in enumerate(todo[:limit] if limit else todo, 1):
         row = verify_one(label, *_interpreters(label["library"], runtime_python, mxnet_python, library_python,
-                                               runtime_own), timeout)
+                                               runtime_own), timeout, runtime_env)
         append_row(RESULTS, row)
         print(f"{index}/{len(todo)} {label['library']} {label['name']}: label {label['verdict']}, runtime "
               f"{row['numpy']['status'] or row['numpy']['stopped']}, mxnet {row['mxnet']['status']}, outputs "
@@ -495,7 +502,7 @@ def recheck_sample(rows: list, sample: int, max_seconds: float, library_python: 
 
 
 def recheck(sample: int, max_seconds: float, runtime_python: str, mxnet_python: str, timeout: int,
-            library_python: dict, runtime_own: bool) -> None:
+            library_python: dict, runtime_own: bool, runtime_env: dict = None) -> None:
     """Rows already written, run again on the current code into RECHECK (resumable): does a row written by older
     code still stand? The rows themselves are left as they are."""
     rows = [json.loads(line) for line in RESULTS.open()]
@@ -509,7 +516,7 @@ def recheck(sample: int, max_seconds: float, runtime_python: str, mxnet_python: 
         if key in done:
             continue
         row = verify_one(labels[key], *_interpreters(old["library"], runtime_python, mxnet_python, library_python,
-                                                       runtime_own), timeout)
+                                                       runtime_own), timeout, runtime_env)
         row["code"] = commit
         append_row(RECHECK, row)
         print(f"{count}/{len(chosen)} {old['library']} {old['name']}: verdict "
@@ -767,6 +774,9 @@ def main() -> int:
     parser.add_argument("--library-python", action="append", default=[], metavar="LIBRARY=PYTHON",
                         help="the interpreter both backends use for a library installed elsewhere (repeatable; "
                              f"{', '.join(OWN_PYTHON)} run only with it); with --runtime-python, MXNet's only")
+    parser.add_argument("--runtime-env", action="append", default=[], metavar="NAME=VALUE",
+                        help="environment for the runtime's runs only (repeatable), e.g. OPENBLAS_CORETYPE=SkylakeX "
+                             "where numpy's OpenBLAS does not know the CPU (MXNet's own OpenBLAS would read it too)")
     parser.add_argument("--fastest-first", action="store_true",
                         help="run the models the labeller ran fastest first (most models in a limited time; "
                              "the sample then leans towards small models)")
@@ -798,9 +808,11 @@ def main() -> int:
         probe_mxnet_native(args.timeout, args.python, args.match, dict(item.split("=", 1) for item in args.library_python),
                            args.control)
         return 0
+    runtime_env = dict(item.split("=", 1) for item in args.runtime_env)
     if args.recheck:
         recheck(args.recheck, args.recheck_seconds, args.runtime_python or args.python, args.python, args.timeout,
-                dict(item.split("=", 1) for item in args.library_python), runtime_own=args.runtime_python is not None)
+                dict(item.split("=", 1) for item in args.library_python), runtime_own=args.runtime_python is not None,
+                runtime_env=runtime_env)
         return 0
     if args.eager_fails:
         OUT.mkdir(exist_ok=True)
@@ -808,7 +820,7 @@ def main() -> int:
         return 0
     run(args.per_library, args.runtime_python or args.python, args.python, args.timeout, args.limit, args.match,
         args.library, args.fastest_first, dict(item.split("=", 1) for item in args.library_python),
-        runtime_own=args.runtime_python is not None)
+        runtime_own=args.runtime_python is not None, runtime_env=runtime_env)
     return 0
 
 

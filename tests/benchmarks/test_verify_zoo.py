@@ -146,3 +146,18 @@ def test_mxnet_native_misses_only_where_a_predict_mode_output_is_apart():
     # train mode draws from each path's own generator; a model never probed counts as no miss (an upper bound)
     assert not verify_zoo.mxnet_native_misses(row({"eager": True, "train_eager": False}))
     assert not verify_zoo.mxnet_native_misses(row(None))
+
+
+def test_runtime_env_reaches_the_runtime_run_only(tmp_path, monkeypatch):
+    seen = {}
+
+    def fake_verify(python, driver, backend, texts, train_mode, saved, env, timeout):
+        seen[backend] = env.get("OPENBLAS_CORETYPE")
+        return None, "stopped", 0.0
+    monkeypatch.setattr(verify_zoo, "_verify", fake_verify)
+    monkeypatch.setattr(verify_zoo, "_driver", lambda library, name: (tmp_path, name, tmp_path / f"{name}.py"))
+    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
+    row = verify_zoo.verify_one(_label("gluoncv2", "resnet18"), "py", "py", 5, {"OPENBLAS_CORETYPE": "SkylakeX"})
+    # MXNet's own OpenBLAS reads the variable too: its reference run must not see it
+    assert seen == {"numpy": "SkylakeX", "mxnet": None}
+    assert row["numpy"]["env"] == {"OPENBLAS_CORETYPE": "SkylakeX"} and "env" not in row["mxnet"]
