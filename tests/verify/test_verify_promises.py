@@ -146,3 +146,18 @@ def test_eager_failure_still_exits_1(project):
     write(project, "m.py", CLEAN)
     result, [report] = as_json(["m.py::N", "--input", "2x3", "--input", "2x3"])  # one input too many
     assert report["verdict"] == "eager-error" and report["eager"]["phase"] == "eager" and result.exit_code == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# a slow BLAS kernel is said, on the runtime only (hylint/runtime/blas.py decides when)
+
+
+@pytest.mark.parametrize("note", ["numpy's OpenBLAS 0.3.20 runs its generic Prescott kernel", None])
+def test_a_slow_blas_kernel_is_a_note_on_the_runtime(project, monkeypatch, note):
+    from hylint.runtime import blas
+
+    monkeypatch.setattr(blas, "slow_blas_note", lambda: note)
+    write(project, "m.py", CLEAN)
+    result, [report] = as_json(["m.py::N", "--input", "2x3"])
+    assert result.exit_code == 0, result.output
+    assert (note in report["notes"]) if note else not any("OpenBLAS" in n for n in report["notes"])
