@@ -45,10 +45,22 @@ class Edit:
 
 
 @dataclass(frozen=True)
+class FactCheck:
+    """A fact a fix relies on, as the analysis answered it: ``expression`` is ``fact`` (proven or not)."""
+
+    expression: str
+    fact: str
+    proven: bool
+    evidence: str  # what proves it, or why it is not proven
+
+
+@dataclass(frozen=True)
 class Fix:
     applicability: Applicability
     message: str
     edits: Tuple[Edit, ...]
+    relies_on: Tuple[FactCheck, ...] = ()
+    why_unsafe: Optional[str] = None  # for an unsafe fix: the assumption it rests on, when known
 
 
 @dataclass(frozen=True)

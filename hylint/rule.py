@@ -1,12 +1,13 @@
 """The base class every rule derives from, and its examples."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import Enum
 from typing import ClassVar, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
-from hylint.diagnostic import Applicability
+from hylint.diagnostic import Applicability, FactCheck
 
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety")
 
@@ -67,11 +68,38 @@ class PendingEdit:
     mode: str = "replace"  # "replace" | "insert_before" | "insert_after" | "delete_lines"
 
 
+class Fact(str, Enum):
+    """What a rewrite may need of an operand; hylint/lint/soundness.py answers each from the analysis."""
+
+    # one tensor (an NDArray eagerly): not a Python number, a list or tuple of tensors, nor None.
+    # `F.broadcast_mul(0.3, x)`, `F.slice_axis([a, b], ...)` raise where `0.3 * x` and `[a, b][0]` work
+    TENSOR = "tensor"
+    # not a Python list or tuple (a tensor, or a number that arithmetic gives the same result):
+    # `xs += (a,)` extends a list in place where `xs = xs + (a,)` raises
+    NOT_LIST = "not-list"
+    # an NDArray, not a NumPy array: both have `.shape` and `.reshape`, but NumPy reads reshape's special
+    # code 0 as a size and has no `F.zeros_like` (a block's output is never a NumPy array)
+    NDARRAY = "ndarray"
+
+
+@dataclass(frozen=True)
+class Reliance:
+    """A fact a fix relies on: ``node`` (an expression of the code before the fix) is ``fact``."""
+
+    node: cst.CSTNode
+    fact: Fact
+
+
 @dataclass
 class PendingFix:
     applicability: Applicability
     message: str
     edits: List[PendingEdit]
+    # the facts the rewrite needs to compute what the code computed eagerly: a fix marked safe stays
+    # safe only when the analysis proves every one (lint/soundness.py), else it is unsafe, saying why
+    relies_on: List[Reliance] = field(default_factory=list)
+    why_unsafe: Optional[str] = None
+    checked: Tuple["FactCheck", ...] = ()  # relies_on as the analysis answered it (set by lint/soundness.py)
 
 
 def replace(node: cst.CSTNode, replacement: Replacement) -> PendingEdit:

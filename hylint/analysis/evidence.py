@@ -10,6 +10,7 @@ import libcst as cst
 
 from hylint.analysis import ops
 from hylint.analysis.module import ClassInfo
+from hylint.facts.layers import TENSOR_INPUT_LAYERS
 from hylint.syntax.nodes import dotted_name, literal_int, param_names
 from hylint.analysis.values import Kind, Shape, Value, tensor
 from hylint.syntax.walk import walk
@@ -57,6 +58,9 @@ class ParamEvidence(cst.CSTVisitor):
         self.names = names
         self.f_name = f_name
         self.tensor: Set[str] = set()
+        # used in ways a Python number allows too (`1 - lam`, `lam > 0`, `-lam`, `lam * F.ones(...)`):
+        # not a list, but not proven a tensor either
+        self.number_or_tensor: Set[str] = set()
         self.seq: Set[str] = set()
         # written into at a variable index (`a[i] = block(a[i])`): list-like, unless the body also
         # uses the parameter as a tensor
@@ -70,6 +74,8 @@ class ParamEvidence(cst.CSTVisitor):
         # rebound to one of its own elements (`x_len = x_len[0]`): the argument packs several values
         self.unpacked_in_place: Set[str] = set()
         self.used: Set[str] = set()
+        # (attribute, parameter) for `self.<attribute>(parameter, ...)`: a child called on the parameter
+        self.child_inputs: Set[Tuple[str, str]] = set()
 
     def _param(self, node: cst.CSTNode) -> Optional[str]:
         if isinstance(node, cst.Name) and node.value in self.names:
@@ -91,6 +97,9 @@ class ParamEvidence(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         callee = dotted_name(node.func) or ""
+        if callee.startswith("self.") and callee.count(".") == 1 and node.args and node.args[0].keyword is None \
+                and not node.args[0].star and self._param(node.args[0].value):
+            self.child_inputs.add((callee[5:], self._param(node.args[0].value)))
         if callee in ("len", "enumerate", "list", "tuple", "reversed", "zip") and node.args:
             for arg in node.args:
                 name = self._param(arg.value)
@@ -154,12 +163,12 @@ class ParamEvidence(cst.CSTVisitor):
             for operand in operands:
                 name = self._param(operand)
                 if name:
-                    self.tensor.add(name)  # a list compared with a number raises TypeError
+                    self.number_or_tensor.add(name)  # a list compared with a number raises TypeError
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         name = self._param(node.expression)
         if name and isinstance(node.operator, cst.Minus):
-            self.tensor.add(name)
+            self.number_or_tensor.add(name)
 
     def visit_For(self, node: cst.For) -> None:
         name = self._param(node.iter)
@@ -234,10 +243,10 @@ class ParamEvidence(cst.CSTVisitor):
             if isinstance(other, (cst.List, cst.ListComp, cst.Tuple)):
                 self.seq.add(name)
             elif isinstance(node.operator, (cst.Subtract, cst.Divide, cst.Power, cst.Modulo)):
-                self.tensor.add(name)  # Python lists and tuples do not support these operators
+                self.number_or_tensor.add(name)  # Python lists and tuples do not support these operators
             elif isinstance(node.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)):
                 if isinstance(other, cst.Call) and (dotted_name(other.func) or "").startswith(self.f_name + "."):
-                    self.tensor.add(name)
+                    self.number_or_tensor.add(name)
 
 
 def declared_parameter(cls: ClassInfo, name: str) -> Value:
@@ -287,6 +296,10 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
     doc_seq = docstring_seq_params(fn)
     doc_python = docstring_python_params(fn) if reached else set()
     declared = cls.params if cls is not None else {}
+    # the input of a built-in layer child (`self.fc(x)`, `nn.Dense`) is one tensor: the layer's operator
+    # refuses a Python number or a list eagerly, so its call proves the parameter a tensor
+    layer_inputs = {name for attr, name in evidence.child_inputs
+                    if cls is not None and cls.children.get(attr, "").rsplit(".", 1)[-1] in TENSOR_INPUT_LAYERS}
     inherited = cls.inherited_params if cls is not None else set()
     for position, param in enumerate(data_params):
         name = param.name.value
@@ -322,8 +335,12 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
             # a later argument rebound to its own element (`x_len = x_len[0]`) packs several values; what
             # the body does with the name afterwards is the element's use, not the argument's
             result[name] = Value(Kind.SEQ, certain=False, name=name)
-        elif name in evidence.tensor:
+        elif name in evidence.tensor or name in layer_inputs:
             result[name] = tensor(Shape(root=name), name=name)
+        elif name in evidence.number_or_tensor:
+            result[name] = tensor(Shape(root=name), name=name, unproven=(
+                f"`{name}` is used only in ways a Python number allows too (arithmetic, comparison): "
+                f"it may be a Python number eagerly"))
         elif name in evidence.seq or name in doc_seq or SEQ_NAME.match(name) or \
                 name in (evidence.indexed_by_variable | evidence.indexed_by_counter) - evidence.operand or \
                 position > 0 and name in evidence.read_by_counter - evidence.operand:

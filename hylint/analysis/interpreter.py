@@ -17,7 +17,8 @@ from hylint.analysis.guards import ND_NAMES, GuardRegion, ends_control_flow, gua
 from hylint.analysis.module import ClassInfo, ModuleInfo
 from hylint.facts.attributes import NDARRAY_PYTHON_VALUES
 from hylint.syntax.nodes import dotted_name, literal_int, nested_literal_shape, param_names, parent_map, returns_tuple
-from hylint.analysis.values import NUMPY, PY, UNKNOWN, Kind, Shape, Value, join, merge_shapes, tensor
+from hylint.analysis.values import (NUMPY, PY, UNKNOWN, Kind, Shape, Value, is_proven_tensor, join, merge_shapes,
+                                   tensor, why_not_proven)
 
 NO_F = "__hylint_no_F__"  # the F name of a helper that does not take F (a name no code uses)
 
@@ -431,13 +432,17 @@ class HybridContext:
             return UNKNOWN
         tensors = [v for v in (left, right) if v.kind is Kind.TENSOR]
         if tensors:
+            # an NDArray operand makes the result an NDArray; when no operand is proven one, the result
+            # may be what Python makes of two numbers or of a list (`2 * parts`)
+            unproven = "" if any(is_proven_tensor(v) for v in tensors) else why_not_proven(tensors[0])
             if len(tensors) == 2:
-                return tensor(merge_shapes(left.shape, right.shape), certain=left.certain or right.certain)
+                return tensor(merge_shapes(left.shape, right.shape), certain=left.certain or right.certain,
+                              unproven=unproven)
             only = tensors[0]
             other = right if only is left else left
             if other.kind in (Kind.PY, Kind.NUMPY, Kind.UNKNOWN, Kind.CHILD):
-                return tensor(replace(only.shape, why=only.shape.why), certain=only.certain)
-            return tensor(certain=only.certain)
+                return tensor(replace(only.shape, why=only.shape.why), certain=only.certain, unproven=unproven)
+            return tensor(certain=only.certain, unproven=unproven)
         if Kind.CHILD in (left.kind, right.kind):
             return Value(Kind.CHILD, certain=False)
         if left.kind is Kind.PY and right.kind is Kind.PY:
@@ -565,6 +570,9 @@ class HybridContext:
                 operand = next((v for v in arg_values if v.kind is Kind.TENSOR and v.certain), None)
                 if operand is not None:
                     self._leaves_graph(node, operand)
+            several = ops.evaluate(ops.OpCall(last, callee, node, False, tuple(arg_values)))
+            if several.kind is not Kind.TENSOR:
+                return several  # `nd.split(x, num_outputs=2)`: a list of NDArrays, as `F.split`'s outputs
             shape = Shape(static=True)
             if last == "array" and node.args:
                 dims = nested_literal_shape(node.args[0].value)

@@ -56,6 +56,9 @@ class Value:
     # a tensor by assumption only (the first data argument when nothing in the body proves it, and
     # what is indexed out of it): enough to report, never enough for a fix marked safe
     assumed: bool = False
+    # a tensor on evidence that a Python value meets too (`1 - lam` works for a float), or computed from
+    # such a value: why it is not proven, else "". Enough to report, never enough for a safe fix
+    unproven: str = ""
 
     @property
     def is_tensor(self) -> bool:
@@ -72,8 +75,30 @@ NUMPY = Value(Kind.NUMPY)
 
 
 def tensor(shape: Shape = UNKNOWN_SHAPE, certain: bool = True, name: Optional[str] = None,
-           assumed: bool = False) -> Value:
-    return Value(Kind.TENSOR, shape, certain, name, assumed=assumed)
+           assumed: bool = False, unproven: str = "") -> Value:
+    return Value(Kind.TENSOR, shape, certain, name, assumed=assumed, unproven=unproven)
+
+
+def is_proven_tensor(value: Value) -> bool:
+    """``value`` is one tensor (an NDArray eagerly) on evidence no Python number, list or None meets."""
+    return value.kind is Kind.TENSOR and value.certain and not value.assumed and not value.unproven
+
+
+def why_not_proven(value: Value) -> str:
+    """Why ``value`` is not a proven tensor (for a fix's ``why_unsafe``), "" when it is one."""
+    if is_proven_tensor(value):
+        return ""
+    if value.kind is not Kind.TENSOR:
+        return {Kind.CHILD: "a child block's output (a tensor or a tuple of them)",
+                Kind.MULTI: "a multi-output result (a list of tensors)",
+                Kind.SEQ: "a Python list or tuple"}.get(value.kind, "of unknown kind")
+    if value.unproven:
+        return value.unproven
+    if value.assumed:
+        return "taken for a tensor because nothing says otherwise: it may be a list of tensors"
+    if not value.certain:
+        return "nothing in the code proves it a tensor: it may be a Python number, a list or None"
+    return "not proven a tensor"
 
 
 def join(a: Value, b: Value) -> Value:
@@ -84,7 +109,7 @@ def join(a: Value, b: Value) -> Value:
         return UNKNOWN  # a tensor in one branch and a Python list in the other: neither is known
     elements = a.elements if a.elements == b.elements else ()
     return Value(a.kind, join_shapes(a.shape, b.shape), a.certain and b.certain, a.name if a.name == b.name else None,
-                 elements, a.assumed or b.assumed)
+                 elements, a.assumed or b.assumed, a.unproven or b.unproven)
 
 
 def join_shapes(a: Shape, b: Shape) -> Shape:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from hylint import __version__
-from hylint.diagnostic import Applicability, Diagnostic, Edit, Fix
+from hylint.diagnostic import Applicability, Diagnostic, Edit, FactCheck, Fix
 
 CACHE_DIR = ".hylint_cache"
 CACHE_DIR_ENV = "HYLINT_CACHE_DIR"
@@ -63,7 +63,7 @@ def clean(folder: Path) -> bool:
 
     shutil.rmtree(folder)
     return True
-FORMAT = 1
+FORMAT = 2  # 2: a fix keeps the facts it relies on and why it is unsafe
 UNKNOWN_KEYS = object()  # ResultCache.prefilter_keys before any run recorded them
 RACY_NS = 2_000_000_000  # a file modified this close to the time it was hashed is re-hashed next time
 STALE_TEMP_SECONDS = 3600
@@ -146,17 +146,20 @@ def _diagnostic_to_json(d: Diagnostic) -> list:
     fix = None
     if d.fix is not None:
         fix = [d.fix.applicability.value, d.fix.message,
-               [[e.content, list(e.start), list(e.end), e.start_offset, e.end_offset] for e in d.fix.edits]]
+               [[e.content, list(e.start), list(e.end), e.start_offset, e.end_offset] for e in d.fix.edits],
+               [[c.expression, c.fact, c.proven, c.evidence] for c in d.fix.relies_on], d.fix.why_unsafe]
     return [d.code, d.name, d.message, list(d.start), list(d.end), fix, d.noqa_row]
 
 
 def _diagnostic_from_json(data: list, filename: str) -> Diagnostic:
     code, name, message, start, end, fix, noqa_row = data
     if fix is not None:
-        applicability, fix_message, edits = fix
+        applicability, fix_message, edits, relies_on, why_unsafe = fix
         fix = Fix(Applicability(applicability), str(fix_message),
                   tuple(Edit(str(content), (int(s[0]), int(s[1])), (int(e[0]), int(e[1])), int(so), int(eo))
-                        for content, s, e, so, eo in edits))
+                        for content, s, e, so, eo in edits),
+                  tuple(FactCheck(str(x), str(f), bool(p), str(w)) for x, f, p, w in relies_on),
+                  None if why_unsafe is None else str(why_unsafe))
     return Diagnostic(str(code), str(name), str(message), filename, (int(start[0]), int(start[1])),
                       (int(end[0]), int(end[1])), fix, None if noqa_row is None else int(noqa_row))
 

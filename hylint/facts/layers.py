@@ -22,6 +22,11 @@ SINGLE_OUTPUT_LAYERS = frozenset({
     "HybridSequential", "LeakyReLU", "PReLU", "ELU", "SELU", "Swish", "GELU", "HybridLambda", "ReflectionPad2D",
 })
 
+# built-in layers whose call fails eagerly unless its first input is one NDArray (a Python number or a
+# list of arrays reaches an operator that refuses it): calling one on a value proves the value a tensor.
+# The containers are not among them: their first block decides what they accept
+TENSOR_INPUT_LAYERS = SINGLE_OUTPUT_LAYERS - {"HybridSequential", "HybridLambda"}
+
 # gluon.rnn layers: `layer(x)` returns the output sequence; `layer(x, states)` returns (output, states)
 RNN_LAYERS = frozenset({"RNN", "LSTM", "GRU"})
 

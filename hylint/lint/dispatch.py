@@ -15,6 +15,7 @@ from hylint.analysis.interpreter import HybridContext
 from hylint.analysis.module import ClassInfo, ModuleInfo
 from hylint.analysis.values import UNKNOWN, Value
 from hylint.lint.hooks import hooks_of
+from hylint.lint.soundness import settle
 from hylint.rule import LintRule, PendingFix
 from hylint.syntax.nodes import blocks_of
 from hylint.syntax.walk import skipped_types, walk, walk_types
@@ -66,6 +67,8 @@ class RuleContext:
         """``instead``: what to write by hand, said in the message when there is no fix to apply."""
         rule = self._rule
         assert rule is not None
+        if fix is not None and fix.relies_on:
+            fix = settle(fix, self.value, self.code)
         withheld = None
         if self.hybrid is not None and not self.hybrid.takes_f:
             withheld, fix = fix, None  # a helper without F: a rewrite to `F.<op>` would name nothing

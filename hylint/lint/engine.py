@@ -281,7 +281,8 @@ class Linter:
             edits.append(Edit(content, (start[0], start[1] + 1), (end[0], end[1] + 1),
                               text.offset(*start), text.offset(*end)))
         edits.sort(key=lambda e: (e.start_offset, e.end_offset))
-        return Fix(report.fix.applicability, report.fix.message, tuple(edits))
+        return Fix(report.fix.applicability, report.fix.message, tuple(edits), report.fix.checked,
+                   report.fix.why_unsafe)
 
     # -- fixing ----------------------------------------------------------------------------
     def fix_source(self, source: str, filename: str = "<stdin>", unsafe: bool = False,

@@ -18,6 +18,11 @@ def diagnostic_dict(d: Diagnostic) -> Dict[str, Any]:
             "message": d.fix.message,
             "edits": [{"content": e.content, "location": _location(e.start), "end_location": _location(e.end)}
                       for e in d.fix.edits],
+            # hylint's own fields: the facts the rewrite relies on, as the analysis answered them, and
+            # for an unsafe fix the assumption it rests on
+            "relies_on": [{"expression": c.expression, "fact": c.fact, "proven": c.proven, "evidence": c.evidence}
+                          for c in d.fix.relies_on],
+            "why_unsafe": d.fix.why_unsafe,
         }
     return {
         "code": d.code,

@@ -9,7 +9,7 @@ from hylint.analysis.values import Kind, Value
 from hylint.diagnostic import Applicability
 from hylint.facts.operators import BROADCAST
 from hylint.syntax.rewrite import f_call, keep_parens
-from hylint.rule import PendingFix, replace
+from hylint.rule import Fact, PendingFix, Reliance, replace
 
 OPERATOR_SYMBOLS = {
     cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.Modulo: "%", cst.Power: "**",
@@ -77,5 +77,7 @@ def broadcast_fix(node: cst.CSTNode, ctx) -> Optional[PendingFix]:
         return None
     op = BROADCAST[symbol]
     call = f_call(ctx.f_name, op, [left, right], between=between)
+    # exact only on two tensors: `F.broadcast_mul` refuses the Python number `*` takes (`lam * loss`)
     return PendingFix(Applicability.SAFE, f"Replace `{symbol}` with `{ctx.f_name}.{op}`",
-                      [replace(node, keep_parens(node, call))])
+                      [replace(node, keep_parens(node, call))],
+                      relies_on=[Reliance(left, Fact.TENSOR), Reliance(right, Fact.TENSOR)])

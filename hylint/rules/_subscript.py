@@ -9,7 +9,7 @@ from hylint.syntax.nodes import literal_int
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.syntax.rewrite import subscript_rewrite
-from hylint.rule import PendingFix, replace
+from hylint.rule import Fact, PendingFix, Reliance, replace
 
 
 def is_whole_slice(node: cst.Subscript) -> bool:
@@ -57,10 +57,9 @@ def subscript_fix(node: cst.Subscript, ctx) -> Optional[PendingFix]:
     replacement, exact = rewrite
     f = ctx.f_name
     title = f"Use `{f}.slice_axis`/`{f}.slice`" + (f" and `{f}.squeeze`" if "squeeze" in ctx.code(replacement) else "")
-    # safe only on proven facts: a value that is a tensor by assumption may be a Python list eagerly
-    proven = not ctx.value(node.value).assumed
-    return PendingFix(Applicability.SAFE if exact and proven else Applicability.UNSAFE, title,
-                      [replace(node, replacement)])
+    # a value that is a tensor by assumption may be a Python list eagerly (lint/soundness.py decides)
+    return PendingFix(Applicability.SAFE if exact else Applicability.UNSAFE, title, [replace(node, replacement)],
+                      relies_on=[Reliance(node.value, Fact.TENSOR)])
 
 
 def subscript_instead(name: str, f_name: str) -> str:

@@ -2,7 +2,7 @@ import libcst as cst
 
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
-from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
+from hylint.rule import Fact, Invalid, LintRule, PendingFix, Reliance, Valid, replace
 from hylint.rules._binary import OPERATOR_SYMBOLS
 from hylint.rules._hazards import CLS
 
@@ -39,15 +39,19 @@ def hybrid_forward(self, F, x):
 ```
 
 ## Fix safety
-Safe: `1.0` and `0.0` are the values NDArray computed with.
+Safe when the other operand is a proven tensor: `1.0` and `0.0` are the values NDArray computed with.
+Unsafe when it is a tensor by assumption only: with a Python int, `2 + True` is 3 and `2 + 1.0` is 3.0.
 """
     VALID = [
         Valid(CLS.format("        return x + 1.0\n")),
         Valid(CLS.format("        flag = True\n        return x if flag == True else x * 2\n")),
     ]
     INVALID = [
-        Invalid(CLS.format("        return x + True\n"), CLS.format("        return x + 1.0\n")),
-        Invalid(CLS.format("        return (x > 0) == False\n"), CLS.format("        return (x > 0) == 0.0\n")),
+        # `x` is a tensor by assumption only (`2 + True` is the int 3, `2 + 1.0` the float 3.0): unsafe
+        Invalid(CLS.format("        return x + True\n"), CLS.format("        return x + 1.0\n"), unsafe=True),
+        Invalid(CLS.format("        return F.relu(x) + True\n"), CLS.format("        return F.relu(x) + 1.0\n")),
+        Invalid(CLS.format("        return (x > 0) == False\n"), CLS.format("        return (x > 0) == 0.0\n"), unsafe=True),
+        Invalid(CLS.format("        return (F.relu(x) > 0) == False\n"), CLS.format("        return (F.relu(x) > 0) == 0.0\n")),
     ]
 
     def _check(self, left, right, ctx) -> None:
@@ -56,7 +60,9 @@ Safe: `1.0` and `0.0` are the values NDArray computed with.
                 number = "1.0" if literal.value == "True" else "0.0"
                 ctx.report(literal, f"`{literal.value}` as an operand of a tensor operator: after hybridize() the Symbol "
                                     f"operator cannot parse the scalar '{literal.value}' (MXNetError); use {number}",
-                           PendingFix(Applicability.SAFE, self.FIX_TITLE, [replace(literal, cst.Float(number))]))
+                           # `2 + True` is the int 3, `2 + 1.0` the float 3.0: exact only on a tensor
+                           PendingFix(Applicability.SAFE, self.FIX_TITLE, [replace(literal, cst.Float(number))],
+                                      relies_on=[Reliance(other, Fact.TENSOR)]))
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation, ctx) -> None:
         if type(node.operator) in OPERATOR_SYMBOLS:

@@ -57,9 +57,12 @@ def hybrid_forward(self, F, x):
 ```
 
 ## Fix safety
-Safe. NDArray's operators already call the `broadcast_*` kernels, so the rewrite computes the same
-values eagerly, and hybridized it is the operator that accepts different shapes. Chained
-comparisons (`a < b < c`) are reported without a fix.
+Safe when both operands are proven tensors (an operator's result, a declared Parameter, the input of
+a built-in layer, an argument the code uses as a tensor): NDArray's operators already call the
+`broadcast_*` kernels, so the rewrite computes the same values eagerly, and hybridized it is the
+operator that accepts different shapes. Unsafe when an operand is a tensor by assumption only (an
+argument used nowhere as one, or only as a Python number allows: `1 - lam`): `F.broadcast_mul(0.3, x)`
+raises where `0.3 * x` works. Chained comparisons (`a < b < c`) are reported without a fix.
 """
     VALID = [
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + 1\n"),
@@ -76,18 +79,31 @@ comparisons (`a < b < c`) are reported without a fix.
               "        m = x.mean(axis=1, keepdims=True)\n        return m + x.max(axis=1, keepdims=True)\n"),
     ]
     INVALID = [
+        # `x` is a tensor by assumption only (a Python number works eagerly with `+`): unsafe
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.ones((1, 1))\n",
-                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_add(x, F.ones((1, 1)))\n"),
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_add(x, F.ones((1, 1)))\n",
+                unsafe=True),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.relu(x) + F.ones((1, 1))\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_add(F.relu(x), F.ones((1, 1)))\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x - x.mean(axis=1, keepdims=True)\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_sub(x, x.mean(axis=1, keepdims=True))\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, G, x):\n        y = G.expand_dims(x.sum(axis=0), axis=0)\n        return x / y\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, G, x):\n        y = G.expand_dims(x.sum(axis=0), axis=0)\n        return G.broadcast_div(x, y)\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * F.ones((1, 3)) + F.zeros((1, 1))\n",
-                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_add(F.broadcast_mul(x, F.ones((1, 3))), F.zeros((1, 1)))\n"),
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_add(F.broadcast_mul(x, F.ones((1, 3))), F.zeros((1, 1)))\n",
+                unsafe=True),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x / F.abs(x).sum()\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_div(x, F.abs(x).sum())\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x > F.full((1, 3), 0.5)\n",
-                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_greater(x, F.full((1, 3), 0.5))\n"),
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_greater(x, F.full((1, 3), 0.5))\n",
+                unsafe=True),
+        # gluoncv's mixup loss: `lam` is used only as a Python number allows (`1 - lam`), and mixup passes a
+        # float: `F.broadcast_mul(0.3, x)` raises eagerly (MXNet 1.9.1), so the fix is unsafe
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, lam):\n"
+                "        y = F.sum(x, axis=1, keepdims=True)\n        return (1 - lam) * y\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x, lam):\n"
+                "        y = F.sum(x, axis=1, keepdims=True)\n        return F.broadcast_mul((1 - lam), y)\n",
+                unsafe=True),
         Invalid("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
                 "        self.bias = self.params.get('bias', shape=(3,))\n\n"
                 "    def hybrid_forward(self, F, x, bias):\n        h = x.reshape((-1, 3))\n        return h + bias\n",

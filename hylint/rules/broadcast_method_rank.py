@@ -6,7 +6,7 @@ from hylint.syntax.nodes import call_arg, literal_shape
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.syntax.rewrite import f_call
-from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
+from hylint.rule import Fact, Invalid, LintRule, PendingFix, Reliance, Valid, replace
 from hylint.rules._hazards import CLS
 
 
@@ -96,4 +96,4 @@ unknown are not flagged.
         else:
             new = f_call(ctx.f_name, "broadcast_like", [padded, arg.value])
         return PendingFix(Applicability.SAFE, f"Add {missing} leading axis(es) with `{ctx.f_name}.expand_dims`",
-                          [replace(node, new)])
+                          [replace(node, new)], relies_on=[Reliance(receiver, Fact.TENSOR)])

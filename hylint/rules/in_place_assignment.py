@@ -6,7 +6,7 @@ from hylint.syntax.nodes import dotted_name
 from hylint.analysis.values import Kind
 from hylint.diagnostic import Applicability
 from hylint.analysis.layers import FRESH_OUTPUT_LAYERS
-from hylint.rule import Invalid, LintRule, PendingFix, SELF_ATTRIBUTE_METHODS, Valid, replace
+from hylint.rule import Fact, Invalid, LintRule, PendingFix, Reliance, SELF_ATTRIBUTE_METHODS, Valid, replace
 from hylint.rules._hazards import BLOCK_NAMESPACES, self_attr
 from hylint.syntax.walk import TRIVIA, walk
 
@@ -148,8 +148,10 @@ write mutates the caller's array, and `z = x`, `outs.append(x)`, `x[0]`, `x.resh
         binary = cst.BinaryOperation(left=node.target, operator=operator(), right=value)
         new = cst.Assign(targets=[cst.AssignTarget(target=node.target)], value=binary, semicolon=node.semicolon)
         safe = _is_fresh_unaliased(node, ctx)
+        # a list extends itself in place (`xs += (a,)`), where `xs = xs + (a,)` raises: not a list
         return PendingFix(Applicability.SAFE if safe else Applicability.UNSAFE,
-                          f"Rebind `{node.target.value}` instead of writing in place", [replace(node, new)])
+                          f"Rebind `{node.target.value}` instead of writing in place", [replace(node, new)],
+                          relies_on=[Reliance(node.target, Fact.NOT_LIST)])
 
 
 # NDArray methods whose result shares memory with the receiver (measured on MXNet 1.9.1):

@@ -74,10 +74,12 @@ Blocks without `__init__`, helpers called with F, and `F.array(..., dtype=...)` 
         Valid("class N(Block):\n    def forward(self, x):\n        return x + nd.array([1, 2, 3])\n"),
     ]
     INVALID = [
-        Invalid(CLS.format("x + nd.array([[1, 1, 1]])"), CLS.format("F.broadcast_add(x, F.ones((1, 3)))")),
+        # (then HY101, whose fix is unsafe: `x` is a tensor by assumption only)
+        Invalid(CLS.format("x + nd.array([[1, 1, 1]])"), CLS.format("x + F.ones((1, 3))")),
+        Invalid(CLS.format("x + nd.array([[1, 1, 1]])"), CLS.format("F.broadcast_add(x, F.ones((1, 3)))"), unsafe=True),
         Invalid(CLS.format("x * mx.nd.array([[0.5, 0.5], [0.5, 0.5]])"), CLS.format("x * F.full((2, 2), 0.5)")),
         Invalid(CLS.format("x + mx.nd.array([[0, 0]], dtype='float32')"),
-                CLS.format("F.broadcast_add(x, F.zeros((1, 2), dtype='float32'))")),
+                CLS.format("x + F.zeros((1, 2), dtype='float32')")),
         Invalid(CLS.format("x + nd.array([[1, 2, 3]])")),
         Invalid("class N(HybridBlock):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n\n"
                 "    def hybrid_forward(self, F, x):\n        return x * nd.array([[1, 2, 3]])\n",

@@ -8,7 +8,7 @@ from hylint.diagnostic import Applicability
 from hylint.syntax.rewrite import f_call, int_node, tuple_node
 from hylint.analysis.ops import NDARRAY_ONLY_ATTRS
 from hylint.facts.attributes import write_instead
-from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingFix, Valid, replace
+from hylint.rule import Fact, Invalid, LintRule, MXNET_IMPORTS, PendingFix, Reliance, Valid, replace
 from hylint.rules._eager_guard import eager_guard, enclosing_assert
 from hylint.rules._group_norm import group_norm_fix
 from hylint.rules._parity_pad import parity_pad_fix
@@ -246,7 +246,8 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
                 if callee == f"{ctx.f_name}.{op}":
                     new = f_call(ctx.f_name, f"{op}_like", [attr_node.value])
                     return PendingFix(Applicability.SAFE if rest else Applicability.UNSAFE,
-                                      f"Use `{ctx.f_name}.{op}_like`", [replace(call, new)])
+                                      f"Use `{ctx.f_name}.{op}_like`", [replace(call, new)],
+                                      relies_on=[Reliance(attr_node.value, Fact.NDARRAY)])
             return None
         # x.reshape((... x.shape[i] ...))
         if not isinstance(parent, cst.Subscript):
@@ -293,7 +294,9 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
                                 equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                                       whitespace_after=cst.SimpleWhitespace("")))]
         new_call = call.with_changes(args=new_args)
-        return PendingFix(Applicability.SAFE, "Use reshape's special code 0 (copy this axis)", [replace(call, new_call)])
+        # a NumPy array has `.shape` too, and reads 0 as a size: the receiver must be an NDArray
+        return PendingFix(Applicability.SAFE, "Use reshape's special code 0 (copy this axis)", [replace(call, new_call)],
+                          relies_on=[Reliance(call.func.value, Fact.NDARRAY)])
 
 
 def _shape_index(value: cst.BaseExpression, target: str, ctx):

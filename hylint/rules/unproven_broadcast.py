@@ -46,8 +46,9 @@ def hybrid_forward(self, F, x):
 ```
 
 ## Fix safety
-Safe: NDArray's operators already broadcast, so the explicit `broadcast_*` operator computes the
-same values eagerly, and accepts any broadcastable shapes when hybridized.
+Safe when both operands are proven tensors: NDArray's operators already broadcast, so the explicit
+`broadcast_*` operator computes the same values eagerly, and accepts any broadcastable shapes when
+hybridized. Unsafe when an operand is a tensor by assumption only (it may be a Python number eagerly).
 """
     VALID = [
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.relu(x)\n"),
@@ -61,11 +62,13 @@ same values eagerly, and accepts any broadcastable shapes when hybridized.
     ]
     INVALID = [
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * F.arange(4)\n",
-                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_mul(x, F.arange(4))\n"),
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_mul(x, F.arange(4))\n",
+                unsafe=True),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        x = F.relu(x)\n        return x * x[0]\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        x = F.relu(x)\n        return F.broadcast_mul(x, F.squeeze(F.slice_axis(x, axis=0, begin=0, end=1), axis=0))\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.ones((2, 3))\n",
-                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_add(x, F.ones((2, 3)))\n"),
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_add(x, F.ones((2, 3)))\n",
+                unsafe=True),
     ]
 
     def _check(self, node, ctx) -> None:

@@ -40,7 +40,7 @@ import tokenize
 from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from hylint.diagnostic import Diagnostic, Edit, Fix
+from hylint.diagnostic import Diagnostic, Edit
 from hylint.syntax.noqa import file_noqa
 from hylint.syntax.python_tree import python_tree
 
@@ -201,7 +201,7 @@ def _shift(d: Diagnostic, rows: int, starts: Optional[List[int]] = None) -> Diag
 
     fix = d.fix
     if fix is not None:
-        fix = Fix(fix.applicability, fix.message, tuple(
+        fix = replace(fix, edits=tuple(
             Edit(edit.content, at(edit.start), at(edit.end), offset(edit.start, edit.start_offset),
                  offset(edit.end, edit.end_offset)) for edit in fix.edits))
     return replace(d, start=at(d.start), end=at(d.end), fix=fix,

@@ -98,9 +98,10 @@ def fix_and_prove(mx: Any, report: TargetReport, linter: Any, source: str, path:
     text = source
     if result is not None:
         original = linter.lint_source(source, filename).diagnostics
+        safe = [d for d in original if d.fix is not None and d.fix.applicability.value == "safe"]
         report.fixes = [AppliedFix(d.code, d.name, d.start[0], d.message, d.fix.applicability.value,
                                    code_line=linecache.getline(filename, d.start[0]).strip())
-                        for d in original if d.fix is not None and d.fix.applicability.value == "safe"]
+                        for d in _run_by_target(mx, safe, source, filename, path, report.target)]
         report.remaining = list(result.diagnostics)
         report.notes.extend(result.messages)
         if result.source != source:
@@ -124,6 +125,19 @@ def fix_and_prove(mx: Any, report: TargetReport, linter: Any, source: str, path:
         report.verdict = FIXED
     else:
         report.verdict = FAILS
+
+
+def _run_by_target(mx: Any, diagnostics: List[Any], source: str, filename: str, path: Path,
+                   target: Target) -> List[Any]:
+    """The diagnostics on lines the target runs when built and called eagerly: the fixes of a file's other
+    blocks are written by ``--fix`` like `hylint check --fix`'s, but they are not this target's to list."""
+    if not diagnostics:
+        return diagnostics
+    try:
+        executed = _executed_lines(mx, source, filename, path, target)
+    except VerifyError:
+        return diagnostics  # (the run that failed says why; the listing stays whole)
+    return [d for d in diagnostics if executed.intersection(range(d.start[0], d.end[0] + 1))]
 
 
 def _evidence_rounds(mx: Any, report: TargetReport, text: str, source: str, current: Outcome, path: Path,

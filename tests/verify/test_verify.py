@@ -41,6 +41,19 @@ def test_trace_error_located_and_fixed(project):
     assert (project / "m.py").read_text() == BROKEN_SHAPE  # never written without --fix
 
 
+def test_only_the_targets_fixes_are_listed(project):
+    """A file's other blocks have fixes too: the target's result lists only those on lines it runs (issue 41)."""
+    other = ("\n\nclass Other(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+             "        h = F.relu(x)\n        return h.reshape((h.shape[0], -1))\n")
+    write(project, "m.py", BROKEN_SHAPE + other)
+    result, [report] = as_json(["m.py::N", "--input", "2x3x4"])
+    assert result.exit_code == 0, result.output
+    assert [(f["code"], f["line"]) for f in report["fixes"]] == [("HY201", 6)]
+    assert report["verdict"] == "fixed"
+    result, [report] = as_json(["m.py::Other", "--input", "2x3x4"])
+    assert [(f["code"], f["line"]) for f in report["fixes"]] == [("HY201", 13)]
+
+
 def test_graph_error_traced_to_the_line_that_created_the_node(project):
     write(project, "m.py", BROKEN_MEAN)
     result, [report] = as_json(["m.py::N", "--input", "2x3"])
