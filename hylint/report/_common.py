@@ -90,6 +90,12 @@ def fingerprints(diagnostics: List[Diagnostic], sources: Dict[str, str], paths: 
     return out
 
 
+def docs_reference(d: Diagnostic) -> str:
+    """Where to read about ``d``'s rule: its docs URL, or ``hylint rule CODE`` where no page leads anywhere
+    (a normal, not editable, install without HYLINT_DOCS_URL: ``d.url`` is None)."""
+    return d.url or f"hylint rule {d.code}"
+
+
 def hyperlink(text: str, url: Optional[str], enabled: bool) -> str:
     """``text`` as an OSC 8 terminal hyperlink to ``url`` when ``enabled`` (a terminal), else as is."""
     if not enabled or url is None:

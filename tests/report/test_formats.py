@@ -319,6 +319,31 @@ def test_a_link_only_where_the_page_exists(monkeypatch, tmp_path):
     assert d.url == "https://docs.example.org/hylint/rules.html#hy301-tensor-subscript"
 
 
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_every_format_renders_without_a_docs_page(fmt, monkeypatch, tmp_path):
+    """A normal install has no docs/rules.md beside the package: every diagnostic's url is None. github
+    wrote `d.url.replace(...)` (an internal error, exit 2); sarif and junit wrote the text `None`."""
+    import hylint.diagnostic as diagnostic
+    from hylint.diagnostic import Applicability, Edit, Fix
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("HYLINT_DOCS_URL", raising=False)
+    monkeypatch.setattr(diagnostic, "RULES_PAGE", tmp_path / "missing" / "rules.md")
+    fix = Fix(Applicability.SAFE, "Select with F.slice_axis", (Edit("F.slice_axis(y)", (4, 16), (4, 20)),))
+    plain = Diagnostic("HY301", "tensor-subscript", "m", "net.py", (4, 16), (4, 20), fix)
+    in_cell = Diagnostic("HY301", "tensor-subscript", "m", "nb.ipynb", (1, 1), (1, 2), cell=2, file_row=7)
+    assert plain.url is None
+    out = io.StringIO()
+    render(fmt, Report([plain, in_cell], {"net.py": BAD}, cell_sources={("nb.ipynb", 2): "y[0]\n"},
+                       hyperlinks=True), out)
+    text = out.getvalue()
+    if fmt == "sarif":  # the rules' own pages (driver.rules) quote Python's None: the results alone
+        text = json.dumps(json.loads(text)["runs"][0]["results"])
+    assert "None" not in text
+    if fmt in ("full", "github", "junit", "sarif", "gitlab"):  # the formats that say where to read more
+        assert "hylint rule HY301" in text
+
+
 def test_full_code_frame_shows_source_lines_as_they_are(tmp_path, monkeypatch):
     # markup-like text and a line-ending backslash (a continuation, a comment) are shown unchanged: rich's
     # escape() adds a backslash after a trailing one, which a code frame must not show
