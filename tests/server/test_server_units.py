@@ -95,6 +95,18 @@ def test_settings_follow_the_nearest_pyproject(tmp_path):
     assert "invalid TOML" in outcome.error and len(outcome.diagnostics) == 3  # defaults meanwhile
 
 
+def test_settings_follow_a_hylint_toml_as_the_cli_does(tmp_path):
+    (tmp_path / "sub").mkdir()
+    path = tmp_path / "sub" / "net.py"
+    checker = Checker(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.hylint]\nignore = ["HY101"]\n')
+    assert [d.code for d in checker.check(TUTORIAL, path).diagnostics] == ["HY201"]
+    (tmp_path / "hylint.toml").write_text('ignore = ["HY201"]\n')  # beside it, and first: ruff's order
+    assert [d.code for d in checker.check(TUTORIAL, path).diagnostics] == ["HY101", "HY101"]
+    (tmp_path / "sub" / ".hylint.toml").write_text("")  # nearer, and empty: the defaults
+    assert len(checker.check(TUTORIAL, path).diagnostics) == 3
+
+
 def test_unparsable_text_gives_hy000(tmp_path):
     """As `hylint check`: a buffer that may hold hybrid code and does not parse gets HY000; one that
     cannot hold any (the prefilter, hylint/lint/prefilter.py) is not parsed at all."""
