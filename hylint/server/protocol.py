@@ -273,13 +273,15 @@ def create_server() -> HylintServer:
         if result is None:
             return None
         rules = all_rules()
-        codes = []
+        shown = []  # each diagnostic under the cursor once: its message, fix and what its rule does
         for d, item in zip(result.diagnostics, result.lsp):
-            if convert.contains(item.range, params.position) and d.code in rules and d.code not in codes:
-                codes.append(d.code)
-        if not codes:
+            if convert.contains(item.range, params.position) and d.code in rules:
+                text = convert.hover_markdown(d, rules[d.code])
+                if text not in shown:
+                    shown.append(text)
+        if not shown:
             return None
-        text = "\n\n---\n\n".join(convert.rule_markdown(rules[code]) for code in codes)
+        text = "\n\n---\n\n".join(shown)
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text))
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
