@@ -1,6 +1,7 @@
 """ruff's command-line conventions (issue 44, item 5): -q/--quiet, -o/--output-file, --show-settings without a
 path and with the excludes that apply, hylint.toml found as pyproject.toml is, and a bad output-format in the
 configuration named with its file and key."""
+import re
 from pathlib import Path
 
 from clirun import hylint, invoke
@@ -163,3 +164,18 @@ def test_a_bad_output_format_in_pyproject_names_the_file_and_the_key(project):
                               "unknown output format 'xml' (choose from: full, concise")
     (project / "pyproject.toml").write_text('[tool.hylint]\noutput-format = "concise"\n')
     assert hylint("check", ".", cwd=project).out.startswith("m.py:6:16: HY201")
+
+
+# -- README ----------------------------------------------------------------------------------------
+
+def test_readme_names_every_option_of_check_and_the_configuration_files():
+    from hylint.cli.check_command import check
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    for param in check.params:
+        for name in getattr(param, "opts", []) + getattr(param, "secondary_opts", []):
+            if name.startswith("--") and name != "--help":
+                assert re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", readme), name
+    assert "`-q/--quiet`" in readme and "`-o/--output-file PATH`" in readme
+    assert "`hylint.toml`" in readme and "`.hylint.toml`" in readme
+    assert "about 36 minutes on 2 cores" in readme  # the whole suite, beside the fast suite's few minutes
