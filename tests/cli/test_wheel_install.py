@@ -62,10 +62,9 @@ def _pip(python: Path, *args: str, env: dict, timeout: float = 900) -> subproces
     return done
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """(the venv's bin folder, its environment, a folder holding a copy of examples/)."""
-    work = tmp_path_factory.mktemp("wheel")
+def _install(work: Path):
+    """A wheel of this checkout installed in a new venv: (its bin folder, its environment, a folder holding a
+    copy of examples/)."""
     source = work / "source"
     source.mkdir()
     for name in SOURCES:
@@ -87,6 +86,10 @@ def installed(tmp_path_factory):
     assert "hylint" in names and not names & {"pytest", "hypothesis", "mxnet"}, names  # no test extra
     project = work / "project"
     shutil.copytree(ROOT / "examples", project / "examples")
+    done = subprocess.run([str(python), "-c", "import hylint; print(hylint.__file__)"], capture_output=True,
+                          text=True, env=env, cwd=str(project), timeout=120)
+    assert done.returncode == 0 and "site-packages" in done.stdout, done.stdout + done.stderr
+    assert not Path(done.stdout.strip()).resolve().is_relative_to(ROOT.resolve())  # not the checkout
     return home / "bin", env, project
 
 
@@ -98,19 +101,7 @@ def _run(bin_folder: Path, env: dict, cwd: Path, *args: str, stdin: bytes = b"",
     return done.returncode, out, err
 
 
-@pytest.mark.slow
-def test_the_installed_package_is_not_the_checkout(installed):
-    bin_folder, env, project = installed
-    done = subprocess.run([str(bin_folder / "python"), "-c", "import hylint; print(hylint.__file__)"],
-                          capture_output=True, text=True, env=env, cwd=str(project), timeout=120)
-    assert done.returncode == 0 and "site-packages" in done.stdout, done.stdout + done.stderr
-    assert not Path(done.stdout.strip()).resolve().is_relative_to(ROOT.resolve())
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("fmt", sorted(FORMATS))
-def test_every_output_format_works_after_a_normal_install(installed, fmt):
-    bin_folder, env, project = installed
+def _check_format(bin_folder: Path, env: dict, project: Path, fmt: str) -> None:
     code, out, err = _run(bin_folder, env, project, "check", "--no-cache", "examples/", "--output-format", fmt)
     assert code == 1, (code, err)  # the examples have diagnostics
     shown = out if fmt != "sarif" else json.dumps(json.loads(out)["runs"][0]["results"])  # not the rules' pages
@@ -119,18 +110,8 @@ def test_every_output_format_works_after_a_normal_install(installed, fmt):
         assert "hylint rule HY201" in shown
 
 
-@pytest.mark.slow
-def test_rule_works_after_a_normal_install(installed):
-    bin_folder, env, project = installed
-    code, out, err = _run(bin_folder, env, project, "rule", "HY101")
-    assert code == 0 and "broadcast-arithmetic" in out and "## What it does" in out, err
-
-
-@pytest.mark.slow
-def test_the_server_works_after_a_normal_install(installed):
+def _check_server(bin_folder: Path, env: dict, project: Path) -> None:
     """`hylint server` answers initialize and shuts down cleanly: no `[server]` extra needed."""
-    bin_folder, env, project = installed
-
     def frame(message: dict) -> bytes:
         body = json.dumps(message).encode("utf-8")
         return b"Content-Length: %d\r\n\r\n" % len(body) + body
@@ -145,3 +126,20 @@ def test_the_server_works_after_a_normal_install(installed):
     code, out, err = _run(bin_folder, env, project, "server", stdin=messages, timeout=120)
     assert code == 0, (code, err)
     assert '"id": 1' in out.replace('"id":1', '"id": 1') and "capabilities" in out, out[-2000:]
+
+
+@pytest.mark.slow
+def test_a_normal_install_runs_every_output_format_rule_and_the_server(tmp_path):
+    """One test, so that the wheel is built and installed once (pytest-xdist would set a module-scoped
+    fixture up again in each worker that runs one of its tests)."""
+    bin_folder, env, project = _install(tmp_path)
+    failures = {}
+    for fmt in sorted(FORMATS):
+        try:
+            _check_format(bin_folder, env, project, fmt)
+        except AssertionError as error:
+            failures[fmt] = str(error)[:2000]
+    assert not failures, failures
+    code, out, err = _run(bin_folder, env, project, "rule", "HY101")
+    assert code == 0 and "broadcast-arithmetic" in out and "## What it does" in out, err
+    _check_server(bin_folder, env, project)
