@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, TextIO, Tuple
 
 import click
 
@@ -55,7 +56,10 @@ class CheckOptions:
     no_cache: bool = False
     cache_dir: Optional[str] = None  # None: $HYLINT_CACHE_DIR, else .hylint_cache/ beside the configuration
     show_files: bool = False  # list the files that would be checked, check nothing
-    show_settings: Optional[str] = None  # print the settings that apply to this file, check nothing
+    # print the settings that apply to this file, check nothing ("": the first path, else the current folder)
+    show_settings: Optional[str] = None
+    quiet: bool = False  # -q: the diagnostics only; no summary lines, no "All checks passed!", no warnings
+    output_file: Optional[str] = None  # -o: the report goes to this file instead of stdout
 
 
 def load(options: CheckOptions) -> Config:
@@ -133,7 +137,7 @@ def configs_for(options: CheckOptions, paths: Tuple[str, ...]) -> List[Tuple[Con
     in the order of their first path."""
     if options.config_path:
         return [(load(options), paths)]
-    from hylint.config import Config, ConfigError, find_pyproject, load_config
+    from hylint.config import Config, ConfigError, find_config, load_config
 
     groups: Dict[Optional[Path], List[str]] = {}
     for raw in paths:
@@ -142,7 +146,7 @@ def configs_for(options: CheckOptions, paths: Tuple[str, ...]) -> List[Tuple[Con
         else:
             start = Path(raw) if Path(raw).is_dir() else Path(raw).parent
         try:
-            found = find_pyproject(start)
+            found = find_config(start)
         except ConfigError as error:
             raise UsageError(str(error)) from None
         groups.setdefault(found, []).append(raw)
@@ -164,7 +168,7 @@ def run_check(options: CheckOptions) -> int:
     if "-" in paths and len(paths) > 1:
         raise UsageError("`-` (stdin) cannot be combined with other paths")
     if options.show_settings is not None:
-        return show_settings(options, options.show_settings)
+        return show_settings(options, options.show_settings or paths[0])
     groups = configs_for(options, paths)
     file_groups = [] if "-" in paths else _files_by_config(options, groups)
     if options.show_files:
@@ -185,7 +189,8 @@ def run_check(options: CheckOptions) -> int:
         raise UsageError("--add-noqa cannot be combined with --fix or --diff")
     configs = [group_config for group_config, _ in (file_groups or groups)]
     for code in sorted({code for group_config in configs for code in select(options, group_config).retired}):
-        click.echo(retired_warning(code), err=True)
+        if not options.quiet:
+            click.echo(retired_warning(code), err=True)
     stdin_raw = b""
     if "-" in paths:
         if options.add_noqa:
@@ -226,43 +231,50 @@ def run_check(options: CheckOptions) -> int:
                 cache.save()
                 if cache.folder.is_dir():
                     reach.save()
-        if not found_any:
+        if not found_any and not options.quiet:
             click.echo("hylint: warning: no Python files found under the given paths", err=True)
         if added is not None:
-            click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
+            if not options.quiet:
+                click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
             return EXIT_OK
 
     diagnostics, fixed_by_code, sources, cell_sources, changed = _collect(outcomes)
 
     stdin_fix = "-" in paths and mode == FIX
     if mode == DIFF:
-        for outcome in outcomes:
-            if outcome.diff:
-                sys.stdout.write(outcome.diff)
+        with _output(options.output_file, sys.stdout) as out:
+            for outcome in outcomes:
+                if outcome.diff:
+                    out.write(outcome.diff)
         count = sum(1 for o in outcomes if o.diff)
-        click.echo(f"Would fix {count} file{'s' if count != 1 else ''}." if count else "No fixes available.", err=True)
+        if not options.quiet:
+            click.echo(f"Would fix {count} file{'s' if count != 1 else ''}." if count else "No fixes available.",
+                       err=True)
         if any(outcome.failed for outcome in outcomes):
             return EXIT_ERROR
         return EXIT_DIAGNOSTICS if changed else EXIT_OK
     if stdin_fix:
         _write_fixed_stdin(outcomes[0], stdin_raw)
 
-    color = fmt == "full" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    terminal = sys.stdout.isatty() and options.output_file is None  # a file gets no colours nor links
+    color = fmt == "full" and terminal and not os.environ.get("NO_COLOR")
     report = Report(diagnostics, sources, color, dict(fixed_by_code), options.show_fixes, unsafe, mode == FIX,
                     len(outcomes))
-    report.hyperlinks = fmt in HYPERLINK_FORMATS and sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
+    report.hyperlinks = fmt in HYPERLINK_FORMATS and terminal and os.environ.get("TERM") != "dumb"
     report.cell_sources = cell_sources
-    out = sys.stderr if stdin_fix else sys.stdout
-    if options.statistics:
-        counts = Counter(d.code for d in diagnostics)
-        names = {d.code: d.name for d in diagnostics}
-        for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
-            out.write(f"{count:>5}\t{code}\t{names[code]}\n")
-    else:
-        render(fmt, report, out)
-        if fmt in HUMAN_FORMATS and not diagnostics and not fixed_by_code and not any(o.failed for o in outcomes):
-            out.write("All checks passed!\n")  # as ruff: silence would not tell a clean run from none
-    out.flush()
+    report.quiet = options.quiet
+    with _output(options.output_file, sys.stderr if stdin_fix else sys.stdout) as out:
+        if options.statistics:
+            counts = Counter(d.code for d in diagnostics)
+            names = {d.code: d.name for d in diagnostics}
+            for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+                out.write(f"{count:>5}\t{code}\t{names[code]}\n")
+        else:
+            render(fmt, report, out)
+            if fmt in HUMAN_FORMATS and not diagnostics and not fixed_by_code and not options.quiet \
+                    and not any(o.failed for o in outcomes):
+                out.write("All checks passed!\n")  # as ruff: silence would not tell a clean run from none
+        out.flush()
     if any(outcome.failed for outcome in outcomes):
         return EXIT_ERROR  # a file could not be checked or written (its message is on stderr)
     if options.exit_zero:
@@ -272,8 +284,24 @@ def run_check(options: CheckOptions) -> int:
     return EXIT_DIAGNOSTICS if diagnostics else EXIT_OK
 
 
+@contextmanager
+def _output(path: Optional[str], default: TextIO) -> Iterator[TextIO]:
+    """Where the report goes: ``default``, or the file ``-o/--output-file`` names (its folders made, as ruff)."""
+    if path is None:
+        yield default
+        return
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path, "w", encoding="utf-8", errors="surrogateescape")
+    except OSError as error:
+        raise UsageError(f"{path}: cannot write the output file: {error.strerror or error}") from None
+    with handle:
+        yield handle
+
+
 def show_settings(options: CheckOptions, filename: str) -> int:
-    """``--show-settings FILE``: the configuration that applies to ``filename`` and the rules it is checked with."""
+    """``--show-settings [PATH]``: the configuration that applies to ``filename`` (a file or a folder) and
+    the rules it is checked with; the excludes shown are those that apply (the defaults unless replaced)."""
     from hylint.batch.cache import cache_folder
 
     config, _ = configs_for(options, (filename,))[0]
@@ -289,7 +317,7 @@ def show_settings(options: CheckOptions, filename: str) -> int:
         f"ignore = {list(selection.ignore)}",
         f"per-file-ignores = {dict((pattern, list(codes)) for pattern, codes in selection.per_file_ignore_codes)}",
         f"ignored-here = {sorted(ignored)}",
-        f"exclude = {list(config.exclude)}",
+        f"exclude = {list(config.exclude or _default_excludes())}",
         f"extend-exclude = {list(config.extend_exclude)}",
         f"fix = {options.fix if options.fix is not None else config.fix}",
         f"unsafe-fixes = {options.unsafe_fixes if options.unsafe_fixes is not None else config.unsafe_fixes}",
@@ -408,10 +436,14 @@ def _prepare(options: CheckOptions, config: Config, mode: str, unsafe: bool):
     return selection, cache
 
 
-def _excludes(config: Config) -> Tuple[str, ...]:
+def _default_excludes() -> Tuple[str, ...]:
     from hylint.batch.discovery import DEFAULT_EXCLUDE
 
-    return tuple(config.exclude or DEFAULT_EXCLUDE) + config.extend_exclude
+    return DEFAULT_EXCLUDE
+
+
+def _excludes(config: Config) -> Tuple[str, ...]:
+    return tuple(config.exclude or _default_excludes()) + config.extend_exclude
 
 
 def _files_by_config(options: CheckOptions, groups) -> List[Tuple[Config, List[Path]]]:
@@ -419,11 +451,11 @@ def _files_by_config(options: CheckOptions, groups) -> List[Tuple[Config, List[P
     walking a folder that holds a sub-project with its own ``[tool.hylint]`` is checked with that table
     (less its excludes), as a file named alone would be. ``--config`` applies one table to all."""
     from hylint.batch.discovery import PathError, discover, excluded_explicitly
-    from hylint.config import ConfigError, find_pyproject, load_config
+    from hylint.config import ConfigError, find_config, load_config
 
     by_path: Dict[Optional[Path], Tuple[Config, List[Path]]] = {}
-    nearest_of: Dict[Path, Optional[Path]] = {}  # folder -> its nearest pyproject.toml with [tool.hylint]
-    looked_up: Dict[str, Optional[Path]] = {}  # the same per resolved folder, for find_pyproject
+    nearest_of: Dict[Path, Optional[Path]] = {}  # folder -> its nearest configuration file
+    looked_up: Dict[str, Optional[Path]] = {}  # the same per resolved folder, for find_config
     try:
         for config, paths in groups:
             force = bool(options.force_exclude or config.force_exclude)
@@ -437,7 +469,7 @@ def _files_by_config(options: CheckOptions, groups) -> List[Tuple[Config, List[P
                 if not options.config_path:
                     folder = path.parent
                     if folder not in nearest_of:
-                        nearest_of[folder] = find_pyproject(folder, looked_up)
+                        nearest_of[folder] = find_config(folder, looked_up)
                     nearest = nearest_of[folder] or config.path
                 if nearest not in by_path:
                     by_path[nearest] = (load_config(nearest, check_codes=False), [])

@@ -1,4 +1,5 @@
-"""``[tool.hylint]`` in the nearest pyproject.toml, merged with command-line options, as one frozen Config."""
+"""The nearest configuration (``.hylint.toml``, ``hylint.toml`` or ``[tool.hylint]`` of a pyproject.toml),
+merged with command-line options, as one frozen Config."""
 from __future__ import annotations
 
 import os
@@ -23,6 +24,10 @@ STR_KEYS = ("output-format",)
 # keys owned by other commands, validated where they are used
 OTHER_KEYS = ("per-file-ignores", "verify")
 KNOWN_KEYS = set(LIST_KEYS) | set(BOOL_KEYS) | set(STR_KEYS) | set(OTHER_KEYS)
+# the files a folder's configuration may be in, first found wins (ruff's order: .ruff.toml, ruff.toml,
+# pyproject.toml); the first two hold the settings at their top level and count even when empty, a
+# pyproject.toml only when it has a [tool.hylint] table
+CONFIG_NAMES = (".hylint.toml", "hylint.toml", "pyproject.toml")
 
 
 @dataclass(frozen=True)
@@ -46,8 +51,9 @@ class Config:
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
 
-def find_pyproject(start: Path, memo: Optional[Dict[str, Optional[Path]]] = None) -> Optional[Path]:
-    """The nearest pyproject.toml (from ``start`` upwards) that has a [tool.hylint] table. ``memo``: what
+def find_config(start: Path, memo: Optional[Dict[str, Optional[Path]]] = None) -> Optional[Path]:
+    """The nearest configuration file (from ``start`` upwards): a ``.hylint.toml`` or ``hylint.toml``, or a
+    pyproject.toml that has a [tool.hylint] table (``CONFIG_NAMES``' order within a folder). ``memo``: what
     earlier calls found, per resolved folder (a run asks for every folder holding a checked file: each
     folder, and each pyproject.toml, is then read once)."""
     memo = {} if memo is None else memo
@@ -59,9 +65,8 @@ def find_pyproject(start: Path, memo: Optional[Dict[str, Optional[Path]]] = None
             found = memo[folder]
             break
         walked.append(folder)
-        candidate = os.path.join(folder, "pyproject.toml")
-        if os.path.isfile(candidate) and "hylint" in _read_toml(Path(candidate)).get("tool", {}):
-            found = Path(candidate)
+        found = _config_in(folder)
+        if found is not None:
             break
         parent = os.path.dirname(folder)
         if parent == folder:
@@ -70,6 +75,18 @@ def find_pyproject(start: Path, memo: Optional[Dict[str, Optional[Path]]] = None
     for folder in walked:
         memo[folder] = found
     return found
+
+
+find_pyproject = find_config  # its name before hylint.toml was looked for
+
+
+def _config_in(folder: str) -> Optional[Path]:
+    for name in CONFIG_NAMES:
+        candidate = os.path.join(folder, name)
+        if os.path.isfile(candidate) and (name != "pyproject.toml"
+                                          or "hylint" in _read_toml(Path(candidate)).get("tool", {})):
+            return Path(candidate)
+    return None
 
 
 def _read_toml(path: Path) -> Dict[str, Any]:
@@ -86,20 +103,24 @@ def _read_toml(path: Path) -> Dict[str, Any]:
 
 def load_config(explicit: Optional[Path] = None, start: Optional[Path] = None,
                 check_codes: bool = True) -> Config:
-    if explicit is not None:
-        if not explicit.is_file():
-            raise ConfigError(f"{explicit}: configuration file not found")
-        data = _read_toml(explicit)
-        table = data.get("tool", {}).get("hylint", data if explicit.name != "pyproject.toml" else {})
-        return parse_table(table, explicit, check_codes)
-    path = find_pyproject(start or Path.cwd())
+    path = explicit
     if path is None:
-        return Config()
-    return parse_table(_read_toml(path)["tool"]["hylint"], path, check_codes)
+        path = find_config(start or Path.cwd())
+        if path is None:
+            return Config()
+    elif not path.is_file():
+        raise ConfigError(f"{path}: configuration file not found")
+    data = _read_toml(path)
+    if path.name == "pyproject.toml":
+        return parse_table(data.get("tool", {}).get("hylint", {}), path, check_codes)
+    # hylint.toml (or any other file given with --config): the settings at the top level, as in ruff.toml;
+    # a [tool.hylint] table there is read too
+    table = data.get("tool", {}).get("hylint") if isinstance(data.get("tool"), dict) else None
+    return parse_table(data if table is None else table, path, check_codes, top_level=table is None)
 
 
-def parse_table(table: Dict[str, Any], path: Path, check_codes: bool = True) -> Config:
-    where = f"{path}: [tool.hylint]"
+def parse_table(table: Dict[str, Any], path: Path, check_codes: bool = True, top_level: bool = False) -> Config:
+    where = f"{path}" if top_level else f"{path}: [tool.hylint]"
     if not isinstance(table, dict):
         raise ConfigError(f"{where} must be a table")
     values: Dict[str, Any] = {}
@@ -119,6 +140,12 @@ def parse_table(table: Dict[str, Any], path: Path, check_codes: bool = True) -> 
             if not isinstance(value, str):
                 raise ConfigError(f"{where}: `{key}` must be a string, got {value!r}")
             values[attr] = value
+            if key == "output-format":
+                from hylint.report import FORMATS
+
+                if value not in FORMATS:
+                    raise ConfigError(f"{where}: `output-format`: unknown output format {value!r} "
+                                      f"(choose from: {', '.join(FORMATS)})")
         elif key == "per-file-ignores":
             if not isinstance(value, dict) or not all(
                     isinstance(v, list) and all(isinstance(c, str) for c in v) for v in value.values()):

@@ -184,10 +184,11 @@ def squeeze(call: OpCall) -> Shape:
 
 
 def reshape(call: OpCall) -> Shape:
-    positional = [a for a in call.node.args if a.keyword is None and not a.star]
+    positional = [a for a in call.node.args if a.keyword is None]
     if call.method and len(positional) > 1:  # x.reshape(1, -1, 1): the sizes as separate arguments
-        sizes = tuple(literal_int(a.value) for a in positional)
-        dims = None if None in sizes else sizes
+        # as the tuple spelling `x.reshape((n, 1, -1))` is read: a size that is not a literal is unknown, and
+        # the rank is still known (else `--fix`, once HY902 made the tuple, found what `check` had not)
+        dims = None if any(a.star for a in positional) else tuple(literal_int(a.value) for a in positional)
     else:
         dims = literal_shape(call.arg(1, "shape"))
     return reshaped(dims, call.static)

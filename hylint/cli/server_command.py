@@ -6,6 +6,6 @@ import click
 
 @click.command()
 def server() -> None:
-    """Serve the Language Server Protocol over stdio, for an editor (needs pygls: the server extra of hylint)."""
+    """Serve the Language Server Protocol over stdio, for an editor (pygls, installed with hylint)."""
     from hylint.server import run  # pygls is imported only when the server runs
     run()

@@ -37,6 +37,7 @@ class Report:
     files_checked: int = 0
     hyperlinks: bool = False  # stdout is a terminal: rule codes link to their docs (OSC 8)
     cell_sources: Dict[Tuple[str, int], str] = field(default_factory=dict)  # (notebook, cell) -> cell text
+    quiet: bool = False  # -q: no summary lines (ruff's --quiet: the diagnostics, nothing else)
 
 
 def render(name: str, report: Report, out: TextIO) -> None:
@@ -51,8 +52,10 @@ def fixable(diagnostic: Diagnostic, unsafe: bool) -> bool:
 
 
 def summary_lines(report: Report) -> List[str]:
-    """ruff's closing lines: fixed counts, found counts, what --fix / --unsafe-fixes would do."""
+    """ruff's closing lines: fixed counts, found counts, what --fix / --unsafe-fixes would do (none with -q)."""
     lines: List[str] = []
+    if report.quiet:
+        return lines
     fixed = sum(report.fixed_by_code.values())
     remaining = len(report.diagnostics)
     if report.show_fixes and report.fixed_by_code:

@@ -90,6 +90,65 @@ def fingerprints(diagnostics: List[Diagnostic], sources: Dict[str, str], paths: 
     return out
 
 
+SHORT = 160  # the longest message of a one-line text format (concise, grouped), its ellipsis included
+_OPENERS, _CLOSERS = "([{", ")]}"
+# a sentence ends with `.`, `!` or `?` and a space before a capital letter, but not after these
+_NOT_SENTENCE_ENDS = ("..", "e.g.", "i.e.", "etc.", "vs.")
+# how the trace reaches code outside a hybrid_forward, which the engine appends to the message
+# (hylint/lint/dispatch.py): kept whole by short_message, it says where the hazard comes from
+_CHAIN = re.compile(r" \(reached from .*\)\Z", re.DOTALL)
+
+
+def short_message(message: str, limit: int = SHORT) -> str:
+    """``message`` for a one-line format: its first sentence, and when that is longer than ``limit``, the
+    clauses (ended by `;`) that fit whole if they keep at least half of it, else the words that fit; an
+    ellipsis where anything was left out. Code in backticks and text in brackets are never cut inside
+    (where another place to cut exists). A closing ``(reached from ...)`` chain is kept, within the limit
+    as far as half of it leaves room. json, sarif and the full format keep the whole message."""
+    chain = _CHAIN.search(message)
+    if chain is not None and chain.start() > 0:
+        body = _shortened(message[:chain.start()], max(limit - len(chain.group()), limit // 2))
+        return body + chain.group()
+    return _shortened(message, limit)
+
+
+def _shortened(message: str, limit: int) -> str:
+    sentence_end, clause_ends, spaces = None, [], []
+    depth, code = 0, False
+    for index, char in enumerate(message):
+        if char == "`":
+            code = not code
+        elif code:
+            continue
+        elif char in _OPENERS:
+            depth += 1
+        elif char in _CLOSERS:
+            depth = max(depth - 1, 0)
+        elif depth == 0 and char == " " and index:
+            if message[index - 1] in ".!?" and not message.endswith(_NOT_SENTENCE_ENDS, 0, index) \
+                    and message[index + 1:index + 2].isupper():
+                sentence_end = index - 1
+                break
+            (clause_ends if message[index - 1] == ";" else spaces).append(index)
+    text = message if sentence_end is None else message[:sentence_end]
+    if len(text) <= limit:
+        return text if sentence_end is None else text + "…"
+    room = limit - 1  # the ellipsis
+    fitting = [end - 1 for end in clause_ends if end - 1 <= room]  # the `;` left out
+    if fitting and fitting[-1] >= limit // 2:
+        return text[:fitting[-1]] + "…"
+    cuts = [space for space in spaces + clause_ends if space <= room] or \
+        [index for index, char in enumerate(text[:room + 1]) if char == " "]
+    cut = max(cuts) if cuts else room
+    return text[:cut].rstrip(" ,;:") + "…"
+
+
+def docs_reference(d: Diagnostic) -> str:
+    """Where to read about ``d``'s rule: its docs URL, or ``hylint rule CODE`` where no page leads anywhere
+    (a normal, not editable, install without HYLINT_DOCS_URL: ``d.url`` is None)."""
+    return d.url or f"hylint rule {d.code}"
+
+
 def hyperlink(text: str, url: Optional[str], enabled: bool) -> str:
     """``text`` as an OSC 8 terminal hyperlink to ``url`` when ``enabled`` (a terminal), else as is."""
     if not enabled or url is None:

@@ -3,7 +3,7 @@ import re
 from typing import TYPE_CHECKING, Iterator, List, Optional, TextIO, Tuple
 
 from hylint.report import Report, fixable, summary_lines
-from hylint.report._common import source_of, where
+from hylint.report._common import docs_reference, source_of, where
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -55,7 +55,7 @@ def _lines(report: Report) -> Iterator[List[Piece]]:
         mark = [(" ", "", None), ("[*]", "cyan", None)] if fixable(d, report.unsafe_fixes) else []
         yield [(where(d), "bold", None), (f":{d.start[0]}:{d.start[1]}: ", "", None), (d.code, "bold red", d.url),
                *mark, (" " + d.message, "", None)]
-        docs = [("  ", "", None), ("= docs:", "cyan", None), (" " + (d.url or f"hylint rule {d.code}"), "", None)]
+        docs = [("  ", "", None), ("= docs:", "cyan", None), (" " + docs_reference(d), "", None)]
         source = source_of(d, report.sources, report.cell_sources)
         if source is None:
             yield docs

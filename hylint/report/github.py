@@ -3,12 +3,12 @@
 Escaping follows @actions/core (toolkit ``command.ts``): in the message ``%``, ``\\r``, ``\\n`` become
 ``%25``, ``%0D``, ``%0A``; in property values ``:`` and ``,`` also become ``%3A`` and ``%2C``.
 Paths are relative to the repository root (where GitHub resolves annotation files); the message's
-second line is the rule's documentation URL.
+second line is the rule's documentation URL (``hylint rule CODE`` without one).
 """
 from typing import TextIO
 
 from hylint.report import Report
-from hylint.report._common import relative_path, repository_root, where
+from hylint.report._common import docs_reference, relative_path, repository_root, where
 
 
 def escape_data(text: str) -> str:
@@ -30,4 +30,4 @@ def render(report: Report, out: TextIO) -> None:
             properties = [("title", f"hylint ({d.code})"), ("file", path), ("line", str(d.file_row or 1))]
             message = f"{d.code} {where(d)}:{d.start[0]}:{d.start[1]}: {d.message}"
         joined = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
-        out.write(f"::error {joined}::{escape_data(message)}%0A{escape_data(d.url)}\n")
+        out.write(f"::error {joined}::{escape_data(message)}%0A{escape_data(docs_reference(d))}\n")

@@ -1,9 +1,10 @@
-"""Diagnostics grouped by file (ruff's `grouped`): the file name once, then `row:col CODE message`."""
+"""Diagnostics grouped by file (ruff's `grouped`): the file name once, then `row:col CODE message` (the
+message shortened as in the concise format)."""
 from itertools import groupby
 from typing import TextIO
 
 from hylint.report import Report, fixable, summary_lines
-from hylint.report._common import hyperlink
+from hylint.report._common import hyperlink, short_message
 
 
 def render(report: Report, out: TextIO) -> None:
@@ -13,7 +14,7 @@ def render(report: Report, out: TextIO) -> None:
         out.write(f"{filename}:\n")
         for d in items:
             mark = "[*] " if fixable(d, report.unsafe_fixes) else ""
-            out.write(f"  {_row_col(d):<{width}} {hyperlink(d.code, d.url, report.hyperlinks)} {mark}{d.message}\n")
+            out.write(f"  {_row_col(d):<{width}} {hyperlink(d.code, d.url, report.hyperlinks)} {mark}{short_message(d.message)}\n")
         out.write("\n")
     for line in summary_lines(report):
         out.write(line + "\n")

@@ -6,7 +6,7 @@ from xml.etree import ElementTree as ET
 
 from hylint.diagnostic import Diagnostic
 from hylint.report import Report
-from hylint.report._common import where
+from hylint.report._common import docs_reference, where
 
 
 # characters XML 1.0 cannot carry (and lone surrogates from undecodable file names)
@@ -34,7 +34,7 @@ def render(report: Report, out: TextIO) -> None:
         codes = sorted({d.code for d in found})
         failure = ET.SubElement(case, "failure", type="hylint",
                                 message=f"{len(found)} diagnostic{'s' if len(found) != 1 else ''}: {', '.join(codes)}")
-        failure.text = _xml("".join(f"{where(d)}:{d.start[0]}:{d.start[1]}: {d.code} {d.message}\n  {d.url}\n"
+        failure.text = _xml("".join(f"{where(d)}:{d.start[0]}:{d.start[1]}: {d.code} {d.message}\n  {docs_reference(d)}\n"
                                for d in found))
     ET.indent(suites)
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n')

@@ -13,7 +13,7 @@ from urllib.parse import quote
 from hylint import __version__
 from hylint.diagnostic import Diagnostic, Location, docs_base, rule_url
 from hylint.report import Report
-from hylint.report._common import fingerprints, relative_path, repository_root
+from hylint.report._common import docs_reference, fingerprints, relative_path, repository_root
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT_KEY = "hylint/v1"
@@ -61,7 +61,7 @@ def _result(d: Diagnostic, index: Dict[str, int], root: Path, fingerprint: str) 
     result: Dict[str, Any] = {
         "ruleId": d.code,
         "level": level(d.code),
-        "message": {"text": f"{d.message} ({d.url})"},
+        "message": {"text": f"{d.message} ({docs_reference(d)})"},
         "locations": [{"physicalLocation": {"artifactLocation": location, "region": _region(d.start, d.end)}}],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
     }

@@ -11,10 +11,10 @@ def run() -> None:
     """Serve over stdio until the client sends exit or closes stdin; exit 2 with a hint without pygls."""
     try:
         from hylint.server.protocol import main
-    except ImportError as error:  # pygls is an optional dependency: pip install 'hylint[server]'
+    except ImportError as error:  # a dependency of hylint, missing only from an install made without them
         if str(error.name).split(".")[0] not in ("pygls", "lsprotocol", "cattrs"):
             raise
-        sys.stderr.write(f"hylint: error: the language server needs pygls ({error}); "
-                         f"install it with: pip install 'pygls>=1.3,<2' (the server extra of hylint)\n")
+        sys.stderr.write(f"hylint: error: the language server needs pygls ({error}), a dependency of hylint; "
+                         f"install it with: pip install 'pygls>=1.3,<2'\n")
         sys.exit(2)
     main()

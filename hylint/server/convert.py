@@ -103,11 +103,29 @@ def minimal_edit(old: str, new: str, encoding: str = lsp.PositionEncodingKind.Ut
                         new[new_start:new_end])
 
 
-def rule_markdown(rule_type) -> str:
-    """A rule's documentation, as ``hylint rule CODE`` prints it."""
-    header = (f"# {rule_type.NAME} ({rule_type.CODE})\n\nDefault: {'on' if rule_type.DEFAULT_ENABLED else 'off'}. "
-              f"Fix: {'available' if rule_type.fixable() else 'none'}.")
-    return header + "\n" + rule_type.DOC.rstrip() if rule_type.DOC else header
+_FIX_KIND = {Applicability.SAFE: "Fix", Applicability.UNSAFE: "Fix (unsafe: `--unsafe-fixes`)",
+             Applicability.DISPLAY_ONLY: "Suggestion"}
+
+
+def hover_markdown(diagnostic: Diagnostic, rule_type) -> str:
+    """What hovering a diagnostic shows: its message, its fix's title, the rule's "What it does" section and
+    where the whole page is (its link where the page exists, else `hylint rule CODE`), not the whole page."""
+    parts = [f"**{diagnostic.code}** ({rule_type.NAME}): {diagnostic.message}"]
+    if diagnostic.fix is not None:
+        parts.append(f"{_FIX_KIND[diagnostic.fix.applicability]}: {diagnostic.fix.message}")
+    what = doc_section(rule_type.DOC or "", "What it does")
+    if what:
+        parts.append(what)
+    url = diagnostic.url if rule_type.DOC else None
+    parts.append(f"More: [{diagnostic.code} {rule_type.NAME}]({url}), or `hylint rule {diagnostic.code}`" if url
+                 else f"More: `hylint rule {diagnostic.code}`")
+    return "\n\n".join(parts)
+
+
+def doc_section(doc: str, title: str) -> str:
+    """The text under ``## title`` of a rule's DOC, up to the next heading ('' without one)."""
+    match = re.search(rf"^## {re.escape(title)}[ \t]*\n(.*?)(?=^## |\Z)", doc, re.MULTILINE | re.DOTALL)
+    return match.group(1).strip() if match else ""
 
 
 def contains(range_: lsp.Range, position: lsp.Position) -> bool:

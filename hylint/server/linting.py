@@ -4,8 +4,8 @@ It builds what ``hylint check`` builds for a file (hylint/check.py): the nearest
 of the file (``hylint.config``) and its ``RuleSelection`` (rules, per-file-ignores applied per file),
 kept per folder so a keystroke does not re-read the configuration or re-import the rules.
 
-Settings are re-read when any ``pyproject.toml`` between the file and the root appears, disappears
-or changes (size or mtime): a stat per folder on each check, no restart and no file watcher needed.
+Settings are re-read when any configuration file (``pyproject.toml``, ``hylint.toml``, ``.hylint.toml``)
+between the file and the root appears, disappears or changes (size or mtime): a stat per folder on each check, no restart and no file watcher needed.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from hylint.config import Config, ConfigError, load_config
+from hylint.config import CONFIG_NAMES, Config, ConfigError, load_config
 from hylint.diagnostic import Diagnostic
 from hylint.server.incremental import GroupCache
 
@@ -35,14 +35,15 @@ class _Settings:
 
 
 def _stamp(folder: Path) -> Tuple:
-    """What decides the settings of files in ``folder``: every pyproject.toml above it, with size and mtime."""
+    """What decides the settings of files in ``folder``: every configuration file above it, with size and mtime."""
     stamp = []
     for parent in [folder] + list(folder.parents):
-        try:
-            info = os.stat(parent / "pyproject.toml")
-        except OSError:
-            continue
-        stamp.append((str(parent), info.st_mtime_ns, info.st_size))
+        for name in CONFIG_NAMES:
+            try:
+                info = os.stat(parent / name)
+            except OSError:
+                continue
+            stamp.append((str(parent / name), info.st_mtime_ns, info.st_size))
     return tuple(stamp)
 
 

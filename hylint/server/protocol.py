@@ -17,6 +17,7 @@ from pygls.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from hylint import __version__
+from hylint.config import CONFIG_NAMES
 from hylint.diagnostic import Applicability, Diagnostic
 from hylint.server import convert
 from hylint.server.linting import Checker
@@ -214,7 +215,7 @@ def create_server() -> HylintServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: HylintServer, params: lsp.DidSaveTextDocumentParams) -> None:
-        if params.text_document.uri.endswith("/pyproject.toml"):  # settings may have changed: all files
+        if params.text_document.uri.rsplit("/", 1)[-1] in CONFIG_NAMES:  # settings may have changed: all files
             ls.lint_all()
         else:
             ls.lint(params.text_document.uri)
@@ -252,7 +253,7 @@ def create_server() -> HylintServer:
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: HylintServer, params: lsp.DidChangeWatchedFilesParams) -> None:
-        ls.lint_all()  # a pyproject.toml changed on disk (linting.py notices which settings are stale)
+        ls.lint_all()  # a configuration file changed on disk (linting.py notices which settings are stale)
 
     @server.feature(lsp.INITIALIZED)
     def initialized(ls: HylintServer, params: lsp.InitializedParams) -> None:
@@ -262,7 +263,7 @@ def create_server() -> HylintServer:
             ls.register_capability(lsp.RegistrationParams(registrations=[lsp.Registration(
                 id="hylint-pyproject", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                 register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
-                    watchers=[lsp.FileSystemWatcher(glob_pattern="**/pyproject.toml")]))]))
+                    watchers=[lsp.FileSystemWatcher(glob_pattern=f"**/{name}") for name in CONFIG_NAMES]))]))
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     def hover(ls: HylintServer, params: lsp.HoverParams) -> Optional[lsp.Hover]:
@@ -272,13 +273,15 @@ def create_server() -> HylintServer:
         if result is None:
             return None
         rules = all_rules()
-        codes = []
+        shown = []  # each diagnostic under the cursor once: its message, fix and what its rule does
         for d, item in zip(result.diagnostics, result.lsp):
-            if convert.contains(item.range, params.position) and d.code in rules and d.code not in codes:
-                codes.append(d.code)
-        if not codes:
+            if convert.contains(item.range, params.position) and d.code in rules:
+                text = convert.hover_markdown(d, rules[d.code])
+                if text not in shown:
+                    shown.append(text)
+        if not shown:
             return None
-        text = "\n\n---\n\n".join(convert.rule_markdown(rules[code]) for code in codes)
+        text = "\n\n---\n\n".join(shown)
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text))
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(

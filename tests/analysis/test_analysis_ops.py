@@ -50,6 +50,22 @@ def test_both_forms_read_the_same_table_entry(function_form, method_form, kind, 
             assert (value.shape.rank, value.shape.dims, value.shape.unit_axis) == (rank, dims, unit), expression
 
 
+@pytest.mark.parametrize("varargs, single", [
+    ("x.reshape(self.n, 1, -1)", "x.reshape((self.n, 1, -1))"),
+    ("x.reshape(1, -1, 1)", "x.reshape((1, -1, 1))"),
+    ("x.reshape(n, 2)", "x.reshape((n, 2))"),
+])
+def test_reshape_sizes_as_separate_arguments_read_as_the_tuple(varargs, single):
+    # a size that is not a literal leaves the rank known: else `check` missed the HY101 that `--fix` found
+    # once HY902 wrote the tuple (gluoncv's monodepthv2 layers.py: 59 errors, then 60 with --fix)
+    a, b = value_of(varargs).shape, value_of(single).shape
+    assert (a.rank, a.dims, a.unit_axis) == (b.rank, b.dims, b.unit_axis) and a.rank is not None
+
+
+def test_reshape_with_a_starred_size_is_unknown():
+    assert value_of("x.reshape(*s, 1)").shape.rank is None
+
+
 @pytest.mark.parametrize("expression, kind", [
     ("x.asnumpy()", Kind.NUMPY),
     ("x.asscalar()", Kind.PY),

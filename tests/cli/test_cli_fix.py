@@ -138,3 +138,16 @@ def test_exit_codes_in_a_real_process(tmp_path):
     assert code("--fix", str(tmp_path / "b.py")) == 1
     assert code("--fix", "--select", "HY999", str(tmp_path / "b.py")) == 2
     assert (tmp_path / "a.py").read_text() == SAFE_FIXED
+
+
+def test_fix_counts_what_check_found(project):
+    # gluoncv's monodepthv2 layers.py: `depth.reshape(self.n, 1, -1) * points`. check read the varargs reshape
+    # as of unknown shape; --fix's HY902 wrote the tuple, and its next pass found the HY101 check had not:
+    # "Found 59 errors" then "Found 60 errors (28 fixed, ...)". Both now count the same diagnostics.
+    (project / "a.py").write_text(
+        HEAD + "        points = F.batch_dot(x, x)\n        return x.reshape(self.n, 1, -1) * points\n")
+    found = run(["--output-format", "concise", "a.py"])
+    assert found.exit_code == 1
+    assert "Found 2 errors." in found.stdout and "[*] 2 fixable" in found.stdout, found.stdout
+    fixed = run(["--fix", "--output-format", "concise", "a.py"])
+    assert "Found 2 errors (2 fixed, 0 remaining)." in fixed.stdout, fixed.stdout

@@ -319,6 +319,31 @@ def test_a_link_only_where_the_page_exists(monkeypatch, tmp_path):
     assert d.url == "https://docs.example.org/hylint/rules.html#hy301-tensor-subscript"
 
 
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_every_format_renders_without_a_docs_page(fmt, monkeypatch, tmp_path):
+    """A normal install has no docs/rules.md beside the package: every diagnostic's url is None. github
+    wrote `d.url.replace(...)` (an internal error, exit 2); sarif and junit wrote the text `None`."""
+    import hylint.diagnostic as diagnostic
+    from hylint.diagnostic import Applicability, Edit, Fix
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("HYLINT_DOCS_URL", raising=False)
+    monkeypatch.setattr(diagnostic, "RULES_PAGE", tmp_path / "missing" / "rules.md")
+    fix = Fix(Applicability.SAFE, "Select with F.slice_axis", (Edit("F.slice_axis(y)", (4, 16), (4, 20)),))
+    plain = Diagnostic("HY301", "tensor-subscript", "m", "net.py", (4, 16), (4, 20), fix)
+    in_cell = Diagnostic("HY301", "tensor-subscript", "m", "nb.ipynb", (1, 1), (1, 2), cell=2, file_row=7)
+    assert plain.url is None
+    out = io.StringIO()
+    render(fmt, Report([plain, in_cell], {"net.py": BAD}, cell_sources={("nb.ipynb", 2): "y[0]\n"},
+                       hyperlinks=True), out)
+    text = out.getvalue()
+    if fmt == "sarif":  # the rules' own pages (driver.rules) quote Python's None: the results alone
+        text = json.dumps(json.loads(text)["runs"][0]["results"])
+    assert "None" not in text
+    if fmt in ("full", "github", "junit", "sarif", "gitlab"):  # the formats that say where to read more
+        assert "hylint rule HY301" in text
+
+
 def test_full_code_frame_shows_source_lines_as_they_are(tmp_path, monkeypatch):
     # markup-like text and a line-ending backslash (a continuation, a comment) are shown unchanged: rich's
     # escape() adds a backslash after a trailing one, which a code frame must not show
@@ -370,3 +395,51 @@ def test_full_plain_output_is_what_rich_writes():
         Console(file=expected, force_terminal=False, no_color=True, highlight=False, soft_wrap=True,
                 emoji=False).print(full._styled(list(full._lines(report)), False))
         assert plain.getvalue() == expected.getvalue()
+
+
+# -- short messages in the one-line formats ----------------------------------------------------------
+
+HY806 = ("`autograd.is_training()` inside a hybrid context: after hybridize() it is read once, when the graph is "
+         "traced, and the branch it selects is frozen for later calls in the other mode; use operators that read "
+         "the mode on every call (`F.Dropout`, `F.BatchNorm`), or call hybridize() again after switching the mode")
+
+
+@pytest.mark.parametrize("message, short", [
+    ("`x[0]`: short enough", "`x[0]`: short enough"),
+    ("The first sentence. The second one", "The first sentence…"),
+    ("a value (e.g. 3. or 4.) and `x. y` stay whole", "a value (e.g. 3. or 4.) and `x. y` stay whole"),
+    (HY806, "`autograd.is_training()` inside a hybrid context: after hybridize() it is read once, when the graph is "
+            "traced, and the branch it selects is frozen for later…"),
+    # the clauses that fit whole, when they fill at least half the line
+    ("a" * 100 + "; " + "b " * 40, "a" * 100 + "…"),
+    ("a" * 50 + "; " + "b " * 80, "a" * 50 + "; " + "b " * 53 + "b…"),
+    # never inside backticks while there is another place to cut
+    ("word " * 30 + "`" + "code " * 20 + "`", ("word " * 30).rstrip() + "…"),
+])
+def test_short_message(message, short):
+    from hylint.report._common import SHORT, short_message
+
+    assert short_message(message) == short and len(short) <= SHORT
+
+
+def test_short_message_keeps_the_reach_chain():
+    from hylint.report._common import short_message
+
+    chain = " (reached from Model.hybrid_forward via distr.log_prob)"
+    short = short_message(HY806 + chain)
+    assert short.endswith("…" + chain) and len(short) <= 160 and short.startswith("`autograd.is_training()`")
+
+
+def test_concise_and_grouped_are_short_json_sarif_and_full_keep_the_whole_message():
+    d = Diagnostic("HY806", "autograd-state-in-hybrid", HY806, "a.py", (1, 1), (1, 2))
+    outputs = {}
+    for fmt in FORMATS:
+        out = io.StringIO()
+        render(fmt, Report([d], {}), out)
+        outputs[fmt] = out.getvalue()
+    for fmt in ("concise", "grouped"):
+        (line,) = [line for line in outputs[fmt].splitlines() if "HY806" in line]
+        assert HY806 not in line and line.endswith("frozen for later…") and len(line.split("HY806 ")[1]) <= 160
+    assert json.loads(outputs["json"])[0]["message"] == HY806
+    assert json.loads(outputs["sarif"])["runs"][0]["results"][0]["message"]["text"].startswith(HY806)
+    assert HY806 in outputs["full"] and HY806 in outputs["json-lines"]

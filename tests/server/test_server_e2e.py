@@ -76,11 +76,14 @@ def test_open_fix_edit_save_shutdown(client, tmp_path):
     assert shape["codeDescription"]["href"].endswith("#hy201-ndarray-only-attribute")
     assert "`x.shape` is NDArray-only" in shape["message"]
 
-    # hover over the diagnostic: the rule's documentation, as `hylint rule HY201` prints it
+    # hover over the diagnostic: its message, its fix and what the rule does; the whole page is a link away
+    # (issue 44: the hover showed the whole rule page, as `hylint rule HY201` prints it)
     hover = client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": shape["range"]["start"]})
     assert hover["contents"]["kind"] == "markdown"
-    assert hover["contents"]["value"].startswith("# ndarray-only-attribute (HY201)")
-    assert "What it does" in hover["contents"]["value"]
+    value = hover["contents"]["value"]
+    assert value.startswith("**HY201** (ndarray-only-attribute): `x.shape` is NDArray-only")
+    assert "Fix: " in value and "Flags `.shape`" in value and "hylint rule HY201" in value
+    assert "Why is this bad?" not in value and "Fix safety" not in value
     assert client.request("textDocument/hover", {"textDocument": {"uri": uri},
                                                  "position": {"line": 0, "character": 0}}) is None
 
@@ -223,7 +226,7 @@ def test_notebook_cells(client, tmp_path):
     assert [d["code"] for d in diagnostics] == ["HY101", "HY101"]
     hover = client.request("textDocument/hover", {"textDocument": {"uri": uris[2]},
                                                   "position": diagnostics[0]["range"]["start"]})
-    assert hover["contents"]["value"].startswith("# ")
+    assert hover["contents"]["value"].startswith("**HY101** (broadcast-arithmetic): ")
     client.notify("notebookDocument/didClose", {"notebookDocument": {"uri": notebook},
                                                 "cellTextDocuments": [{"uri": uri} for uri in uris]})
     assert client.shutdown() == 0

@@ -95,6 +95,18 @@ def test_settings_follow_the_nearest_pyproject(tmp_path):
     assert "invalid TOML" in outcome.error and len(outcome.diagnostics) == 3  # defaults meanwhile
 
 
+def test_settings_follow_a_hylint_toml_as_the_cli_does(tmp_path):
+    (tmp_path / "sub").mkdir()
+    path = tmp_path / "sub" / "net.py"
+    checker = Checker(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.hylint]\nignore = ["HY101"]\n')
+    assert [d.code for d in checker.check(TUTORIAL, path).diagnostics] == ["HY201"]
+    (tmp_path / "hylint.toml").write_text('ignore = ["HY201"]\n')  # beside it, and first: ruff's order
+    assert [d.code for d in checker.check(TUTORIAL, path).diagnostics] == ["HY101", "HY101"]
+    (tmp_path / "sub" / ".hylint.toml").write_text("")  # nearer, and empty: the defaults
+    assert len(checker.check(TUTORIAL, path).diagnostics) == 3
+
+
 def test_unparsable_text_gives_hy000(tmp_path):
     """As `hylint check`: a buffer that may hold hybrid code and does not parse gets HY000; one that
     cannot hold any (the prefilter, hylint/lint/prefilter.py) is not parsed at all."""
@@ -201,3 +213,24 @@ def test_groups_are_prepared_only_while_no_change_comes(tmp_path):
             handle.cancel()
         server.loop.close()
         asyncio.set_event_loop(None)
+
+
+def test_hover_is_the_diagnostic_its_fix_and_what_the_rule_does_not_the_whole_page(monkeypatch, tmp_path):
+    import hylint.diagnostic as diagnostic_module
+    from hylint.diagnostic import Applicability, Edit, Fix
+    from hylint.selection import all_rules
+
+    rule = all_rules()["HY806"]
+    fix = Fix(Applicability.UNSAFE, "Read the mode with `F.Dropout`", (Edit("x", (1, 1), (1, 2)),))
+    d = Diagnostic("HY806", rule.NAME, "`autograd.is_training()` inside a hybrid context: frozen", "f.py", (1, 1),
+                   (1, 2), fix)
+    text = convert.hover_markdown(d, rule)
+    assert text.startswith("**HY806** (autograd-state-in-hybrid): `autograd.is_training()` inside a hybrid context")
+    assert "Fix (unsafe: `--unsafe-fixes`): Read the mode with `F.Dropout`" in text
+    assert convert.doc_section(rule.DOC, "What it does") in text and convert.doc_section(rule.DOC, "What it does")
+    for later in ("Why is this bad?", "Example", "Use instead", "Fix safety"):
+        assert f"## {later}" not in text and convert.doc_section(rule.DOC, later) not in text
+    assert d.url and f"({d.url})" in text  # this checkout's page
+    monkeypatch.delenv("HYLINT_DOCS_URL", raising=False)
+    monkeypatch.setattr(diagnostic_module, "RULES_PAGE", tmp_path / "missing.md")  # a normal install: no page
+    assert convert.hover_markdown(d, rule).endswith("More: `hylint rule HY806`")
