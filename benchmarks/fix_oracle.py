@@ -625,7 +625,11 @@ def evaluate(job: dict) -> dict:
             harms.append({"combo": {o["text"]: k for o, k in zip(operands, combo)}, "what": what})
     # the examples shown: those with the most tensor operands first (closest to what hybrid_forward sees)
     harms.sort(key=lambda harm: -sum(k.startswith("tensor") for k in harm["combo"].values()))
+    by_operand = {o["text"]: sorted({harm["combo"][o["text"]] for harm in harms}, key=KINDS.index)
+                  for o in operands}
+    all_tensors = sum(all(k.startswith("tensor") for k in harm["combo"].values()) for harm in harms)
     return {"combos": len(combos), "tried": tried, "original_ran": ran, "harmful": len(harms),
+            "harmful_all_tensors": all_tensors, "harm_operand_kinds": by_operand if harms else {},
             "harm_kinds": dict(kinds), "incomparable": incomparable, "harms": harms[:3], "stopped": stopped,
             "seconds": round(time.monotonic() - started, 3)}
 
@@ -742,7 +746,8 @@ def check_pair(original: str, fixed: str, relies_on: Sequence[dict] = (), *, con
         if context and (differs_only or incomparable):
             outer = _check_once(context[0], context[1], relies_on, imports, f_names, worker, max_combos, seconds)
             result["statement"] = {key: outer[key] for key in ("status", "reason", "detail", "tried", "original_ran",
-                                                                 "harmful", "harms", "exhaustive") if key in outer}
+                                                                 "harmful", "harmful_all_tensors", "harms",
+                                                                 "exhaustive") if key in outer}
             if outer["status"] == "harm" or (outer["status"] == "no harm" and outer["exhaustive"]):
                 result["status"] = outer["status"]
                 result.pop("reason", None), result.pop("detail", None)
@@ -932,13 +937,15 @@ def summarize(fixes: List[dict]) -> dict:
     by_rule: Dict[str, dict] = {}
     for fix in fixes:
         entry = by_rule.setdefault(fix["code"], {"fixes": 0, "checked": 0, "harms": 0, "no_combination_ran": 0,
-                                                 "not_checkable": {}, "all_operands_proven": 0})
+                                                 "not_checkable": {}, "all_operands_proven": 0,
+                                                 "harms_with_tensors_only": 0})
         entry["fixes"] += 1
         status = fix["result"]["status"]
         if status in ("harm", "no harm"):
             entry["checked"] += 1
         if status == "harm":
             entry["harms"] += 1
+            entry["harms_with_tensors_only"] += bool(fix["result"].get("harmful_all_tensors"))
         elif status == "no combination ran":
             entry["no_combination_ran"] += 1
         elif status == "not checkable":
@@ -985,17 +992,21 @@ def render(meta: dict, modes: Dict[str, dict]) -> str:
         lines += [f"## {mode.capitalize()} fixes", "",
                   f"{len(fixes)} distinct {mode} fixes; `relies_on` present on {proven} of them"
                   + (" (absent: every operand is tried with every kind)." if not proven else "."), "",
-                  "| rule | fixes | checked | harms | no combination ran | not checkable (reason: count) |",
-                  "|---|---:|---:|---:|---:|---|"]
+                  "`harms, tensors only`: the harms that remain on combinations where every operand is a tensor "
+                  "(what a `tensor` fact in relies_on would leave).", "",
+                  "| rule | fixes | checked | harms | harms, tensors only | no combination ran | "
+                  "not checkable (reason: count) |",
+                  "|---|---:|---:|---:|---:|---:|---|"]
         total = Counter()
         for code, entry in data["by_rule"].items():
             reasons = ", ".join(f"{r}: {n}" for r, n in sorted(entry["not_checkable"].items())) or "0"
             lines.append(f"| {code} | {entry['fixes']} | {entry['checked']} | {entry['harms']} | "
-                         f"{entry['no_combination_ran']} | {reasons} |")
-            for key in ("fixes", "checked", "harms", "no_combination_ran"):
+                         f"{entry['harms_with_tensors_only']} | {entry['no_combination_ran']} | {reasons} |")
+            for key in ("fixes", "checked", "harms", "harms_with_tensors_only", "no_combination_ran"):
                 total[key] += entry[key]
             total["not_checkable"] += sum(entry["not_checkable"].values())
-        lines += [f"| all | {total['fixes']} | {total['checked']} | {total['harms']} | {total['no_combination_ran']} | "
+        lines += [f"| all | {total['fixes']} | {total['checked']} | {total['harms']} | "
+                  f"{total['harms_with_tensors_only']} | {total['no_combination_ran']} | "
                   f"{total['not_checkable']} |", ""]
         harms = [f for f in fixes if f["result"]["status"] == "harm"]
         lines += [f"### Harms ({len(harms)})", ""]
@@ -1005,10 +1016,17 @@ def render(meta: dict, modes: Dict[str, dict]) -> str:
             lines.append(f"- **{fix['code']}** `{fix['path']}:{fix['row']}` ({', '.join(fix['sources'])}): "
                          f"{_code(edit['original'])} -> {_code(edit['content'])}: harmful on {result['harmful']} "
                          f"of the {result['original_ran']} combinations where the original ran "
-                         f"({result['tried']} tried).")
+                         f"({result['tried']} tried); {result['harmful_all_tensors']} with every operand a tensor. "
+                         "Harmful kinds: " + "; ".join(f"`{text}` {', '.join(kinds)}" for text, kinds
+                                                      in result["harm_operand_kinds"].items()) + ".")
             for harm in result["harms"][:2]:
                 combo = ", ".join(f"`{k}` = {v}" for k, v in harm["combo"].items()) or "no operands"
                 lines.append(f"  - {combo}: {harm['what']}")
+            if "statement" in result:
+                outer = result["statement"]
+                lines.append(f"  - the enclosing statement: {outer['status']}"
+                             + (f", harmful on {outer['harmful']} of {outer['original_ran']}"
+                                if outer["status"] == "harm" else f" ({outer.get('reason', '')})".replace(" ()", "")))
         if not harms:
             lines.append("None.")
         lines.append("")
