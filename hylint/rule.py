@@ -80,6 +80,8 @@ class Fact(str, Enum):
     # an NDArray, not a NumPy array: both have `.shape` and `.reshape`, but NumPy reads reshape's special
     # code 0 as a size and has no `F.zeros_like` (a block's output is never a NumPy array)
     NDARRAY = "ndarray"
+    # one tensor of exactly ``Reliance.rank`` axes (`c.broadcast_to(shape)` gets `rank - len(shape)` new axes)
+    RANK = "rank"
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ class Reliance:
 
     node: cst.CSTNode
     fact: Fact
+    rank: Optional[int] = None  # for Fact.RANK
 
 
 @dataclass

@@ -5,7 +5,7 @@ assumption (ruff's promise: a safe fix never changes what working code computes)
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 import libcst as cst
 
@@ -17,12 +17,20 @@ PROOF = {
     Fact.TENSOR: "an operator's result, a declared Parameter, or an argument the code uses as a tensor",
     Fact.NOT_LIST: "a tensor or a Python number by the analysis",
     Fact.NDARRAY: "an operator's result, a block's output, or an argument the code uses as a tensor",
+    Fact.RANK: "the shape evidence of the analysis",
 }
-DOUBT = {Fact.TENSOR: "may not be a tensor", Fact.NOT_LIST: "may be a list", Fact.NDARRAY: "may be a NumPy array"}  # what an unproven fact leaves open
+DOUBT = {Fact.TENSOR: "may not be a tensor", Fact.NOT_LIST: "may be a list", Fact.NDARRAY: "may be a NumPy array",
+         Fact.RANK: "may have another rank"}  # what an unproven fact leaves open
 
 
-def holds(fact: Fact, value: Value) -> Tuple[bool, str]:
+def holds(fact: Fact, value: Value, rank: Optional[int] = None) -> Tuple[bool, str]:
     """Whether the analysis proves ``fact`` of ``value``, and the evidence (or what is missing)."""
+    if fact is Fact.RANK:
+        if not is_proven_tensor(value):
+            return False, why_not_proven(value)
+        if value.shape.rank != rank:
+            return False, f"its rank is {'unknown' if value.shape.rank is None else value.shape.rank}"
+        return True, value.shape.why or PROOF[fact]
     if fact is Fact.TENSOR:
         if is_proven_tensor(value):
             return True, value.shape.why or PROOF[fact]
@@ -45,9 +53,10 @@ def settle(fix: PendingFix, value_of: Callable[[cst.CSTNode], Value],
     checks: List[FactCheck] = []
     missing: List[str] = []
     for reliance in fix.relies_on:
-        proven, evidence = holds(reliance.fact, value_of(reliance.node))
+        proven, evidence = holds(reliance.fact, value_of(reliance.node), reliance.rank)
         expression = code_of(reliance.node).strip()
-        checks.append(FactCheck(expression, reliance.fact.value, proven, evidence))
+        fact = f"rank {reliance.rank}" if reliance.fact is Fact.RANK else reliance.fact.value
+        checks.append(FactCheck(expression, fact, proven, evidence))
         if not proven:
             missing.append(f"`{expression}` {DOUBT[reliance.fact]}: {evidence}")
     fix = replace(fix, checked=tuple(checks))

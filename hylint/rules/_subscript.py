@@ -1,7 +1,7 @@
 """Shared by the subscript rules (HY301, HY302): what ``x[...]`` does to a Symbol, and the fix."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Tuple
 
 import libcst as cst
 
@@ -50,6 +50,35 @@ def what_happens(node: cst.Subscript, name: str) -> str:
     return "selects graph outputs instead of rows and raises IndexError"
 
 
+def empty_slice_risk(node: cst.Subscript, dims: Optional[Tuple[Optional[int], ...]]) -> Optional[str]:
+    """Why a literal slice of ``node`` may select nothing, else None. NDArray's ``x[1:]`` of one row is an
+    empty array, while ``F.slice`` to an empty result fails (measured on MXNet 1.9.1: `Check failed:
+    delay_alloc` at the next wait), so a slice that can be empty is no exact rewrite. Axes of size 0 are
+    not considered (a slice from the start, `x[:3]`, `x[-2:]`, `x[::2]`, is never empty otherwise)."""
+    for axis, element in enumerate(node.slice):
+        item = element.slice
+        if not isinstance(item, cst.Slice):
+            continue
+        lower, upper, step = (None if p is None else literal_int(p) for p in (item.lower, item.upper, item.step))
+        if any(p is not None and v is None for p, v in zip((item.lower, item.upper, item.step), (lower, upper, step))):
+            continue  # a Python variable bound: the rewrite is unsafe already
+        size = dims[axis] if dims is not None and axis < len(dims) else None
+        if size is not None:
+            if len(range(*slice(lower, upper, step).indices(size))) == 0:
+                return f"`{name_of(node)}` has {size} along axis {axis}: the slice is empty"
+            continue
+        forward = step is None or step > 0
+        if forward and (lower is not None and lower > 0 or upper is not None and upper <= 0) or \
+                not forward and (lower is not None or upper is not None):
+            return (f"axis {axis} may be too short for the bounds, and `F.slice` fails where the eager slice is "
+                    f"empty (MXNet 1.9.1)")
+    return None
+
+
+def name_of(node: cst.Subscript) -> str:
+    return cst.Module([]).code_for_node(node.value).strip()
+
+
 def subscript_fix(node: cst.Subscript, ctx) -> Optional[PendingFix]:
     rewrite = subscript_rewrite(ctx.f_name, node, lambda n: ctx.value(n).kind is Kind.PY)
     if rewrite is None:
@@ -58,8 +87,9 @@ def subscript_fix(node: cst.Subscript, ctx) -> Optional[PendingFix]:
     f = ctx.f_name
     title = f"Use `{f}.slice_axis`/`{f}.slice`" + (f" and `{f}.squeeze`" if "squeeze" in ctx.code(replacement) else "")
     # a value that is a tensor by assumption may be a Python list eagerly (lint/soundness.py decides)
-    return PendingFix(Applicability.SAFE if exact else Applicability.UNSAFE, title, [replace(node, replacement)],
-                      relies_on=[Reliance(node.value, Fact.TENSOR)])
+    empty = empty_slice_risk(node, ctx.value(node.value).shape.dims)
+    return PendingFix(Applicability.SAFE if exact and empty is None else Applicability.UNSAFE, title,
+                      [replace(node, replacement)], relies_on=[Reliance(node.value, Fact.TENSOR)], why_unsafe=empty)
 
 
 def subscript_instead(name: str, f_name: str) -> str:

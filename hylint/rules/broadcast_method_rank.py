@@ -91,9 +91,14 @@ unknown are not flagged.
     def _fix(self, node: cst.Call, ctx, receiver, arg, missing: int) -> Optional[PendingFix]:
         method = node.func.attr.value
         padded = _expanded(ctx.f_name, receiver, missing)
+        # the number of new axes is the ranks' difference: exact only on the ranks the analysis gives
+        rank = ctx.value(receiver).shape.rank
+        relies_on = [Reliance(receiver, Fact.RANK, rank)]
+        if method == "broadcast_like":
+            relies_on.append(Reliance(arg.value, Fact.RANK, rank + missing))
         if method == "broadcast_to":
             new = f_call(ctx.f_name, "broadcast_to", [padded], [("shape", arg.value)])
         else:
             new = f_call(ctx.f_name, "broadcast_like", [padded, arg.value])
         return PendingFix(Applicability.SAFE, f"Add {missing} leading axis(es) with `{ctx.f_name}.expand_dims`",
-                          [replace(node, new)], relies_on=[Reliance(receiver, Fact.TENSOR)])
+                          [replace(node, new)], relies_on=relies_on)
