@@ -365,6 +365,8 @@ def _invoke(op_name, args, kwargs, hint=None):
     bound = _ops.bind_call(op, args, kwargs, "sym", lambda v: isinstance(v, Symbol), _describe_sym_error)
     attrs = _ops.parse_attrs(op, bound.attr_strs)
     name = NameManager.current().get(bound.name, hint or op.hint)
+    if not isinstance(name, str):  # MXNet encodes the name for its C API: x.reshape(0, 0, 1, 1, 1) binds name=1
+        raise AttributeError("'%s' object has no attribute 'encode'" % type(name).__name__)
     inputs = []
     for in_name, value in zip(*_ops.present_inputs(bound, attrs)):
         if value is None:  # MXNet creates the missing argument as a variable named after the node
