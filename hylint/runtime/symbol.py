@@ -361,7 +361,7 @@ def warn_undecided_shapes(names, shapes):
             if len(unknowns) >= 10:
                 unknowns.append("...")
                 break
-            unknowns.append("%s: %s" % (name, str(tuple(shape or ()))))
+            unknowns.append("%s: %s" % (name, str(tuple(int(d) for d in shape or ()))))
     warnings.warn("Cannot decide shape for the following arguments (0s in shape means unknown dimensions). "
                   "Consider providing them as input:\n\t" + "\n\t".join(unknowns), stacklevel=3)
 
