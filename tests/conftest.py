@@ -22,6 +22,15 @@ def project(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.fixture
+def exact_replays():
+    """The runtime's bit-for-bit replays of MXNet's kernels on for one test (the switch HYLINT_RUNTIME_EXACT=1
+    sets; hylint/runtime/exact.py): the tests that check those bits against MXNet run with it."""
+    from hylint.runtime import exact
+    with exact.exactly():
+        yield
+
+
 @pytest.hookimpl(hookwrapper=True, trylast=True)
 def pytest_runtest_call(item):
     """Hypothesis keys a parametrized property test's derandomized examples by its node id, which names the

@@ -1,30 +1,37 @@
 """Initialisers (``mxnet.init``): Uniform, Normal, Xavier, MSRAPrelu, Orthogonal, Bilinear, LSTMBias, Constant,
-One, Zero, and MXNet's dispatch rules.
+One, Zero, Mixed, Load, and MXNet 1.9.1's dispatch (``Initializer.__call__``).
 
-Random draws use the runtime generator, so ``mx.random.seed(n)`` makes initialisation reproducible."""
+How MXNet picks what fills an array (python/mxnet/initializer.py, measured in
+``tests/runtime/test_runtime_initializers.py``):
+
+* ``init(InitDesc(name, attrs), arr)`` with an ``__init__`` attribute: that initialiser's ``_init_weight``,
+  whatever the name. Gluon always calls so (``Parameter`` passes its own ``init``, or the one given to
+  ``initialize()``), so in Gluon, Block, HybridBlock and SymbolBlock alike, the name decides nothing:
+  ``net.initialize(mx.init.Xavier())`` reaches Xavier for a BatchNorm's ``gamma`` unless the parameter has
+  an initialiser of its own (``nn.BatchNorm``'s ``'ones'``), and a SymbolBlock's parameters have none.
+* ``init(InitDesc(name), arr)`` without one: by the name's ending, ``weight``, ``bias`` (0), ``gamma`` (1),
+  ``beta`` (0), ``min`` (0), ``max`` (1), ``weight_quantize`` (one random integer in [-127, 127) for the
+  whole array), ``bias_quantize`` (0), in that order; any other name (``running_mean`` included) raises.
+* ``init(name, arr)`` with a plain string (deprecated: a DeprecationWarning): the older rules, in their own
+  order: ``upsampling*`` bilinear, ``stn_loc*weight`` 0, ``stn_loc*bias`` the identity transform, ``bias``,
+  ``gamma``, ``beta``, ``weight``, ``moving_mean`` 0, ``moving_var`` 1, ``moving_inv_var`` 0, ``moving_avg`` 0,
+  ``min`` 0, ``max`` 1; anything else raises.
+
+Random draws use the runtime's samplers (``nd.random.*`` with ``out=``, so an integer array fails as in
+MXNet), seeded by ``mx.random.seed``: reproducible, but not MXNet's numbers."""
 import json
+import logging
+import re
+import warnings
+from math import sqrt
 
 import numpy as np
 
-from . import rng
+from . import ndarray as _nd
+from . import registry
 
 __all__ = ["InitDesc", "Initializer", "Uniform", "Normal", "Xavier", "MSRAPrelu", "Orthogonal", "Bilinear",
-           "LSTMBias", "Constant", "One", "Zero", "create", "register"]
-
-_REGISTRY = {}
-
-
-def register(klass):
-    _REGISTRY[klass.__name__.lower()] = klass
-    return klass
-
-
-def alias(*names):
-    def decorate(klass):
-        for name in names:
-            _REGISTRY[name] = klass
-        return klass
-    return decorate
+           "LSTMBias", "Constant", "One", "Zero", "Mixed", "Load", "create", "register", "alias"]
 
 
 class InitDesc(str):
@@ -37,8 +44,13 @@ class InitDesc(str):
         return ret
 
 
-def _fill(arr, values):
-    arr[:] = np.asarray(values).astype(np.dtype(arr.dtype), copy=False)
+# (name ending, method) in the order MXNet tests them; the first that matches fills the array
+_DESC_RULES = (("weight", "_init_weight"), ("bias", "_init_bias"), ("gamma", "_init_gamma"), ("beta", "_init_beta"),
+               ("min", "_init_zero"), ("max", "_init_one"), ("weight_quantize", "_init_quantized_weight"),
+               ("bias_quantize", "_init_quantized_bias"))
+_LEGACY_RULES = (("bias", "_init_bias"), ("gamma", "_init_gamma"), ("beta", "_init_beta"), ("weight", "_init_weight"),
+                 ("moving_mean", "_init_zero"), ("moving_var", "_init_one"), ("moving_inv_var", "_init_zero"),
+                 ("moving_avg", "_init_zero"), ("min", "_init_zero"), ("max", "_init_one"))
 
 
 class Initializer:
@@ -47,78 +59,190 @@ class Initializer:
     def __init__(self, **kwargs):
         self._kwargs = kwargs
         self._verbose = False
+        self._print_func = None
 
     def set_verbosity(self, verbose=False, print_func=None):
         self._verbose = verbose
+        if print_func is None:
+            def asum_stat(x):
+                return str((_nd.norm(x) / sqrt(x.size)).asscalar())
+            print_func = asum_stat
+        self._print_func = print_func
         return self
+
+    def _verbose_print(self, desc, init, arr):
+        if self._verbose and self._print_func:
+            logging.info("Initialized %s as %s: %s", desc, init, self._print_func(arr))
 
     def dumps(self):
         return json.dumps([self.__class__.__name__.lower(), self._kwargs])
 
     def __call__(self, desc, arr):
         if not isinstance(desc, InitDesc):
-            desc = InitDesc(str(desc))
+            self._legacy_init(desc, arr)
+            return
         if desc.global_init is None:
             desc.global_init = self
         init = desc.attrs.get("__init__", "")
         if init:
             create(init)._init_weight(desc, arr)
+            self._verbose_print(desc, init, arr)
             return
-        name = str(desc)
-        if name.endswith("weight"):
-            self._init_weight(desc, arr)
-        elif name.endswith("bias"):
-            self._init_bias(desc, arr)
-        elif name.endswith("gamma"):
-            self._init_gamma(desc, arr)
-        elif name.endswith("beta"):
-            self._init_beta(desc, arr)
-        elif name.endswith("min") or name.endswith("running_mean") or name.endswith("moving_mean"):
-            self._init_zero(desc, arr)
-        elif name.endswith("max") or name.endswith("running_var") or name.endswith("moving_var"):
-            self._init_one(desc, arr)
+        for ending, method in _DESC_RULES:
+            if desc.endswith(ending):
+                getattr(self, method)(desc, arr)
+                self._verbose_print(desc, ending, arr)
+                return
+        self._init_default(desc, arr)
+
+    def _legacy_init(self, name, arr):
+        warnings.warn("\033[91mCalling initializer with init(str, NDArray) has been deprecated.please use "
+                      "init(mx.init.InitDesc(...), NDArray) instead.\033[0m", DeprecationWarning, stacklevel=3)
+        if not isinstance(name, str):
+            raise TypeError("name must be string")
+        if not isinstance(arr, _nd.NDArray):
+            raise TypeError("arr must be NDArray")
+        if name.startswith("upsampling"):
+            self._init_bilinear(name, arr)
+        elif name.startswith("stn_loc") and name.endswith("weight"):
+            self._init_zero(name, arr)
+        elif name.startswith("stn_loc") and name.endswith("bias"):
+            self._init_loc_bias(name, arr)
         else:
-            self._init_default(desc, arr)
+            for ending, method in _LEGACY_RULES:
+                if name.endswith(ending):
+                    getattr(self, method)(name, arr)
+                    return
+            self._init_default(name, arr)
+
+    def _init_bilinear(self, _, arr):
+        arr[:] = _bilinear_kernel(arr.shape)
+
+    def _init_loc_bias(self, _, arr):
+        assert arr.shape[0] == 6
+        arr[:] = np.array([1.0, 0, 0, 0, 1.0, 0])
 
     def _init_zero(self, _, arr):
-        _fill(arr, 0.0)
+        arr[:] = 0.0
 
     def _init_one(self, _, arr):
-        _fill(arr, 1.0)
+        arr[:] = 1.0
 
     def _init_bias(self, _, arr):
-        _fill(arr, 0.0)
+        arr[:] = 0.0
+
+    def _init_quantized_bias(self, _, arr):
+        arr[:] = 0
 
     def _init_gamma(self, _, arr):
-        _fill(arr, 1.0)
+        arr[:] = 1.0
 
     def _init_beta(self, _, arr):
-        _fill(arr, 0.0)
+        arr[:] = 0.0
 
     def _init_weight(self, name, arr):
         raise NotImplementedError("Must override it")
 
+    def _init_quantized_weight(self, _, arr):
+        # as MXNet: randint without a shape draws ONE integer, which then fills the whole array
+        arr[:] = np.int8(_nd.random.randint(-127, 127, dtype="int32").asnumpy())
+
     def _init_default(self, name, _):
         raise ValueError("Unknown initialization pattern for %s. Default initialization is now limited to "
-                         "\"weight\", \"bias\", \"gamma\" (1.0), and \"beta\" (0.0). Please use mx.sym.Variable"
+                         "\"weight\", \"bias\", \"gamma\" (1.0), and \"beta\" (0.0).Please use mx.sym.Variable"
                          "(init=mx.init.*) to set initialization pattern" % name)
 
-    def __repr__(self):
-        return "%s(%s)" % (self.__class__.__name__, ", ".join("%s=%r" % kv for kv in self._kwargs.items()))
+    def __eq__(self, other):
+        if not isinstance(other, Initializer):
+            return NotImplemented
+        return type(self) is type(other) and self._kwargs == other._kwargs
+
+    __hash__ = None  # as MXNet's (``__eq__`` without ``__hash__``)
+
+
+_register = registry.get_register_func(Initializer, "initializer")
+alias = registry.get_alias_func(Initializer, "initializer")
+create = registry.get_create_func(Initializer, "initializer")
+
+
+def register(klass):
+    """Registers a custom initializer (``mx.init.register``), by its lower-cased class name."""
+    return _register(klass)
+
+
+def _bilinear_kernel(shape):
+    """The weights of an upsampling (transposed) convolution, float32, on the last two axes."""
+    f = np.ceil(shape[3] / 2.0)
+    centre = (2 * f - 1 - f % 2) / (2.0 * f)
+    x = 1 - np.abs(np.arange(shape[3]) / f - centre)
+    y = 1 - np.abs(np.arange(shape[2]) / f - centre)
+    return np.broadcast_to((y[:, None] * x[None, :]).astype(np.float32), shape)
+
+
+class Load:
+    """Initializes variables by loading data from a file or dict (``arg:``/``aux:`` prefixes dropped), else
+    ``default_init``."""
+
+    def __init__(self, param, default_init=None, verbose=False):
+        if isinstance(param, str):
+            param = _nd.load(param)
+        assert isinstance(param, dict)
+        self.param = {(name[4:] if name.startswith(("arg:", "aux:")) else name): arr for name, arr in param.items()}
+        self.default_init = default_init
+        self.verbose = verbose
+
+    def __call__(self, name, arr):
+        if name in self.param:
+            assert arr.shape == self.param[name].shape, (
+                "Parameter %s cannot be initialized from loading. " % name
+                + "Shape mismatch, target %s vs loaded %s" % (str(arr.shape), self.param[name].shape))
+            arr[:] = self.param[name]
+            if self.verbose:
+                logging.info("Initialized %s by loading", name)
+        else:
+            assert self.default_init is not None, (
+                "Cannot Initialize %s. Not found in loaded param " % name + "and no default Initializer is provided.")
+            self.default_init(name, arr)
+            if self.verbose:
+                logging.info("Initialized %s by default", name)
+
+
+class Mixed:
+    """The first initializer whose pattern (``re.match``) the name matches (not an Initializer: Gluon's
+    ``initialize()`` refuses it, as in MXNet)."""
+
+    def __init__(self, patterns, initializers):
+        assert len(patterns) == len(initializers)
+        self.map = list(zip([re.compile(p) for p in patterns], initializers))
+
+    def __call__(self, name, arr):
+        for prog, init in self.map:
+            if prog.match(name):
+                init(name, arr)
+                return
+        # (sic) MXNet's message keeps its unformatted %s
+        raise ValueError("Parameter name %s did not match any pattern. Consider" +
+                         "add a \".*\" pattern at the and with default Initializer.")
 
 
 @register
 @alias("zeros")
 class Zero(Initializer):
+    def __init__(self):
+        super().__init__()
+
     def _init_weight(self, _, arr):
-        _fill(arr, 0.0)
+        arr[:] = 0
 
 
 @register
 @alias("ones")
 class One(Initializer):
+    def __init__(self):
+        super().__init__()
+
     def _init_weight(self, _, arr):
-        _fill(arr, 1.0)
+        arr[:] = 1
 
 
 @register
@@ -131,11 +255,13 @@ class Constant(Initializer):
         value = self.value
         if hasattr(value, "asnumpy"):
             value = value.asnumpy()
-        _fill(arr, np.broadcast_to(np.asarray(value), arr.shape))
+        arr[:] = np.broadcast_to(np.asarray(value), arr.shape)
 
     def dumps(self):
-        value = self.value.asnumpy().tolist() if hasattr(self.value, "asnumpy") else self.value
-        return json.dumps(["constant", {"value": np.asarray(value).tolist()}])
+        val = self._kwargs["value"]
+        if not np.isscalar(val):
+            self._kwargs["value"] = val.tolist() if isinstance(val, np.ndarray) else val.asnumpy().tolist()
+        return json.dumps([self.__class__.__name__.lower(), self._kwargs])
 
 
 @register
@@ -145,7 +271,7 @@ class Uniform(Initializer):
         self.scale = scale
 
     def _init_weight(self, _, arr):
-        _fill(arr, rng.generator().uniform(-self.scale, self.scale, size=arr.shape))
+        _nd.random.uniform(-self.scale, self.scale, arr.shape, out=arr)
 
 
 @register
@@ -155,7 +281,7 @@ class Normal(Initializer):
         self.sigma = sigma
 
     def _init_weight(self, _, arr):
-        _fill(arr, rng.generator().normal(0, self.sigma, size=arr.shape))
+        _nd.random.normal(0, self.sigma, arr.shape, out=arr)
 
 
 @register
@@ -176,9 +302,9 @@ class Xavier(Initializer):
             raise ValueError("Incorrect factor type")
         scale = np.sqrt(self.magnitude / factor)
         if self.rnd_type == "uniform":
-            _fill(arr, rng.generator().uniform(-scale, scale, size=shape))
+            _nd.random.uniform(-scale, scale, arr.shape, out=arr)
         elif self.rnd_type == "gaussian":
-            _fill(arr, rng.generator().normal(0, scale, size=shape))
+            _nd.random.normal(0, scale, arr.shape, out=arr)
         else:
             raise ValueError("Unknown random type")
 
@@ -194,33 +320,33 @@ class MSRAPrelu(Xavier):
 
 @register
 class Orthogonal(Initializer):
-    """``scale`` times an orthogonal factor (SVD) of a uniform or normal draw of shape (out, prod(rest))."""
+    """``scale`` times an orthogonal factor (SVD) of a float32 uniform or normal draw of shape
+    (out, prod(rest))."""
 
     def __init__(self, scale=1.414, rand_type="uniform"):
         super().__init__(scale=scale, rand_type=rand_type)
         self.scale, self.rand_type = scale, rand_type
 
     def _init_weight(self, _, arr):
-        rows, cols = arr.shape[0], int(np.prod(arr.shape[1:]))
+        # np.prod of a vector's empty tail is the float 1.0, and MXNet's shape parser refuses (n, 1.0)
+        rows, cols = arr.shape[0], np.prod(arr.shape[1:])
         if self.rand_type == "uniform":
-            draw = rng.generator().uniform(-1.0, 1.0, size=(rows, cols))
-        else:
-            draw = rng.generator().normal(0.0, 1.0, size=(rows, cols))
+            draw = _nd.random.uniform(-1.0, 1.0, shape=(rows, cols)).asnumpy()
+        elif self.rand_type == "normal":
+            draw = _nd.random.normal(0.0, 1.0, shape=(rows, cols)).asnumpy()
         u, _, v = np.linalg.svd(draw, full_matrices=False)
-        _fill(arr, self.scale * (u if u.shape == draw.shape else v).reshape(arr.shape))
+        arr[:] = self.scale * (u if u.shape == draw.shape else v).reshape(arr.shape)
 
 
 @register
 class Bilinear(Initializer):
     """The bilinear-interpolation kernel of an upsampling (transposed) convolution, on the last two axes."""
 
+    def __init__(self):
+        super().__init__()
+
     def _init_weight(self, _, arr):
-        shape = arr.shape
-        f = np.ceil(shape[3] / 2.0)
-        centre = (2 * f - 1 - f % 2) / (2.0 * f)
-        x = 1 - np.abs(np.arange(shape[3]) / f - centre)
-        y = 1 - np.abs(np.arange(shape[2]) / f - centre)
-        _fill(arr, np.broadcast_to((y[:, None] * x[None, :]).astype(np.float32), shape))
+        arr[:] = _bilinear_kernel(arr.shape)
 
 
 @register
@@ -231,25 +357,7 @@ class LSTMBias(Initializer):
         super().__init__(forget_bias=forget_bias)
         self.forget_bias = forget_bias
 
-    def _init_weight(self, _, arr):
-        values = np.zeros(arr.shape, dtype=np.float64)
+    def _init_weight(self, name, arr):
+        arr[:] = 0.0
         hidden = int(arr.shape[0] / 4)
-        values[hidden:2 * hidden] = self.forget_bias
-        _fill(arr, values)
-
-
-def create(init, **kwargs):
-    """An Initializer from an instance, a registered name (``'zeros'``) or ``dumps()`` JSON."""
-    if isinstance(init, Initializer):
-        return init
-    if isinstance(init, type) and issubclass(init, Initializer):
-        return init(**kwargs)
-    if isinstance(init, str):
-        text = init.strip()
-        if text.startswith("["):
-            name, params = json.loads(text)
-            return _REGISTRY[name.lower()](**params)
-        if text.lower() not in _REGISTRY:
-            raise ValueError("Cannot find initializer %r" % init)
-        return _REGISTRY[text.lower()](**kwargs)
-    raise TypeError("Cannot create an initializer from %r" % (init,))
+        arr[hidden:2 * hidden] = self.forget_bias

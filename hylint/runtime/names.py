@@ -18,7 +18,9 @@ class NameManager:
 
     def get(self, name, hint):
         if name:
-            return self.prefix + name
+            # MXNet's base manager hands a given name back untouched (a non-string fails later, when the node is
+            # made: ``'int' object has no attribute 'encode'``); a prefix scope adds its prefix
+            return self.prefix + name if self.prefix else name
         count = self._counter.get(hint, 0)
         self._counter[hint] = count + 1
         return "%s%s%d" % (self.prefix, hint, count)

@@ -491,14 +491,35 @@ def _submodule(short_name, members):
     return module
 
 
+_TYPE_FLAGS = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4, "int8": 5, "int64": 6, "bool": 7}
+
+
+def _sample(op_name, params, dtype, out, kwargs):
+    """uniform/normal into ``out``: dtype None samples in ``out``'s type, which must be a float type; a dtype given
+    must be ``out``'s (MXNet's type checks, after its parameter parsing)."""
+    if dtype is not None:
+        params["dtype"] = dtype
+    if isinstance(out, NDArray):
+        wanted = _ops.parse_attrs(_ops.OPS[op_name], {k: _ops.stringify(v) for k, v in params.items()})["dtype"]
+        have = _np_dtype_name(out._data.dtype)
+        flag = _TYPE_FLAGS.get(have, -1)
+        if wanted == "None":
+            if flag not in (0, 1, 2):
+                raise MXNetError("Check failed: dtype_ok: Output type must be float16, float32, float64: dtype is "
+                                 "%d vs 2 or 0 or 1" % flag)
+            params["dtype"] = have
+        elif wanted != have:
+            raise MXNetError("Check failed: dtype_out == param.dtype (%d vs. %d) : Output type does not match "
+                             "requested type: %d vs %d" % (flag, _TYPE_FLAGS[wanted], flag, _TYPE_FLAGS[wanted]))
+    return _invoke(op_name, (), dict(kwargs, out=out, **params))
+
+
 def _random_uniform(low=0, high=1, shape=(1,), dtype=None, ctx=None, out=None, **kwargs):
-    return _invoke("_random_uniform", (), dict(kwargs, low=low, high=high, shape=shape, dtype=dtype or "float32",
-                                               out=out))
+    return _sample("_random_uniform", {"low": low, "high": high, "shape": shape}, dtype, out, kwargs)
 
 
 def _random_normal(loc=0, scale=1, shape=(1,), dtype=None, ctx=None, out=None, **kwargs):
-    return _invoke("_random_normal", (), dict(kwargs, loc=loc, scale=scale, shape=shape, dtype=dtype or "float32",
-                                              out=out))
+    return _sample("_random_normal", {"loc": loc, "scale": scale, "shape": shape}, dtype, out, kwargs)
 
 
 def _random_multinomial(data, shape=(), get_prob=False, out=None, dtype="int32", **kwargs):

@@ -149,8 +149,7 @@ class Symbol:
         aux_out = [vshape.get(n) for n in self.list_auxiliary_states()]
         outs = [shapes.get((id(n), k)) for n, k in self._outputs]
         if not partial and (any(s is None for s in args_out + outs + aux_out)):
-            warnings.warn("Cannot decide shape for the following arguments (0s in shape means unknown dimensions). "
-                          "Consider providing them as input:", stacklevel=2)
+            warn_undecided_shapes(self.list_arguments(), args_out)
             return None, None, None
         return args_out, outs, aux_out
 
@@ -353,6 +352,20 @@ def _bound_arrays(arg_key, arrays, names):
     return dict(pairs)
 
 
+def warn_undecided_shapes(names, shapes):
+    """MXNet's warning of an incomplete ``infer_shape``, naming (at most ten of) the arguments left unknown, each
+    with its partial shape (an unknown one is ``()``); Gluon's deferred initialisation raises its text."""
+    unknowns = []
+    for name, shape in zip(names, shapes):
+        if not shape or 0 in shape:
+            if len(unknowns) >= 10:
+                unknowns.append("...")
+                break
+            unknowns.append("%s: %s" % (name, str(tuple(int(d) for d in shape or ()))))
+    warnings.warn("Cannot decide shape for the following arguments (0s in shape means unknown dimensions). "
+                  "Consider providing them as input:\n\t" + "\n\t".join(unknowns), stacklevel=3)
+
+
 def _describe_sym_error(arg_name, value):
     if arg_name is None:
         return "Positional arguments must be Symbol instances, but got %s" % (value,)
@@ -365,6 +378,8 @@ def _invoke(op_name, args, kwargs, hint=None):
     bound = _ops.bind_call(op, args, kwargs, "sym", lambda v: isinstance(v, Symbol), _describe_sym_error)
     attrs = _ops.parse_attrs(op, bound.attr_strs)
     name = NameManager.current().get(bound.name, hint or op.hint)
+    if not isinstance(name, str):  # MXNet encodes the name for its C API: x.reshape(0, 0, 1, 1, 1) binds name=1
+        raise AttributeError("'%s' object has no attribute 'encode'" % type(name).__name__)
     inputs = []
     for in_name, value in zip(*_ops.present_inputs(bound, attrs)):
         if value is None:  # MXNet creates the missing argument as a variable named after the node
@@ -444,11 +459,13 @@ def _submodule(short_name, members):
 
 
 def _random_uniform(low=0, high=1, shape=(), dtype=None, **kwargs):
-    return _invoke("_random_uniform", (), dict(kwargs, low=low, high=high, shape=shape, dtype=dtype or "float32"))
+    return _invoke("_random_uniform", (), dict(kwargs, low=low, high=high, shape=shape,
+                                               **({} if dtype is None else {"dtype": dtype})))
 
 
 def _random_normal(loc=0, scale=1, shape=(), dtype=None, **kwargs):
-    return _invoke("_random_normal", (), dict(kwargs, loc=loc, scale=scale, shape=shape, dtype=dtype or "float32"))
+    return _invoke("_random_normal", (), dict(kwargs, loc=loc, scale=scale, shape=shape,
+                                              **({} if dtype is None else {"dtype": dtype})))
 
 
 def _random_randint(low, high, shape=(), dtype=None, **kwargs):

@@ -7,6 +7,9 @@ fused multiply-add per term, and the blocks' sums are added in order. gluoncv's 
 such deconvolutions; the int8 pose models quantize their output, where a unit in the last place moves a
 value across a rounding boundary (one int8 step, 0.0076 of 0.97 on the heat maps). Other deconvolutions run
 oneDNN's GEMM or 1x1 kernels, in other orders: the runtime keeps its plain sums there.
+
+The replay (and the BatchNorm rounding after it) runs only with HYLINT_RUNTIME_EXACT=1: every test here runs
+with that switch on (the default, plain path: tests/runtime/test_runtime_exact.py).
 """
 import numpy as np
 import pytest
@@ -15,6 +18,8 @@ from hylint.runtime import kernels
 from hylint.runtime import ndarray as nd
 from hylint.runtime import symbol as sym
 from hylint.runtime.ops import layers
+
+pytestmark = pytest.mark.usefixtures("exact_replays")
 
 
 def _ordered_case():

@@ -277,6 +277,60 @@ def test_reshape_codes_documented_examples(src, codes, reverse, expected):
     np.testing.assert_array_equal(graph.eval(a=x)[0].asnumpy(), np.arange(int(np.prod(src))).reshape(expected))
 
 
+#: Reshape's positional parameters are (shape, reverse, target_shape, keep_highest), the last two deprecated but
+#: still parsed: a Symbol's ``x.reshape(0, 0, 2, -1)`` (and ``nd.reshape(x, 0, 0, 2, -1)``) binds -1 to
+#: keep_highest and fails at parsing; NDArray's method takes the codes as varargs. (call, data shape,
+#: output shape or (error type, message up to the attribute list)), measured on MXNet 1.9.1
+RESHAPE_POSITIONAL = [
+    ("method", (0, 0, 2, -1), {}, (2, 3, 2, 2)),
+    ("sym_method", (0, 0, 2, -1), {}, ("MXNetError", "Invalid Parameter format for keep_highest expect boolean but "
+                                               "value='-1', in operator Reshape")),
+    ("sym_function", (0, 0, 2, -1), {}, ("MXNetError", "Invalid Parameter format for keep_highest expect boolean "
+                                                 "but value='-1', in operator Reshape")),
+    ("nd_function", (0, 0, 2, -1), {}, ("MXNetError", "Invalid Parameter format for keep_highest expect boolean but "
+                                                "value='-1', in operator Reshape")),
+    ("sym_method", (2, -1), {}, ("MXNetError", "Invalid Parameter format for reverse expect boolean but value='-1', "
+                                         "in operator Reshape")),
+    ("sym_method", (0, 0, 2), {}, (2,)),   # shape (0,); target_shape is read only without a shape
+    ("sym_method", (0, 1, 2), {}, (4,)),   # reverse=1 copies the last dim
+    ("sym_method", (0, 0, 1, 1, 1), {}, ("AttributeError", "'int' object has no attribute 'encode'")),  # name=1
+    ("sym_function", (), {"target_shape": (0, 4)}, (6, 4)),
+    ("nd_function", (), {"target_shape": (0, 4)}, (6, 4)),
+    ("nd_function", (), {"target_shape": (2, 0), "keep_highest": True}, (2, 12)),
+    ("nd_function", (), {"target_shape": (5, 0, 4), "keep_highest": True}, (2, 3, 4)),
+    ("sym_function", (), {"target_shape": (0, 0)}, (0, 0)),  # two 0s: none inferred (eagerly, MXNet's engine fails later)
+]
+
+
+def _positional_reshape(namespace, how, args, kwargs):
+    """What the call gives: the output shape, or (error type name, message up to the attribute list)."""
+    try:
+        if how == "method":
+            return namespace.ones((2, 3, 4)).reshape(*args, **kwargs).shape
+        if how == "nd_function":
+            return namespace.reshape(namespace.ones((2, 3, 4)), *args, **kwargs).shape
+        x = namespace.var("x")
+        out = x.reshape(*args, **kwargs) if how == "sym_method" else namespace.reshape(x, *args, **kwargs)
+        return tuple(out.infer_shape(x=(2, 3, 4))[1][0])
+    except Exception as err:  # noqa: BLE001 - the error is the outcome compared
+        text = str(err).strip().splitlines()[-1]
+        text = text[len("MXNetError: "):] if text.startswith("MXNetError: ") else text
+        return type(err).__name__, text.split("(name=")[0]
+
+
+@pytest.mark.parametrize("how, args, kwargs, expected", RESHAPE_POSITIONAL)
+def test_reshape_positional_parameters_as_measured_on_mxnet(how, args, kwargs, expected):
+    assert _positional_reshape(nd if how in ("method", "nd_function") else sym, how, args, kwargs) == expected
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("how, args, kwargs, expected", RESHAPE_POSITIONAL)
+def test_reshape_positional_parameters_equal_mxnet(how, args, kwargs, expected):
+    real = _real_mxnet()
+    space = real.nd if how in ("method", "nd_function") else real.sym
+    assert _positional_reshape(space, how, args, kwargs) == expected
+
+
 @case("Reshape", ref=lambda a, shape, reverse: a.reshape(tuple(int(np.prod(a.shape)) // -np.prod(shape) if d == -1 else d
                                                                 for d in shape)))
 def _reshape(data):

@@ -374,6 +374,7 @@ on_avx512 = pytest.mark.skipif(not nn._AVX512, reason="oneDNN's blocked convolut
 
 @pytest.mark.mxnet
 @on_avx512
+@pytest.mark.usefixtures("exact_replays")  # the fused rounding is a replay: HYLINT_RUNTIME_EXACT=1's
 @pytest.mark.parametrize("case", range(len(CONV_BN_CASES)))
 def test_batch_norm_after_a_convolution_rounds_as_mxnet(case):
     """Each backend's BatchNorm of its own convolution's output (their last bits differ: oneDNN's sums) rounds
@@ -393,6 +394,7 @@ def test_batch_norm_after_a_convolution_rounds_as_mxnet(case):
 
 
 @on_avx512
+@pytest.mark.usefixtures("exact_replays")
 def test_batch_norm_of_a_copied_convolution_output_rounds_plainly():
     rng = np.random.RandomState(60)
     x, w = rng.standard_normal((1, 16, 9, 9)).astype(np.float32), rng.standard_normal((16, 16, 3, 3)).astype(np.float32)

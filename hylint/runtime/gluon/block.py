@@ -9,6 +9,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import executor as _executor
+from .. import initializer as _init
 from .. import ndarray as _nd
 from .. import symbol as _sym
 from ..base import MXNetError
@@ -203,7 +204,7 @@ class Block:
             ret.update(child._collect_params_with_prefix(prefix + name))
         return ret
 
-    def initialize(self, init=None, ctx=None, verbose=False, force_reinit=False):
+    def initialize(self, init=_init.Uniform(), ctx=None, verbose=False, force_reinit=False):
         self.collect_params().initialize(init, ctx, verbose, force_reinit)
 
     def save_parameters(self, filename, deduplicate=False):
@@ -427,6 +428,15 @@ class HybridBlock(Block):
         shapes = {k: v.shape for k, v in known.items()}
         dtypes = {k: np.dtype(v.dtype).name for k, v in known.items()}
         _, _, vshape, vtype = _executor.infer(out._outputs, shapes, dtypes)
+        if attr == "shape":
+            arguments = out.list_arguments()
+            undecided = [vshape.get(name) for name in arguments]
+            if any(not shape or 0 in shape for shape in undecided):
+                # as MXNet: Symbol.infer_shape warns and gives None, and the warning's text is raised (where
+                # warnings are ignored there is none: IndexError, as there)
+                with warnings.catch_warnings(record=True) as caught:
+                    _sym.warn_undecided_shapes(arguments, undecided)
+                    raise ValueError(caught[0].message)
         for param in self.collect_params().values():
             if attr == "shape" and vshape.get(param.name) is not None:
                 param.shape = vshape[param.name]

@@ -57,8 +57,7 @@ class Parameter:
         self._shape = new_shape
 
     # --- initialisation ---------------------------------------------------------------------
-    def initialize(self, init=None, ctx=None, default_init=None, force_reinit=False):
-        default_init = default_init if default_init is not None else _init.Uniform()
+    def initialize(self, init=None, ctx=None, default_init=_init.Uniform(), force_reinit=False):
         if self._data is not None and not force_reinit:
             warnings.warn("Parameter '%s' is already initialized, ignoring. Set force_reinit=True to re-initialize."
                           % self.name, stacklevel=2)
@@ -265,8 +264,9 @@ class ParameterDict:
                                      "the same name '%s'" % key)
             self._params[key] = value
 
-    def initialize(self, init=None, ctx=None, verbose=False, force_reinit=False):
-        init = init if init is not None else _init.Uniform()
+    def initialize(self, init=_init.Uniform(), ctx=None, verbose=False, force_reinit=False):
+        # as MXNet: an explicit None is passed on, and fails where a parameter has no init of its own
+        # (AssertionError: initializer must be of string type)
         if verbose:
             init.set_verbosity(verbose=verbose)
         for param in self.values():

@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from ..base import MXNetError, shape_str
-from .. import kernels
+from .. import exact, kernels
 from .table import Op, ShapeCheck, register
 from .attrs import P
 from .common import _assign, _assign_param, cpu_flags, is_blocked, mark_blocked
@@ -155,7 +155,7 @@ def _conv_kernel(inputs, attrs):
     if not attrs["no_bias"]:
         y += inputs[2].astype(work, copy=False).reshape((1, -1) + (1,) * nd)
     y = y.astype(x.dtype, copy=False)
-    return mark_blocked(y) if _onednn_blocked_conv(x, attrs) else y
+    return mark_blocked(y) if exact.enabled() and _onednn_blocked_conv(x, attrs) else y
 
 
 _AVX512 = "avx512f" in cpu_flags()
@@ -344,7 +344,7 @@ def _batch_norm_kernel(inputs, attrs):
     scale = gamma / np.sqrt(var + attrs["eps"])
     work = np.float32 if x.dtype in (np.float16, np.float32) else np.float64  # float16 computes in float32
     y = np.subtract(x, mean.reshape(shape).astype(work, copy=False), dtype=work)
-    if not training and x.dtype == np.float32 and axis == 1 and is_blocked(x):
+    if exact.enabled() and not training and x.dtype == np.float32 and axis == 1 and is_blocked(x):
         # oneDNN's BatchNorm of its blocked layout (after a convolution or a direct deconvolution that leaves
         # it, :func:`_onednn_blocked_conv`, layers._onednn_direct_deconv): (x - mean) * scale + beta
         # as one fused multiply-add (exact in float64: a float32 product has 48 bits), rounded once

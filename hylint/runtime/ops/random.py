@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import rng
-from .table import Op, _attr_type, _first_type, register
+from .table import Op, _first_type, register
 from .attrs import P
 from .common import _shape_unary
 from .creation import _creation_shape, _target_shape
@@ -11,9 +11,14 @@ from .creation import _creation_shape, _target_shape
 # ----------------------------------------------------------------------------------------------
 # random (the runtime's own generator, seeded by mx.random.seed)
 # ----------------------------------------------------------------------------------------------
+def _sample_dtype(attrs):
+    """``dtype`` of uniform/normal: MXNet's enum (``'None'``: the output array's type, else float32)."""
+    return "float32" if attrs["dtype"] in (None, "None") else attrs["dtype"]
+
+
 def _rand_kernel(draw):
     def kernel(inputs, attrs):
-        return draw(rng.generator(), attrs, _target_shape(attrs)).astype(attrs["dtype"] or "float32")
+        return draw(rng.generator(), attrs, _target_shape(attrs)).astype(_sample_dtype(attrs))
     return kernel
 
 
@@ -25,12 +30,21 @@ def _rand_like_kernel(draw):
 
 _UNIFORM = lambda g, at, shape: g.uniform(at["low"], at["high"], size=shape)  # noqa: E731
 _NORMAL = lambda g, at, shape: g.normal(at["loc"], at["scale"], size=shape)  # noqa: E731
-_RSHAPE = (P("shape", "shape", ()), P("ctx", "str", ""), P("dtype", "dtype", "float32"))
+# measured: only floating types; an integer dtype fails at parsing ("Invalid Input: 'int32', valid values are:
+# {'None', 'float16', 'float32', 'float64'}"), an integer ``out`` array at type inference (ndarray's wrapper)
+SAMPLE_DTYPES = ("None", "float16", "float32", "float64")
+_RSHAPE = (P("shape", "shape", ()), P("ctx", "str", ""), P("dtype", SAMPLE_DTYPES, "None"))
+
+
+def _sample_type(in_types, attrs):
+    return in_types, _sample_dtype(attrs)
+
+
 register(Op("_random_uniform", _rand_kernel(_UNIFORM), _creation_shape, inputs=(), hint="_random_uniform",
-            params=(P("low", "float", 0.0), P("high", "float", 1.0)) + _RSHAPE, infer_type=_attr_type(),
+            params=(P("low", "float", 0.0), P("high", "float", 1.0)) + _RSHAPE, infer_type=_sample_type,
             aliases=("random_uniform", "uniform", "random.uniform"), needs_input=False))
 register(Op("_random_normal", _rand_kernel(_NORMAL), _creation_shape, inputs=(), hint="_random_normal",
-            params=(P("loc", "float", 0.0), P("scale", "float", 1.0)) + _RSHAPE, infer_type=_attr_type(),
+            params=(P("loc", "float", 0.0), P("scale", "float", 1.0)) + _RSHAPE, infer_type=_sample_type,
             aliases=("random_normal", "normal", "random.normal"), needs_input=False))
 register(Op("_random_uniform_like", _rand_like_kernel(_UNIFORM), _shape_unary, hint="_random_uniform_like",
             params=(P("low", "float", 0.0), P("high", "float", 1.0)), aliases=("random.uniform_like",),

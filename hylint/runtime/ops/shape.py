@@ -71,16 +71,35 @@ def reshape_target(src, spec, reverse=False):
     return tuple(out)
 
 
+def _legacy_target(src, target, keep_highest):
+    """The deprecated ``target_shape`` (read only when ``shape`` is empty): ``keep_highest`` copies the first
+    dim, and a single 0 among the others is inferred by integer division; no size check, as in MXNet 1.9.1."""
+    out = list(target)
+    if keep_highest:
+        out[0] = src[0]
+    zeros = [i for i in range(1 if keep_highest else 0, len(out)) if out[i] == 0]
+    if len(zeros) == 1:
+        out[zeros[0]] = 1
+        out[zeros[0]] = int(np.prod(src)) // int(np.prod(out))
+    return tuple(out)
+
+
+def _reshape_out(src, attrs):
+    if attrs["shape"] or not attrs["target_shape"]:
+        return reshape_target(src, attrs["shape"], attrs["reverse"])
+    return _legacy_target(src, attrs["target_shape"], attrs["keep_highest"])
+
+
 def _reshape_shape(in_shapes, attrs):
     s = in_shapes[0]
     if s is None:
         return list(in_shapes), [None]
-    return list(in_shapes), [reshape_target(s, attrs["shape"], attrs["reverse"])]
+    return list(in_shapes), [_reshape_out(s, attrs)]
 
 
 def _reshape_kernel(inputs, attrs):
     a = inputs[0]
-    target = reshape_target(a.shape, attrs["shape"], attrs["reverse"])
+    target = _reshape_out(a.shape, attrs)
     if int(np.prod(target)) == a.size:
         return a.reshape(target)
     # the operator copies min(sizes) elements; MXNet leaves the rest uninitialised (zeros here)
@@ -91,7 +110,10 @@ def _reshape_kernel(inputs, attrs):
 
 
 register(Op("Reshape", _reshape_kernel, _reshape_shape, aliases=("reshape",), hint="reshape",
-            params=(P("shape", "shape", ()), P("reverse", "bool", False))))
+            # target_shape and keep_highest: MXNet 1.9.1's deprecated parameters, still parsed (so the positional
+            # x.reshape(0, 0, 2, -1) of a Symbol binds -1 to keep_highest and fails at parsing, as measured)
+            params=(P("shape", "shape", ()), P("reverse", "bool", False), P("target_shape", "shape", ()),
+                    P("keep_highest", "bool", False))))
 
 
 def _span(ndim, begin, end):
