@@ -1265,7 +1265,9 @@ def ref_box_nms(data, overlap_thresh=0.5, valid_thresh=0.0, topk=-1, coord_start
     out = np.full(data.shape, -1.0)
     for b in np.ndindex(*data.shape[:-2]):
         rows = data[b]
-        order = [i for i in range(len(rows)) if rows[i][score_index] > valid_thresh
+        # MXNet compares the float32 score with valid_thresh as a float32 (measured on MXNet 1.9.1: a score of
+        # 0.3 with valid_thresh=0.3 is dropped, where float32(0.3) > 0.3 in float64 would keep it)
+        order = [i for i in range(len(rows)) if np.float32(rows[i][score_index]) > np.float32(valid_thresh)
                  and not (id_index >= 0 and background_id >= 0 and rows[i][id_index] == background_id)]
         order.sort(key=lambda i: -rows[i][score_index])  # Python's sort is stable
         order = order[:topk] if topk > 0 else order
