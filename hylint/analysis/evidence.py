@@ -316,6 +316,8 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
                                 evidence.read_by_counter)
         if name in incoming and incoming[name].kind is not Kind.UNKNOWN and not listlike:
             result[name] = replace(incoming[name], name=name)
+            if result[name].unproven and (name in evidence.tensor or name in layer_inputs):
+                result[name] = replace(result[name], unproven="")  # the body's own use proves it
             if position == 0 and result[name].is_tensor:
                 first_data_param = name
             continue

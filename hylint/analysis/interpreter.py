@@ -105,6 +105,26 @@ class HybridContext:
             self._parents = parent_map(self.fn)
         return self._parents
 
+    def f_bound_at(self, node: cst.CSTNode) -> bool:
+        """Whether the name this function gives F (``f_name``) is bound at ``node``: a parameter, or a local
+        bound by an earlier statement of the function's own body (`F = self.F`, `F = getF(x)`), so that a
+        rewrite to `F.<op>` there names the namespace the function already uses."""
+        if not self.takes_f:
+            return False
+        for param in param_names(self.fn):
+            if param.name.value == self.f_name:  # (`F=None`, filled in later from `getF(x)`, may be None here)
+                return not (isinstance(param.default, cst.Name) and param.default.value == "None")
+        stmt = self.statement_of(node)
+        if stmt is None or not isinstance(self.fn.body, cst.IndentedBlock):
+            return False
+        here = self.statement_order[stmt]
+        top_level = set(self.fn.body.body)
+        return any(order < here and other in top_level and isinstance(other, cst.SimpleStatementLine) and
+                   any(isinstance(small, cst.Assign) and any(isinstance(t.target, cst.Name) and
+                                                             t.target.value == self.f_name for t in small.targets)
+                       for small in other.body)
+                   for other, order in self.statement_order.items())
+
     # -- parameters ---------------------------------------------------------------------------
     # -- statements ---------------------------------------------------------------------------
     def statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
@@ -470,7 +490,9 @@ class HybridContext:
                 if attr in self.self_f_attrs:
                     return Value(Kind.F)
                 if attr in self.self_tensor_attrs:
-                    return tensor(Shape(root=f"self.{attr}"))
+                    return tensor(Shape(root=f"self.{attr}"), unproven=(
+                        f"`self.{attr}` holds a tensor on the path the trace takes; the object may hold a "
+                        f"Python number on others"))
             if self.cls is not None and attr in self.cls.params:
                 return Value(Kind.PARAM_OBJ)
             if self.cls is not None and attr in self.cls.children:

@@ -149,7 +149,10 @@ def add_reached(info: ModuleInfo, module: cst.Module, reach: Optional[FileReach]
         if fn is None or fn in info.contexts:
             continue
         before = set(info.contexts)
-        incoming = {name: tensor(Shape(root=name), name=name) for name in function.tensor_params}
+        # the trace passes a tensor here on the path it follows; another caller may pass a Python number
+        incoming = {name: tensor(Shape(root=name), name=name, unproven=(
+            f"`{name}` receives a tensor on the path the trace follows ({function.chain}); other callers may "
+            f"pass a Python number")) for name in function.tensor_params}
         # a method of a block runs with the block's state; one of a plain object (a distribution built in
         # the trace) sees only `self` (its attributes are no block state: no rule judges them as such)
         cls = info.class_of.get(fn)

@@ -74,10 +74,11 @@ class RuleContext:
             withheld, fix = fix, None  # a helper without F: a rewrite to `F.<op>` would name nothing
             # messages name the F a fix would use; here that is the F the helper should be given
             message = (message or rule.MESSAGE).replace(self.hybrid.f_name, "F")
-        if self.hybrid is not None and self.hybrid.reach_chain:
-            # code a trace reaches from elsewhere in the package: no fix (the rewrite is proven for
-            # hybrid_forward and its helpers, not for code reached through objects)
-            withheld, fix = withheld or fix, None
+        if self.hybrid is not None and self.hybrid.reach_chain and fix is not None and \
+                not self.hybrid.f_bound_at(node):
+            # code a trace reaches from elsewhere in the package: the rewrite uses the name the function
+            # gives F (`F = self.F`); where no name holds F at the node there is none to write
+            withheld, fix = fix, None
         if withheld is not None:  # what the fix would have done is what to write by hand
             message = _with_advice(message or rule.MESSAGE, withheld.message.replace(self.hybrid.f_name, "F"))
         elif fix is None and instead is not None:

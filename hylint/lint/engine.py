@@ -102,6 +102,35 @@ def _reached(reach: Optional[FileReach]) -> List[str]:
     return [function.qualname for function in reach.functions] if reach is not None else []
 
 
+def _code_at(module: cst.Module, node: cst.CSTNode, line: str) -> str:
+    """The code of a replacement node written on ``line``: the new lines a fix makes inside brackets
+    (libcst's indented continuation lines) take the indentation of the block they are in, as the code
+    around them does, instead of starting at the left margin."""
+    code = module.code_for_node(node)
+    if "\n" not in code and "\r" not in code:
+        return code
+    from libcst._nodes.internal import CodegenState  # (Module.code_for_node's state, with the block's indent)
+
+    indent = line[:len(line) - len(line.lstrip(" \t"))]
+    state = CodegenState(default_indent=module.default_indent, default_newline=module.default_newline,
+                         indent_tokens=[indent] if indent else [])
+    node._codegen(state)
+    return "".join(state.tokens)
+
+
+def _statement_line(report: _Report, node: cst.CSTNode, positions: Positions, text: SourceText, start) -> str:
+    """The first line of the statement holding ``node`` (whose indentation libcst's continuation lines
+    are relative to), else the node's own first line."""
+    row = start[0]
+    stmt = report.hybrid.statement_of(node) if report.hybrid is not None else None
+    if stmt is not None:
+        try:
+            row = positions.span(stmt, report.statement, report.function, _parents(report))[0][0]
+        except KeyError:
+            pass
+    return text.lines[row - 1] if 0 < row <= len(text.lines) else ""
+
+
 def _parents(report: _Report):
     """The parents of the nodes of the hybrid function a report was made in, when that function is the
     outermost one (where positions are computed statement by statement)."""
@@ -263,7 +292,7 @@ class Linter:
         for pending in report.fix.edits:
             start, end = positions.span(pending.node, report.statement, report.function, _parents(report))
             content = pending.replacement if isinstance(pending.replacement, str) \
-                else module.code_for_node(pending.replacement)
+                else _code_at(module, pending.replacement, _statement_line(report, pending.node, positions, text, start))
             if pending.mode == "insert_before":
                 end = start
             elif pending.mode == "insert_after":

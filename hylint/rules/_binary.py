@@ -8,7 +8,7 @@ import libcst as cst
 from hylint.analysis.values import Kind, Value
 from hylint.diagnostic import Applicability
 from hylint.facts.operators import BROADCAST
-from hylint.syntax.rewrite import f_call, keep_parens
+from hylint.syntax.rewrite import f_call
 from hylint.rule import Fact, PendingFix, Reliance, replace
 
 OPERATOR_SYMBOLS = {
@@ -79,5 +79,5 @@ def broadcast_fix(node: cst.CSTNode, ctx) -> Optional[PendingFix]:
     call = f_call(ctx.f_name, op, [left, right], between=between)
     # exact only on two tensors: `F.broadcast_mul` refuses the Python number `*` takes (`lam * loss`)
     return PendingFix(Applicability.SAFE, f"Replace `{symbol}` with `{ctx.f_name}.{op}`",
-                      [replace(node, keep_parens(node, call))],
+                      [replace(node, call)],  # (the span leaves the node's own parentheses in place)
                       relies_on=[Reliance(left, Fact.TENSOR), Reliance(right, Fact.TENSOR)])

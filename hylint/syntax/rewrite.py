@@ -33,6 +33,10 @@ def f_call(f_name: str, op: str, args: Sequence[cst.BaseExpression], keywords: S
             comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
             if index == 0 and between is not None:
                 before, after = between
+                if before is not None and not _plain(before) and (after is None or _plain(after)):
+                    # `a\n    + b` (the operator starting a line): the comma ends the first line, the
+                    # second operand starts the next one where the operator did
+                    before, after = None, before
                 if before is not None and not _plain(before) or after is not None and not _plain(after):
                     comma = cst.Comma(
                         whitespace_before=before if before is not None and not _plain(before) else cst.SimpleWhitespace(""),
@@ -63,13 +67,6 @@ def tuple_node(values: Sequence[cst.BaseExpression]) -> cst.Tuple:
             cst.Comma() if len(values) == 1 else cst.MaybeSentinel.DEFAULT)
         elements.append(cst.Element(value=value, comma=comma))
     return cst.Tuple(elements=elements)
-
-
-def keep_parens(original: cst.BaseExpression, replacement: cst.BaseExpression) -> cst.BaseExpression:
-    """Carry the parentheses around ``original`` over to ``replacement``."""
-    if getattr(original, "lpar", None):
-        return replacement.with_changes(lpar=original.lpar, rpar=original.rpar)
-    return replacement
 
 
 # ---------------------------------------------------------------------------------------------
@@ -185,4 +182,5 @@ def subscript_rewrite(f_name: str, node: cst.Subscript,
     if dropped:
         axis_node = int_node(dropped[0]) if len(dropped) == 1 else tuple_node([int_node(a) for a in dropped])
         result = f_call(f_name, "squeeze", [result], [("axis", axis_node)])
-    return keep_parens(node, result), exact
+    # (an edit replaces the node's span, which leaves its own parentheses in place: the result needs none)
+    return result, exact

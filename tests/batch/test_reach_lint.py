@@ -179,11 +179,15 @@ def test_code_not_reached_and_guessed_reach_raise_nothing(tmp_path, monkeypatch)
     assert diagnostics(["--no-cache", "pkg"]) == []
 
 
-def test_fixes_are_not_offered_in_reached_code(project):
+def test_fixes_in_reached_code_use_the_functions_own_f(project):
+    """Issue 42: a fix in code the trace reaches writes the name the function gives F (`act(F, x)` handed to a
+    HybridLambda); where no name holds F at the line (`__init__(self, probs, F=None)`), there is no fix."""
     result = run(["--no-cache", "--output-format", "json", "--select", "ALL", "pkg"])
-    for d in json.loads(result.stdout):
-        if "reached from" in d["message"]:
-            assert d["fix"] is None
+    reached = [d for d in json.loads(result.stdout) if "reached from" in d["message"]]
+    fixed = {(Path(d["filename"]).name, d["location"]["row"]): d["fix"] for d in reached if d["fix"]}
+    assert ("model.py", 8) in fixed and fixed[("model.py", 8)]["edits"][0]["content"].startswith("return F.where(")
+    assert not any(name == "dist.py" and row == 15 for name, row in fixed)  # `F=None` in __init__: no F to use
+    assert all(fix["applicability"] == "unsafe" for fix in fixed.values())
 
 
 def test_subprocess_and_check_files(project):
@@ -749,3 +753,98 @@ def test_a_function_handed_over_by_a_guess_is_a_guess(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     write_package(tmp_path, guessed=HANDED_BY_A_GUESS)
     assert diagnostics(["--no-cache", "--select", "ALL", "pkg"]) == []
+
+
+# gluonts' LogitNormal (mx/distribution/logit_normal.py:65, :95): a distribution object holding F, built and
+# used in the trace; its log_prob reads `F = self.F`
+LOGIT_DIST = '''
+import numpy as np
+import mxnet as mx
+
+
+def getF(var):
+    return mx.nd if isinstance(var, mx.nd.NDArray) else mx.sym
+
+
+class LogitNormal:
+    def __init__(self, mu, sigma, F=None):
+        self.F = F if F else getF(mu)
+        self.mu = mu
+        self.sigma = sigma
+
+    def log_prob(self, x):
+        F = self.F
+        x = F.clip(x, 1e-3, 1 - 1e-3)
+        log_prob = -1.0 * (
+            F.log(self.sigma)
+            + F.log(F.sqrt(2 * F.full(1, np.pi)))
+            + F.log(x)
+        )
+        return log_prob
+
+    def spread(self):
+        F = self.F
+        return self.sigma * F.sqrt(F.full(1, 2))
+'''
+LOGIT_MODEL = '''
+from mxnet.gluon import HybridBlock
+from .dist import LogitNormal
+
+
+class Model(HybridBlock):
+    def hybrid_forward(self, F, x, mu, sigma):
+        distr = LogitNormal(mu, sigma)
+        return F.broadcast_add(distr.log_prob(x), distr.spread())
+'''
+
+
+@pytest.fixture
+def logit_project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_package(tmp_path, dist=LOGIT_DIST, model=LOGIT_MODEL)
+    return tmp_path
+
+
+def test_reached_fixes_write_the_functions_f_and_keep_their_lines_indented(logit_project):
+    """Issue 42: `F.log(self.sigma) + F.log(...)` in a method the trace reaches is fixed with the method's own
+    `F` (safe: both operands are operator results), in the indentation of the lines around it;
+    `self.sigma * ...` only with --unsafe-fixes (the object may hold a Python number there)."""
+    run(["--no-cache", "--fix", "pkg"])
+    fixed = (logit_project / "pkg" / "dist.py").read_text()
+    assert ("        log_prob = -1.0 * (\n            F.broadcast_add(F.log(self.sigma),\n"
+            "            F.log(F.sqrt(2 * F.full(1, np.pi))))\n            + F.log(x)\n        )") in fixed
+    assert "return self.sigma * F.sqrt(F.full(1, 2))" in fixed
+    result = run(["--no-cache", "--output-format", "json", "pkg"])
+    [left] = [d for d in json.loads(result.stdout) if d["fix"]]
+    assert left["fix"]["applicability"] == "unsafe" and "`self.sigma` may not be a tensor" in left["fix"]["why_unsafe"]
+    run(["--no-cache", "--fix", "--unsafe-fixes", "pkg"])
+    assert "return F.broadcast_mul(self.sigma, F.sqrt(F.full(1, 2)))" in (logit_project / "pkg" / "dist.py").read_text()
+
+
+@pytest.mark.mxnet
+def test_reached_fixes_repair_the_model_on_mxnet(logit_project):
+    mx = pytest.importorskip("mxnet")
+    import importlib
+    import sys
+
+    def outputs():
+        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+            del sys.modules[name]
+        sys.path.insert(0, str(logit_project))
+        try:
+            model = importlib.import_module("pkg.model").Model()
+        finally:
+            sys.path.remove(str(logit_project))
+        x, mu, sigma = mx.nd.array([[0.2, 0.7]]), mx.nd.array([[0.1, 0.3]]), mx.nd.array([[0.5, 0.9]])
+        eager = model(x, mu, sigma).asnumpy()
+        model.hybridize()
+        try:
+            return eager, model(x, mu, sigma).asnumpy()
+        except mx.base.MXNetError:
+            return eager, None
+
+    before, hybridized = outputs()
+    assert hybridized is None  # `(1, 2) + (1,)` broadcasts only eagerly
+    run(["--no-cache", "--fix", "--unsafe-fixes", "pkg"])
+    eager, hybridized = outputs()
+    assert (eager == before).all() and hybridized is not None and abs(hybridized - eager).max() < 1e-6

@@ -188,3 +188,15 @@ def test_read_source_round_trip_latin1(tmp_path):
     path.write_bytes(raw)
     source = read_source(path)
     assert source.encoding == "iso-8859-1" and source.text.encode(source.encoding) == raw
+
+
+def test_a_multi_line_fix_keeps_the_indentation_of_the_lines_around_it():
+    """Issue 42 (gluonts gmm_base.py:103): the new lines a fix makes inside brackets are indented like their
+    neighbours, the comma ends the first line, and the operand's own parentheses are not doubled."""
+    source = HEAD + ("        z = (\n            x\n            - x.mean(axis=1, keepdims=True)\n        )\n"
+                     "        y = (x - x.mean(axis=1, keepdims=True)).sum()\n        return (y[0]).sum() + z\n")
+    fixed = default().fix_source(source).source
+    assert fixed == HEAD + ("        z = (\n            F.broadcast_sub(x,\n            x.mean(axis=1, keepdims=True))\n"
+                            "        )\n        y = (F.broadcast_sub(x, x.mean(axis=1, keepdims=True))).sum()\n"
+                            "        return F.broadcast_add((F.squeeze(F.slice_axis(y, axis=0, begin=0, end=1), axis=0)).sum(), z)\n")
+    assert default().fix_source(fixed).source == fixed  # idempotent
