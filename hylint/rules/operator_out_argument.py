@@ -50,7 +50,8 @@ Unsafe: a call on a line of its own with `out=` a plain name becomes an assignme
 (`y = F.relu(x - 0.5)`). Eagerly, other references to the array `y` held (an alias, a list it was
 appended to, the caller's array when `y` is an argument) saw the in-place write; after the rewrite
 they keep the old values. Other calls (whose result is used, or with `out=` an attribute or
-subscript) are reported without a fix.
+subscript) are reported without a fix. For an operator that takes no `out=` (`F.maximum`, ...) the
+rewrite replaces a TypeError raised in both modes with the binding.
 """
     VALID = [
         Valid(CLS.format("        y = F.relu(x - 0.5)\n        return y + x\n")),
