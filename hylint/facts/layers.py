@@ -79,3 +79,10 @@ BEGIN_STATE_ND_DEFAULT = frozenset({
     "Conv1DRNNCell", "Conv2DRNNCell", "Conv3DRNNCell", "Conv1DLSTMCell", "Conv2DLSTMCell", "Conv3DLSTMCell",
     "Conv1DGRUCell", "Conv2DGRUCell", "Conv3DGRUCell",
 })
+
+# What computes differently in training and in predict mode (autograd.train_mode()/predict_mode()), measured
+# on MXNet 1.9.1 (tests/facts/test_autograd_scope_facts.py): the gluon layers, and the operators
+# (`F.<name>`, `F.contrib.<name>`). InstanceNorm, LayerNorm, GroupNorm, Dense, Conv2D, Activation and
+# rnn.LSTM (dropout=0.5, CPU) compute the same in both modes; BatchNorm with use_global_stats=True too.
+MODE_DEPENDENT_LAYERS = frozenset({"Dropout", "BatchNorm", "SyncBatchNorm"})
+MODE_DEPENDENT_OPERATORS = frozenset({"Dropout", "BatchNorm", "SyncBatchNorm"})
