@@ -67,3 +67,22 @@ LAYER_RETURNS_INPUT: Dict[str, bool] = {
 
 # layers whose output nobody else holds: an in-place write to it cannot be observed
 FRESH_OUTPUT_LAYERS = frozenset(name for name, returns_input in LAYER_RETURNS_INPUT.items() if not returns_input)
+
+# gluon.rnn and gluon.contrib.rnn blocks whose `begin_state(batch_size=0, func=mx.nd.zeros, **kwargs)`
+# makes NDArrays unless `func` is given (the sequential and bidirectional containers pass `func` on to
+# their cells, which default to it). The modifier cells (ZoneoutCell, ResidualCell,
+# VariationalDropoutCell) default to `mx.sym.zeros` instead and are not here. Measured on MXNet 1.9.1
+# (tests/facts/test_begin_state_facts.py).
+BEGIN_STATE_ND_DEFAULT = frozenset({
+    "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "DropoutCell", "RecurrentCell", "HybridRecurrentCell",
+    "SequentialRNNCell", "HybridSequentialRNNCell", "BidirectionalCell", "LSTMPCell",
+    "Conv1DRNNCell", "Conv2DRNNCell", "Conv3DRNNCell", "Conv1DLSTMCell", "Conv2DLSTMCell", "Conv3DLSTMCell",
+    "Conv1DGRUCell", "Conv2DGRUCell", "Conv3DGRUCell",
+})
+
+# What computes differently in training and in predict mode (autograd.train_mode()/predict_mode()), measured
+# on MXNet 1.9.1 (tests/facts/test_autograd_scope_facts.py): the gluon layers, and the operators
+# (`F.<name>`, `F.contrib.<name>`). InstanceNorm, LayerNorm, GroupNorm, Dense, Conv2D, Activation and
+# rnn.LSTM (dropout=0.5, CPU) compute the same in both modes; BatchNorm with use_global_stats=True too.
+MODE_DEPENDENT_LAYERS = frozenset({"Dropout", "BatchNorm", "SyncBatchNorm"})
+MODE_DEPENDENT_OPERATORS = frozenset({"Dropout", "BatchNorm", "SyncBatchNorm"})

@@ -56,3 +56,17 @@ def nd_only_instead(namespace: str, name: str, f_name: str):
     if namespace == "top" and name in ND_WRAPPERS:
         return f"`{f_name}.{ND_WRAPPERS[name][0]}` (two tensors) or the Python operator (a number)"
     return ND_ONLY_ALTERNATIVE.get(name)
+
+# The operators of both namespaces whose Python wrapper has no `out` parameter (and no **kwargs), so that
+# `F.<op>(..., out=y)` raises `TypeError: <op>() got an unexpected keyword argument 'out'` in that mode;
+# every other operator of mx.nd writes into `out`, and every other of mx.sym drops it silently (the
+# generated Symbol functions take `out=None` and ignore it). (namespace, name), namespace "top" for
+# mx.nd/mx.sym themselves. Measured on MXNet 1.9.1 (tests/facts/test_out_argument_facts.py: by signature,
+# and by calls).
+OUT_REFUSED_BY_BOTH = frozenset({
+    ("top", "arange"), ("top", "linspace"), ("top", "load"), ("top", "maximum"), ("top", "minimum"),
+    ("top", "power"), ("top", "split_v2"), ("contrib", "cond"), ("contrib", "foreach"),
+    ("contrib", "rand_zipfian"), ("contrib", "while_loop"),
+})
+# refused by mx.nd's wrapper, dropped by mx.sym's
+OUT_REFUSED_BY_ND_ONLY = frozenset({("top", "histogram")})
