@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from hylint.analysis.interpreter import HybridContext
-from hylint.analysis.module import ClassInfo, ModuleInfo, collect_defs
+from hylint.analysis.module import ClassInfo, ModuleInfo, collect_defs, sets_numpy_mode
 from hylint.analysis.reach import FileReach
 from hylint.analysis.traced import add_reached
 from hylint.syntax.nodes import param_names
@@ -35,6 +35,7 @@ def analyze_module(module: cst.Module, reach: Optional[FileReach] = None) -> Mod
     class_of: Dict[cst.FunctionDef, ClassInfo] = {}
     collect_defs(module.body, classes, functions, class_of)
     info = ModuleInfo(classes, class_of, functions, {})
+    info.numpy_mode = sets_numpy_mode(module)
     if reach is not None:
         info.guards = dict(reach.guards)  # read by the guards of every hybrid context below
     pending: List[Tuple[cst.FunctionDef, Optional[ClassInfo], Optional[str], Dict[str, Value], bool]] = []

@@ -14,7 +14,7 @@ from hylint.analysis import ops
 from hylint.analysis.evidence import classify_params, declared_parameter
 from hylint.analysis.layers import child_output
 from hylint.analysis.guards import ND_NAMES, GuardRegion, ends_control_flow, guard_mode, python_container_test
-from hylint.analysis.module import ClassInfo, ModuleInfo
+from hylint.analysis.module import ClassInfo, ModuleInfo, in_numpy_mode
 from hylint.facts.attributes import NDARRAY_PYTHON_VALUES
 from hylint.syntax.nodes import dotted_name, literal_int, nested_literal_shape, param_names, parent_map, returns_tuple
 from hylint.analysis.values import (NUMPY, PY, UNKNOWN, Kind, Shape, Value, is_proven_tensor, join, merge_shapes,
@@ -78,6 +78,13 @@ class HybridContext:
         self._eager_depth = 0
         self._bindings = 0
         self.params, self.first_data_param = classify_params(fn, f_name, cls, is_helper, incoming, bool(reach_chain))
+        # MXNet's numpy mode (`@use_np`, `npx.set_np()`): the inputs are `mx.np` arrays, which slice and
+        # broadcast like NumPy's hybridized too: not the legacy tensors the rules judge
+        self.numpy_mode = module.numpy_mode or cls is not None and in_numpy_mode(cls)
+        if self.numpy_mode:
+            self.params = {name: UNKNOWN if value.kind not in (Kind.PY, Kind.F, Kind.BLOCK) else value
+                           for name, value in self.params.items()}
+            self.first_data_param = None
         self._env.update(self.params)
         self._env[f_name] = Value(Kind.F)
         self._env["self"] = Value(Kind.BLOCK)
@@ -582,6 +589,8 @@ class HybridContext:
         # F.<op>(...)
         if callee.startswith(self.f_name + ".") and func_value is not None and func_value.kind is Kind.F:
             op = callee[len(self.f_name) + 1:]
+            if op.split(".", 1)[0] in ("np", "npx"):
+                return UNKNOWN  # a numpy-mode array (`F.np.split(x, 1)` is even a list): not a legacy tensor
             return ops.evaluate(ops.OpCall(op.rsplit(".", 1)[-1], callee, node, False, tuple(arg_values)))
         root = callee.split(".", 1)[0]
         if callee and (callee.rsplit(".", 1)[0] in ND_NAMES or any(callee.startswith(p + ".") for p in ND_NAMES)):
@@ -660,6 +669,8 @@ class HybridContext:
         return UNKNOWN
 
     def _child_call(self, node: cst.Call) -> Value:
+        if self.numpy_mode:
+            return UNKNOWN  # a child in numpy mode returns `mx.np` arrays
         name = dotted_name(node.func) or ""
         attr = name[5:] if name.startswith("self.") and name.count(".") == 1 else None
         if attr is None or self.cls is None:

@@ -140,6 +140,8 @@ class ModuleInfo:
     # the reach
     guards: Dict[str, str] = field(default_factory=dict)
     stand_ins: Dict[cst.CSTNode, cst.CSTNode] = field(default_factory=dict)
+    # `npx.set_np()` at module level: every block of the module runs in MXNet's numpy mode
+    numpy_mode: bool = False
 
     def release(self) -> None:
         """Forget the hybrid contexts once the lint is done: each refers back to this module, a cycle that
@@ -222,3 +224,26 @@ def derives_from(info: Optional[ClassInfo], classes: Dict[str, ClassInfo], bases
 def is_hybrid_class(info: Optional[ClassInfo], classes: Dict[str, ClassInfo]) -> bool:
     """True for classes deriving (in this module or by name) from a HybridBlock-family class."""
     return derives_from(info, classes, HYBRID_BASE_NAMES)
+
+
+# MXNet's numpy mode (`mx.np`/`mx.npx`, MXNet 1.6+): arrays there slice and broadcast like NumPy's, eagerly
+# and hybridized alike, and `F.np.split(x, 1)` is a list; the legacy NDArray/Symbol traps do not apply
+NUMPY_MODE_DECORATORS = frozenset({"use_np", "use_np_array"})
+
+
+def sets_numpy_mode(module: cst.Module) -> bool:
+    """``npx.set_np()`` (any spelling ending in ``set_np``) as a module-level statement."""
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and \
+                        (dotted_name(small.value.func) or "").rsplit(".", 1)[-1] == "set_np":
+                    return True
+    return False
+
+
+def in_numpy_mode(cls: "ClassInfo") -> bool:
+    """A class decorated ``@use_np`` (``@npx.use_np``, ``@mx.util.use_np``, ``@use_np_array``)."""
+    return any((dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
+               .rsplit(".", 1)[-1] in NUMPY_MODE_DECORATORS for d in cls.node.decorators)
+

@@ -336,6 +336,14 @@ def _split_class(node: ast.ClassDef, index: int, units: List[_Unit], lines: List
             parent.hidden.append(spans[position])  # the attributes it sets are not hybrid words
 
 
+def _sets_numpy_mode(node: ast.stmt) -> bool:
+    """``npx.set_np()`` (any spelling ending in ``set_np``) as a statement of its own."""
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return False
+    func = node.value.func
+    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) == "set_np"
+
+
 def reduce_source(source: str, reads: FrozenSet[Region], tree: Optional[ast.Module] = None,
                   reached: Iterable[str] = ()) -> Optional[str]:
     """``source`` with the top-level statements that cannot matter to rules reading ``reads`` (beyond their
@@ -437,8 +445,8 @@ def reduce_source(source: str, reads: FrozenSet[Region], tree: Optional[ast.Modu
     block_names = block_classes - {_HYBRID_FORWARD}
     builders: Dict[Tuple[str, bool], int] = {}  # (block class, built as a child) -> the first unit doing so
     for index, node in enumerate(tree.body):
-        if any(name in block_classes for name in units[index].classes):
-            keep(index)
+        if any(name in block_classes for name in units[index].classes) or _sets_numpy_mode(node):
+            keep(index)  # (`npx.set_np()` at module level: the analysis reads the module's blocks as numpy mode)
         elif isinstance(node, _FUNCTIONS) and any(_is_block_class(_class_words(inner), block_classes)
                                                   for inner in units[index].scan.classes):
             keep(index)  # a block class defined inside a function is analysed too
