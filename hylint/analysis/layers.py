@@ -34,6 +34,9 @@ def child_output(short: str, constructor: Optional[cst.Call], call: cst.Call, at
         flatten = keyword_value(constructor, "flatten")
         size = literal_int(units.value) if units is not None else None
         if flatten is None or is_true(flatten):  # flattened to (N, units), the units known or not
+            if size == 1:  # a `Dense(1)` head: (N, 1), a size-1 axis made for broadcasting (issue 43)
+                return tensor(Shape(rank=2, dims=(None, 1), unit_axis=True,
+                                    why=f"`self.{attr}` (Dense(1)) gives (N, 1)"))
             return tensor(Shape(rank=2, dims=(None, size)))
     return tensor()
 

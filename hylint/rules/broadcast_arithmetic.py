@@ -23,6 +23,7 @@ Evidence hylint tracks for each tensor of a hybrid context:
   rank minus the reduced axes;
 - `expand_dims` (rank + 1, a size-1 axis), and each part of an `F.split` of it; `reshape` and
   `broadcast_to` with a literal shape; `F.dot` (the rank of its result);
+- a `Dense(1)` child's output: (N, 1);
 - a pool to size 1 (`F.contrib.AdaptiveAvgPooling2D(x, output_size=1)`, `F.Pooling(..., global_pool=True)`,
   `nn.GlobalAvgPool2D()`): size-1 spatial axes;
 - results of shape-preserving ops (unary math, activations, normalisations, `identity`, ...) keep
@@ -65,6 +66,9 @@ argument used nowhere as one, or only as a Python number allows: `1 - lam`): `F.
 raises where `0.3 * x` works. Chained comparisons (`a < b < c`) are reported without a fix.
 """
     VALID = [
+        Valid("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.score = nn.Dense(1)\n\n"
+              "    def hybrid_forward(self, F, x, y):\n        return self.score(x) - self.score(y)\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + 1\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return 2.0 * x - x / 3\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + self.body(x)\n"),
@@ -79,6 +83,14 @@ raises where `0.3 * x` works. Chained comparisons (`a < b < c`) are reported wit
               "        m = x.mean(axis=1, keepdims=True)\n        return m + x.max(axis=1, keepdims=True)\n"),
     ]
     INVALID = [
+        # a `Dense(1)` head gives (N, 1) (issue 43; measured on MXNet 1.9.1: eager (2, 4), hybridized
+        # "Error in operator ..._mul0")
+        Invalid("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.score = nn.Dense(1)\n        self.proj = nn.Dense(4)\n\n"
+                "    def hybrid_forward(self, F, x):\n        return self.proj(x) * F.sigmoid(self.score(x))\n",
+                "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.score = nn.Dense(1)\n        self.proj = nn.Dense(4)\n\n"
+                "    def hybrid_forward(self, F, x):\n        return F.broadcast_mul(self.proj(x), F.sigmoid(self.score(x)))\n"),
         # `x` is a tensor by assumption only (a Python number works eagerly with `+`): unsafe
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.ones((1, 1))\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_add(x, F.ones((1, 1)))\n",
