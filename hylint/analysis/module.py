@@ -75,13 +75,15 @@ class _InitScanner(cst.CSTVisitor):
             self._record(name[5:], node.value)
 
     def _record(self, attr: str, value: cst.BaseExpression) -> None:
+        maker = ndarray_maker(value)
+        if maker is not None:
+            self.info.ndarrays[attr] = maker
+            return
         if not isinstance(value, cst.Call):
             return
         callee = dotted_name(value.func) or ""
         last = callee.rsplit(".", 1)[-1]
-        if callee.rpartition(".")[0] in ND_NAMES or any(callee.startswith(p + ".") for p in ND_NAMES):
-            self.info.ndarrays[attr] = callee
-        elif is_parameter_factory(callee):
+        if is_parameter_factory(callee):
             shape = literal_shape(keyword_value(value, "shape"))
             if shape is None and last == "get_constant":
                 shape = _constant_shape(value)
@@ -246,4 +248,37 @@ def in_numpy_mode(cls: "ClassInfo") -> bool:
     """A class decorated ``@use_np`` (``@npx.use_np``, ``@mx.util.use_np``, ``@use_np_array``)."""
     return any((dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
                .rsplit(".", 1)[-1] in NUMPY_MODE_DECORATORS for d in cls.node.decorators)
+
+
+# NDArray methods whose result is no NDArray (a NumPy array or a Python value)
+LEAVING_NDARRAY = frozenset({"asnumpy", "asscalar", "item", "tolist", "wait_to_read", "attach_grad", "backward"})
+
+
+def ndarray_maker(value: cst.BaseExpression, depth: int = 0) -> Optional[str]:
+    """The `nd.`/`mx.nd.` call an expression's NDArray comes from, when the expression is an NDArray built
+    by any expression (issue 43): `nd.arange(k * d).reshape((k, d)) / 10.0`, `-nd.ones(3)`, `nd.ones(4)[1:]`,
+    or a dict, list or tuple holding one (`{'a': nd.ones(2)}`), else None."""
+    if depth > 20:
+        return None
+    if isinstance(value, cst.Call):
+        callee = dotted_name(value.func) or ""
+        if callee.rpartition(".")[0] in ND_NAMES or any(callee.startswith(p + ".") for p in ND_NAMES):
+            return callee
+        if isinstance(value.func, cst.Attribute) and value.func.attr.value not in LEAVING_NDARRAY:
+            return ndarray_maker(value.func.value, depth + 1)  # a method of an NDArray: `.reshape(...)`
+        return None
+    if isinstance(value, cst.BinaryOperation):
+        return ndarray_maker(value.left, depth + 1) or ndarray_maker(value.right, depth + 1)
+    if isinstance(value, cst.UnaryOperation) and not isinstance(value.operator, cst.Not):
+        return ndarray_maker(value.expression, depth + 1)
+    if isinstance(value, cst.Subscript):
+        return ndarray_maker(value.value, depth + 1)
+    if isinstance(value, (cst.List, cst.Tuple)):
+        inner = next((m for m in (ndarray_maker(e.value, depth + 1) for e in value.elements) if m), None)
+        return f"a {type(value).__name__.lower()} holding {inner}" if inner else None
+    if isinstance(value, cst.Dict):
+        inner = next((m for m in (ndarray_maker(e.value, depth + 1) for e in value.elements
+                                  if isinstance(e, cst.DictElement)) if m), None)
+        return f"a dict holding {inner}" if inner else None
+    return None
 
