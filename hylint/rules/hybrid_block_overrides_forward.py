@@ -25,6 +25,40 @@ def _calls_super_forward(fn: cst.FunctionDef) -> bool:
     return bool(found)
 
 
+def _only_delegates(fn: cst.FunctionDef, children) -> bool:
+    """``forward`` computes nothing itself: its statements return, bind or call only its arguments, names and
+    the outputs of its children (`return self.net(x)`, `a = self.body(x); return self.head(a), a`). Then
+    hybridize(), which hybridizes the children, does run graphs: the children's (issue 43)."""
+    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+
+    def plain(expr: Optional[cst.BaseExpression]) -> bool:
+        if expr is None or isinstance(expr, cst.Name):
+            return True
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return all(plain(e.value) for e in expr.elements)
+        if isinstance(expr, cst.Call):
+            callee = dotted_name(expr.func) or ""
+            return callee.startswith("self.") and callee.count(".") == 1 and callee[5:] in children and \
+                all(plain(a.value) for a in expr.args)
+        return False
+
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        for small in stmt.body:
+            if isinstance(small, cst.Return):
+                ok = plain(small.value)
+            elif isinstance(small, cst.Assign):
+                ok = plain(small.value) and all(isinstance(t.target, (cst.Name, cst.Tuple)) for t in small.targets)
+            elif isinstance(small, cst.Expr):
+                ok = plain(small.value) or isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+            else:
+                ok = False
+            if not ok:
+                return False
+    return bool(body)
+
+
 def _uses_name(fn: cst.FunctionDef, name: str) -> bool:
     found = []
 
@@ -47,7 +81,8 @@ class HybridBlockOverridesForward(LintRule):
     DOC = """
 ## What it does
 Flags `def forward(...)` in a HybridBlock subclass whose `forward` does not call the base class's
-`forward` (`super().forward(...)`).
+`forward` (`super().forward(...)`). Not flagged: a `forward` that only calls the block's children and
+returns their outputs (`return self.net(x)`): `hybridize()` hybridizes the children, whose graphs run.
 
 ## Why is this bad?
 `HybridBlock.forward` is what builds and runs the cached graph. Overriding it replaces that
@@ -77,12 +112,18 @@ renamed body now runs hybridized, where its NDArray-only code (which hylint then
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * 2\n"),
         Valid("class N(HybridBlock):\n    def forward(self, x):\n        return super().forward(x) * 2\n"),
         Valid("class N(Block):\n    def forward(self, x):\n        return x * 2\n"),
+        # only calls its hybridized children: their graphs run (issue 43)
+        Valid("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.net = nn.Dense(2)\n"
+              "        self.head = nn.Dense(1)\n\n    def forward(self, x):\n        h = self.net(x)\n"
+              "        return self.head(h), h\n"),
     ]
     INVALID = [
         Invalid("class N(HybridBlock):\n    def forward(self, x):\n        return x * 2\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * 2\n", unsafe=True),
         Invalid("class N(nn.HybridSequential):\n    def forward(self, x):\n        for b in self._children.values():\n"
                 "            x = b(x)\n        return x\n"),
+        Invalid("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.net = nn.Dense(2)\n\n"
+                "    def forward(self, x):\n        return self.net(x) * 2\n"),
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef, ctx) -> None:
@@ -91,6 +132,8 @@ renamed body now runs hybridized, where its NDArray-only code (which hylint then
             return
         if not is_hybrid_class(cls, ctx.module_info.classes) or _calls_super_forward(node):
             return
+        if _only_delegates(node, cls.children):
+            return  # its children are hybridized and run graphs: nothing of its own runs eagerly
         ctx.report(node.name, f"`{cls.name}` is a HybridBlock but overrides forward(): hybridize() silently does "
                               f"nothing (every call runs eagerly) and export() raises; define hybrid_forward(self, F, ...)",
                    self._fix(node, ctx))
