@@ -3,9 +3,10 @@ it returns, which of its parameters and names hold F or tensors.
 
 Reads the function's statements and expressions with the values its parameters are bound to (and, for a
 nested function or lambda, the live environment of the function defining it); answers by updating its
-``Reached`` and ``_Entry`` and the attributes it sets on objects (``_Class.attrs``). Branches true only
-eagerly (guards.py, and the package's guard helpers) are not followed; after a guard true only in a
-trace whose branch ends in ``raise`` or ``return``, the rest of the block is not either. Calls: calls.py.
+``Reached`` and ``_Entry`` and the attributes it sets on objects (``_Class.attrs``). A branch on
+``isinstance`` true only eagerly is not followed (guards.py); after a test true only in a trace (``F is
+mx.sym``, a guard helper of the package, ...) whose branch ends in ``raise`` or ``return``, the rest of
+the block runs eagerly only and is not followed either. Calls: calls.py.
 """
 from __future__ import annotations
 
