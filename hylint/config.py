@@ -162,7 +162,7 @@ def parse_table(table: Dict[str, Any], path: Path, check_codes: bool = True, top
 
 def _check_codes(values: Dict[str, Any], where: str) -> None:
     """Unknown rule codes in select / extend-select / ignore / per-file-ignores: an error naming the key."""
-    from hylint.selection import unknown_code_in
+    from hylint.codes import unknown_code_in
 
     message = unknown_code_in(values, where)
     if message is not None:

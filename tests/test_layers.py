@@ -1,13 +1,12 @@
 """The import graph of hylint/, computed from the source (ast): no circle, and no import up a layer.
 
-Every import counts, at module level or inside a function (a lazy import is still a dependency),
-except those under ``if TYPE_CHECKING:`` (annotations only, never run).
+Every import counts (tests/importgraph.py): at module level, inside a function (a lazy import is still a
+dependency) and under ``if TYPE_CHECKING:`` (a circle of annotations is a circle of designs).
 """
-import ast
+import textwrap
 from pathlib import Path
-from typing import Dict, Set
 
-from importgraph import circles  # noqa: E402  (tests/, on sys.path under pytest)
+from importgraph import circles, read_graph  # noqa: E402  (tests/, on sys.path under pytest)
 
 
 PACKAGE = Path(__file__).resolve().parent.parent / "hylint"
@@ -15,20 +14,15 @@ PACKAGE = Path(__file__).resolve().parent.parent / "hylint"
 # highest first; an import may go down, or sideways inside a layer, never up
 LAYERS = [
     {"__main__", "cli"},
-    {"check"},
-    {"lint", "selection", "config", "batch", "report", "server", "verify"},
+    {"check", "server", "verify"},
+    {"batch"},
+    {"lint", "selection", "config", "codes", "report"},
     {"rules"},
+    {"repairs"},
     {"analysis"},
-    {"syntax", "facts", "rule", "diagnostic", "__init__"},
+    {"syntax", "facts", "rule", "diagnostic", "patterns", "__init__"},
 ]
 RUNTIME_MAY_IMPORT = {"facts", "runtime"}  # the reference runtime never imports the linter
-
-
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
 
 
 def _top(module: str) -> str:
@@ -45,58 +39,7 @@ def _layer(module: str) -> int:
     raise AssertionError(f"{module}: no layer for `{top}` (add it to LAYERS)")
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
-        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
-def _imports(path: Path, module: str, modules: Set[str]) -> Set[str]:
-    """The hylint modules ``path`` imports (a name imported from a package that is a module counts as it)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    found: Set[str] = set()
-
-    def resolve(name: str) -> None:
-        while name and name not in modules:
-            name = name.rpartition(".")[0]
-        if name and name != module:
-            found.add(name)
-
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            for child in node.orelse:
-                visit(child)
-            return
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.split(".")[0] == "hylint":
-                    resolve(alias.name)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[:len(base) - node.level + 1]
-                source = ".".join(base + ([node.module] if node.module else []))
-            else:
-                source = node.module or ""
-            if source.split(".")[0] == "hylint":
-                for alias in node.names:
-                    full = f"{source}.{alias.name}"
-                    resolve(full if full in modules else source)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(tree)
-    return found
-
-
-def _graph() -> Dict[str, Set[str]]:
-    paths = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
-    modules = set(paths)
-    return {module: _imports(path, module, modules) for module, path in sorted(paths.items())}
-
-
-GRAPH = _graph()
+GRAPH = read_graph(PACKAGE)
 
 
 def _is_runtime(module: str) -> bool:
@@ -106,8 +49,35 @@ def _is_runtime(module: str) -> bool:
 def test_the_graph_is_read():
     assert "hylint.lint.engine" in GRAPH["hylint.selection"]  # a lazy import counts
     assert "hylint.rule" in GRAPH["hylint.lint.regions"]
-    assert "hylint.config" not in GRAPH["hylint.selection"]  # only under TYPE_CHECKING there
+    assert "hylint.config" in GRAPH["hylint.selection"]  # an import under TYPE_CHECKING counts too
     assert "hylint.cli.guard" in GRAPH["hylint.cli.check_command"]
+    assert "hylint.analysis.reach.atoms" in GRAPH["hylint.analysis.reach.body"]  # inside a package
+
+
+def test_a_circle_made_on_purpose_is_found(tmp_path):
+    """A temporary package whose modules import each other three ways: at module level, inside a function
+    and under TYPE_CHECKING; each closes a circle the graph finds."""
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    files = {
+        "__init__.py": "",
+        "a.py": "from pkg import b\n",
+        "b.py": "def f():\n    from pkg.sub import c\n",
+        "sub/__init__.py": "",
+        "sub/c.py": """
+            from typing import TYPE_CHECKING
+            if TYPE_CHECKING:
+                from ..a import thing
+        """,
+        "d.py": "import pkg.a\n",  # outside the circle: it only imports into it
+    }
+    for name, text in files.items():
+        (package / name).write_text(textwrap.dedent(text))
+    graph = read_graph(package)
+    assert graph["pkg.sub.c"] == {"pkg.a"}
+    assert circles(graph) == [["pkg.a", "pkg.b", "pkg.sub.c"]]
+    (package / "sub/c.py").write_text("import typing\n")  # the circle opened: none is left
+    assert circles(read_graph(package)) == []
 
 
 def test_no_circle_outside_the_runtime():

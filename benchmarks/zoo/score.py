@@ -29,7 +29,6 @@ an instruction starts on and hylint the line of the flagged expression):
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import subprocess
@@ -52,6 +51,7 @@ FAILURES = ("TRACE_FAIL", "GRAPH_FAIL")
 
 sys.path.insert(0, str(HERE))
 from models import LIBRARIES  # noqa: E402
+from statements import Statements, statement_key  # noqa: E402,F401 (Statements: tests read it here)
 
 
 # ---------------------------------------------------------------------------------------------------- inputs
@@ -105,45 +105,6 @@ def expression_ran(entry: dict | None, extent, ok_models) -> bool:
                for line, column, end_line, end_column in entry["positions"])
 
 
-class Statements:
-    """Per file: each line's innermost statement (a simple statement, or the header of a compound one)."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.cache = {}
-
-    def _file(self, path: str):
-        if path not in self.cache:
-            spans, functions = {}, {}
-            try:
-                tree = ast.parse((self.root / path).read_text(encoding="utf-8"))
-            except (OSError, SyntaxError, ValueError):
-                tree = None
-            for node in ast.walk(tree) if tree else ():
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                    functions[node.lineno] = (first, node.end_lineno)
-                if not isinstance(node, ast.stmt):
-                    continue
-                body = getattr(node, "body", None)
-                if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                    span = (node.lineno, max(node.lineno, body[0].lineno - 1))  # the header only
-                else:
-                    span = (node.lineno, node.end_lineno)
-                for line in range(span[0], span[1] + 1):
-                    old = spans.get(line)
-                    if old is None or old[1] - old[0] > span[1] - span[0]:
-                        spans[line] = span
-            self.cache[path] = (spans, functions)
-        return self.cache[path]
-
-    def span(self, path: str, line: int):
-        return self._file(path)[0].get(line, (line, line))
-
-    def function(self, path: str, def_line: int):
-        return self._file(path)[1].get(def_line, (def_line, def_line))
-
-
 # ---------------------------------------------------------------------------------------------------- the join
 
 def root_causes(label: dict):
@@ -160,7 +121,6 @@ def root_causes(label: dict):
 def score_library(library: str, labels: list, default: list, everything: list, statements: Statements,
                   positions: dict | None = None) -> dict:
     """The four figures for one library (verify apart). positions: spans.py's measurements for this library."""
-    from spans import statement_key
     positions = positions or {}
     executed_ok = defaultdict(set)      # (path, span) -> OK models that ran it in the trace
     executed_any = defaultdict(set)

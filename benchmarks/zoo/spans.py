@@ -32,9 +32,7 @@ sys.path.insert(0, str(HERE))
 SPANS = HERE / "labels" / "spans.json"
 TIMEOUT = 300
 
-
-def statement_key(path: str, span) -> str:
-    return f"{path}:{span[0]}-{span[1]}"
+from statements import statement_key  # noqa: E402
 
 
 # ============================================================================ worker (runs under MXNet)
@@ -120,7 +118,7 @@ def worker_main(library: str) -> int:
 
 def jobs_from_results(results: dict, labels: dict, sources) -> dict:
     """{library: {model: {key: (path, first, last)}}} for the statements of the scorer's false alarms."""
-    from score import Statements
+    from statements import Statements
     jobs = {}
     for result in results["results"]:
         library = result["library"]

@@ -28,7 +28,7 @@ __all__ = ["analyze_module", "HybridContext", "ModuleInfo", "ClassInfo"]
 
 
 def analyze_module(module: cst.Module, reach: Optional[FileReach] = None) -> ModuleInfo:
-    """``reach``: the functions of this file that a trace of its package reaches (analysis/reach.py,
+    """``reach``: the functions of this file that a trace of its package reaches (analysis/reach/,
     summarised per file): analysed as hybrid code too, after the module's own contexts."""
     classes: Dict[str, ClassInfo] = {}
     functions: Dict[str, cst.FunctionDef] = {}

@@ -18,7 +18,7 @@ def guard_mode(test: cst.BaseExpression, f_name: str, helpers: Mapping[str, str]
                ) -> Optional[str]:
     """'nd' when ``test`` is true only eagerly, 'sym' when only hybridized, else None. ``helpers``: the names
     of the package's guard functions the module sees, with the mode each tests of its argument
-    (``mxnet_is_ndarray(F)``, analysis/reach.py). An ``and`` with an eager-only operand is true only eagerly
+    (``mxnet_is_ndarray(F)``, analysis/reach/package.py). An ``and`` with an eager-only operand is true only eagerly
     (``x is not None and F is nd``); its negation is no test of the mode, so it is never 'sym'."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         modes = {guard_mode(test.left, f_name, helpers), guard_mode(test.right, f_name, helpers)}

@@ -3,7 +3,7 @@ and which classes belong to the HybridBlock family."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -15,8 +15,15 @@ from hylint.syntax.nodes import (blocks_of, call_arg, dotted_name, is_parameter_
                                     nested_literal_shape)
 from hylint.syntax.walk import walk
 
-if TYPE_CHECKING:  # pragma: no cover
-    from hylint.analysis.interpreter import HybridContext
+
+
+class FunctionContext(Protocol):
+    """What ``ModuleInfo.contexts`` holds for each hybrid function: the interpreter's ``HybridContext``
+    (analysis/interpreter.py), which is built from this module's ``ModuleInfo``; named here by what the
+    machinery reads of it, so that this module imports nothing of the interpreter."""
+    fn: cst.FunctionDef
+    opted_out: bool
+    eager_only: Set[cst.CSTNode]
 
 
 @dataclass
@@ -128,7 +135,7 @@ class ModuleInfo:
     classes: Dict[str, ClassInfo]
     class_of: Dict[cst.FunctionDef, ClassInfo]
     functions: Dict[str, cst.FunctionDef]
-    contexts: Dict[cst.FunctionDef, "HybridContext"]
+    contexts: Dict[cst.FunctionDef, FunctionContext]  # analysis.interpreter.HybridContext
     in_progress: Set[cst.FunctionDef] = field(default_factory=set)  # helpers being analysed (recursion)
     # facts rules derive from a node, computed once per module: (what, node) -> fact (see ``memo``)
     memos: Dict[Tuple[str, cst.CSTNode], Any] = field(default_factory=dict)

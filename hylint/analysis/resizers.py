@@ -19,7 +19,7 @@ conditional expressions that the assumption decides are followed (``A or size is
 ``E if size is None else size`` is ``size``), names bound to the size are followed; any other statement
 before the ``return``, a rebinding of the input, or a class (or package base) defining ``forward``, and the
 class is not a resizer. The class may live in another module of the package: the reach's package pass
-(analysis/reach.py) records, per module, the names under which it can see such classes.
+(analysis/reach/bindings.py) records, per module, the names under which it can see such classes.
 """
 from __future__ import annotations
 

@@ -10,8 +10,7 @@ import io
 import re
 import tokenize
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Type
+from typing import FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Type
 
 import libcst as cst
 
@@ -26,6 +25,7 @@ from hylint.lint.hooks import hooks_of
 from hylint.lint.parse import SYNTAX_ERROR, parse_module, syntax_error_diagnostic, too_deeply_nested
 from hylint.lint.positions import Positions, SourceText, _first_rows  # noqa: F401 (_first_rows: tests)
 from hylint.lint.prefilter import keys_for, might_hold_hybrid_code
+from hylint.lint.result import LintResult
 from hylint.lint.regions import applies as regions_apply, reads_of, reduce_source
 from hylint.rule import LintRule, Region, known_rule_codes
 from hylint.syntax.noqa import file_noqa, parse_noqa
@@ -44,16 +44,6 @@ class Reduction(NamedTuple):
 
 def _digest(source: str) -> bytes:
     return hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-
-
-@dataclass
-class LintResult:
-    diagnostics: List[Diagnostic]
-    source: str
-    # set by fix_source
-    fixed: int = 0
-    fixed_by_code: Dict[str, int] = field(default_factory=dict)
-    messages: List[str] = field(default_factory=list)  # problems met while fixing
 
 
 @contextmanager
@@ -317,4 +307,4 @@ class Linter:
     def fix_source(self, source: str, filename: str = "<stdin>", unsafe: bool = False,
                    reach: Optional[FileReach] = None) -> LintResult:
         """Apply fixes until nothing changes; return the fixed source and what remains (lint/fixes.py)."""
-        return fix_loop(self, source, filename, unsafe, reach)
+        return fix_loop(lambda text: self.lint_source(text, filename, reach), source, filename, unsafe)

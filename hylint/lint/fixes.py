@@ -3,15 +3,12 @@ nothing changes; a fix whose result does not parse is dropped and named)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from hylint.diagnostic import Applicability, Diagnostic, Edit
-
-if TYPE_CHECKING:
-    from hylint.analysis.reach import FileReach
-    from hylint.lint.engine import Linter, LintResult
+from hylint.lint.result import LintResult
 
 MAX_FIX_PASSES = 10
 
@@ -20,16 +17,16 @@ class FixLoopError(Exception):
     """The fix loop did not converge, or a fix broke the syntax."""
 
 
-def fix_loop(linter: Linter, source: str, filename: str, unsafe: bool, reach: Optional[FileReach] = None) -> LintResult:
-    """Apply fixes until nothing changes; return the fixed source and what remains (``reach``: as
-    ``Linter.lint_source``)."""
+def fix_loop(lint: Callable[[str], LintResult], source: str, filename: str, unsafe: bool) -> LintResult:
+    """Apply fixes until nothing changes; return the fixed source and what remains. ``lint``: lints one text
+    of the file (``Linter.lint_source`` with the file's name and reach, lint/engine.py)."""
     allowed = {Applicability.SAFE} | ({Applicability.UNSAFE} if unsafe else set())
     fixed_by_code: Dict[str, int] = defaultdict(int)
     messages: List[str] = []
     discarded = set()  # fixes whose result did not parse: never retried
     current = source
     for passes in range(MAX_FIX_PASSES + 1):
-        result = linter.lint_source(current, filename, reach)
+        result = lint(current)
         fixable = [d for d in result.diagnostics if d.fix is not None and d.fix.applicability in allowed
                    and _fix_key(d, current) not in discarded]
         if not fixable:
@@ -61,7 +58,7 @@ def fix_loop(linter: Linter, source: str, filename: str, unsafe: bool, reach: Op
         for diagnostic in applied:
             fixed_by_code[diagnostic.code] += 1
         current = candidate
-    final = linter.lint_source(current, filename, reach)
+    final = lint(current)
     final.fixed = sum(fixed_by_code.values())
     final.fixed_by_code = dict(fixed_by_code)
     final.messages = messages

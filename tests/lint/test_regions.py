@@ -517,7 +517,7 @@ def test_the_layout_check_agrees_with_libcst(source):
     assert _same_layout(cst.parse_module(source), source)
 
 
-# a plain class whose method a trace of the package reaches from another module (reach.py): nothing in this
+# a plain class whose method a trace of the package reaches from another module (analysis/reach/): nothing in this
 # file names `log_prob`, so only the reach summary keeps it
 REACHED = '''from mxnet.gluon import nn
 

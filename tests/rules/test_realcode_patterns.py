@@ -1,5 +1,5 @@
-"""False-positive patterns found by reading hylint's diagnostics on real code (docs/precision.md), and
-their true-positive neighbours, reduced to a few lines each."""
+"""False-positive patterns found by reading hylint's diagnostics on real code (CHANGELOG.md, "Precision on
+real code"), and their true-positive neighbours, reduced to a few lines each."""
 from __future__ import annotations
 
 import pytest
