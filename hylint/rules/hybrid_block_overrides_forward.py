@@ -30,6 +30,7 @@ def _only_delegates(fn: cst.FunctionDef, children) -> bool:
     the outputs of its children (`return self.net(x)`, `a = self.body(x); return self.head(a), a`). Then
     hybridize(), which hybridizes the children, does run graphs: the children's (issue 43)."""
     body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+    calls = []
 
     def plain(expr: Optional[cst.BaseExpression]) -> bool:
         if expr is None or isinstance(expr, cst.Name):
@@ -38,6 +39,7 @@ def _only_delegates(fn: cst.FunctionDef, children) -> bool:
             return all(plain(e.value) for e in expr.elements)
         if isinstance(expr, cst.Call):
             callee = dotted_name(expr.func) or ""
+            calls.append(expr)
             return callee.startswith("self.") and callee.count(".") == 1 and callee[5:] in children and \
                 all(plain(a.value) for a in expr.args)
         return False
@@ -56,7 +58,7 @@ def _only_delegates(fn: cst.FunctionDef, children) -> bool:
                 ok = False
             if not ok:
                 return False
-    return bool(body)
+    return bool(calls)  # (a forward that calls no child, `return x`, runs nothing hybridized either)
 
 
 def _uses_name(fn: cst.FunctionDef, name: str) -> bool:

@@ -139,8 +139,9 @@ class Parameter:
         return None
 
     def set_data(self, data):
+        # MXNet reads `data.shape` first: a Symbol (set_data in traced code) or a list raises AttributeError
+        self.shape = data.shape
         value = data if isinstance(data, _nd.NDArray) else _nd.array(data, dtype=self.dtype)
-        self.shape = value.shape
         if self._data is None:
             if self._deferred_init:
                 self._deferred_init = self._deferred_init[:3] + (value.astype(self.dtype),)
