@@ -49,6 +49,9 @@ SELF_ATTRIBUTE_METHODS = Region("self-attribute-methods")
 RANDOM_BINDINGS = Region("random-bindings")
 # every import from mxnet (at any depth)
 MXNET_IMPORTS = Region("mxnet-imports")
+# the calls of the file's block classes outside hybrid code that an NDArray literal may feed
+# (`net = Norm(); net(nd.ones((2, 5, 4)))`: analysis/callsites.py), with the module-level bindings they read
+BLOCK_CALLS = Region("block-calls")
 
 
 def block_constructions(adding_methods: Iterable[str]) -> Region:
@@ -82,6 +85,10 @@ class Fact(str, Enum):
     NDARRAY = "ndarray"
     # one tensor of exactly ``Reliance.rank`` axes (`c.broadcast_to(shape)` gets `rank - len(shape)` new axes)
     RANK = "rank"
+    # one tensor of more than ``Reliance.rank`` axes: a batch axis that a parameter of that rank lacks. HY101's
+    # `normed * gamma` (`gamma` of shape (C,)) needs a broadcast only then; its rewrite computes the same
+    # either way, but a fix for code that may hybridize as written is not one to apply unasked
+    RANK_ABOVE = "rank-above"
 
 
 @dataclass(frozen=True)
@@ -90,7 +97,7 @@ class Reliance:
 
     node: cst.CSTNode
     fact: Fact
-    rank: Optional[int] = None  # for Fact.RANK
+    rank: Optional[int] = None  # for Fact.RANK and Fact.RANK_ABOVE
 
 
 @dataclass

@@ -18,9 +18,11 @@ PROOF = {
     Fact.NOT_LIST: "a tensor or a Python number by the analysis",
     Fact.NDARRAY: "an operator's result, a block's output, or an argument the code uses as a tensor",
     Fact.RANK: "the shape evidence of the analysis",
+    Fact.RANK_ABOVE: "the shape evidence of the analysis",
 }
 DOUBT = {Fact.TENSOR: "may not be a tensor", Fact.NOT_LIST: "may be a list", Fact.NDARRAY: "may be a NumPy array",
-         Fact.RANK: "may have another rank"}  # what an unproven fact leaves open
+         Fact.RANK: "may have another rank", Fact.RANK_ABOVE: "may have no batch axis"}  # what an unproven fact leaves open
+LABEL = {Fact.RANK: "rank {}", Fact.RANK_ABOVE: "rank above {}"}  # a fact with a rank, as hylint's JSON names it
 
 
 def holds(fact: Fact, value: Value, rank: Optional[int] = None) -> Tuple[bool, str]:
@@ -30,6 +32,14 @@ def holds(fact: Fact, value: Value, rank: Optional[int] = None) -> Tuple[bool, s
             return False, why_not_proven(value)
         if value.shape.rank != rank:
             return False, f"its rank is {'unknown' if value.shape.rank is None else value.shape.rank}"
+        return True, value.shape.why or PROOF[fact]
+    if fact is Fact.RANK_ABOVE:  # of the rank only (whether it is a tensor is Fact.TENSOR's question)
+        if value.kind is not Kind.TENSOR:
+            return False, why_not_proven(value)
+        if value.shape.rank is None or value.shape.rank <= rank:
+            known = "unknown" if value.shape.rank is None else value.shape.rank
+            return False, (f"its rank is {known}; with rank {rank} the operator needs no broadcast and the code "
+                           f"hybridizes as written")
         return True, value.shape.why or PROOF[fact]
     if fact is Fact.TENSOR:
         if is_proven_tensor(value):
@@ -55,7 +65,7 @@ def settle(fix: PendingFix, value_of: Callable[[cst.CSTNode], Value],
     for reliance in fix.relies_on:
         proven, evidence = holds(reliance.fact, value_of(reliance.node), reliance.rank)
         expression = code_of(reliance.node).strip()
-        fact = f"rank {reliance.rank}" if reliance.fact is Fact.RANK else reliance.fact.value
+        fact = LABEL[reliance.fact].format(reliance.rank) if reliance.fact in LABEL else reliance.fact.value
         checks.append(FactCheck(expression, fact, proven, evidence))
         if not proven:
             missing.append(f"`{expression}` {DOUBT[reliance.fact]}: {evidence}")
