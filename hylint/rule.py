@@ -77,9 +77,10 @@ class Fact(str, Enum):
     # one tensor (an NDArray eagerly): not a Python number, a list or tuple of tensors, nor None.
     # `F.broadcast_mul(0.3, x)`, `F.slice_axis([a, b], ...)` raise where `0.3 * x` and `[a, b][0]` work
     TENSOR = "tensor"
-    # not a Python list or tuple (a tensor, or a number that arithmetic gives the same result):
-    # `xs += (a,)` extends a list in place where `xs = xs + (a,)` raises
-    NOT_LIST = "not-list"
+    # a tensor or a Python number, never a list, tuple or NumPy array (on which arithmetic gives the same
+    # result in place or not): `xs += (a,)` extends a list in place where `xs = xs + (a,)` raises, and a NumPy
+    # array written in place stays one where `a * y` with an NDArray `y` is an NDArray
+    TENSOR_OR_NUMBER = "tensor-or-number"
     # an NDArray, not a NumPy array: both have `.shape` and `.reshape`, but NumPy reads reshape's special
     # code 0 as a size and has no `F.zeros_like` (a block's output is never a NumPy array)
     NDARRAY = "ndarray"
@@ -89,6 +90,10 @@ class Fact(str, Enum):
     # `normed * gamma` (`gamma` of shape (C,)) needs a broadcast only then; its rewrite computes the same
     # either way, but a fix for code that may hybridize as written is not one to apply unasked
     RANK_ABOVE = "rank-above"
+    # no other name, list or block holds the array when it is written in place (`y += 1` -> `y = y + 1` keeps
+    # what `z = y` bound before): a fact of the code around the node, which the rule's reading answers
+    # (``Reliance.against``), not a Value
+    UNALIASED = "unaliased"
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,9 @@ class Reliance:
     node: cst.CSTNode
     fact: Fact
     rank: Optional[int] = None  # for Fact.RANK and Fact.RANK_ABOVE
+    # for Fact.UNALIASED: what the rule's reading of the function found against it (`z = y` before the write),
+    # None when nothing; soundness decides from it as from a Value
+    against: Optional[str] = None
 
 
 @dataclass
