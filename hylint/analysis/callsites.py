@@ -68,7 +68,8 @@ def literal_rank(node: cst.BaseExpression) -> Optional[int]:
 
 class _Calls(cst.CSTVisitor):
     """Calls of the module's block classes outside hybrid code: ``Cls(...)(x)`` and ``name(x)`` with ``name``
-    bound to ``Cls(...)`` earlier in the same scope (or at module level)."""
+    bound to ``Cls(...)`` earlier in the same scope; an input's rank from a literal, or a name bound to one
+    earlier in the same scope or at module level."""
 
     def __init__(self, module: cst.Module, classes: Dict[str, ClassInfo]) -> None:
         self.module = module
@@ -77,8 +78,14 @@ class _Calls(cst.CSTVisitor):
         self.scopes: List[Dict[str, Tuple[str, object]]] = [{}]
         self.found: Dict[str, List[BlockCall]] = {}
 
-    def _lookup(self, name: str) -> Optional[Tuple[str, object]]:
-        return self.scopes[-1].get(name) or self.scopes[0].get(name)
+    def _lookup(self, name: str, kind: str) -> Optional[object]:
+        """What ``name`` holds of ``kind`` ("block" or "rank") here. A block is looked up in this scope only: a
+        function that calls the block names its class then (the language server re-lints a class with the
+        definitions that name it, hylint/server/incremental.py, and with every module-level statement)."""
+        bound = self.scopes[-1].get(name)
+        if bound is None and kind == "rank":
+            bound = self.scopes[0].get(name)
+        return bound[1] if bound is not None and bound[0] == kind else None
 
     def _built(self, node: cst.BaseExpression) -> Optional[str]:
         """The block class ``node`` builds (``Cls(...)``), else None."""
@@ -88,8 +95,7 @@ class _Calls(cst.CSTVisitor):
 
     def _rank(self, node: cst.BaseExpression) -> Optional[int]:
         if isinstance(node, cst.Name):
-            bound = self._lookup(node.value)
-            return bound[1] if bound is not None and bound[0] == "rank" else None
+            return self._lookup(node.value, "rank")
         return literal_rank(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -110,8 +116,7 @@ class _Calls(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         built = self._built(node.func)
         if built is None and isinstance(node.func, cst.Name):
-            bound = self._lookup(node.func.value)
-            built = bound[1] if bound is not None and bound[0] == "block" else None
+            built = self._lookup(node.func.value, "block")
         if built is None:
             return
         ranks = []

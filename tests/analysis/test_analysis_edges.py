@@ -61,7 +61,8 @@ def test_the_calls_the_module_shows_drop_or_confirm_the_batch_axis():
     for calls in ("\n\ndef demo():\n    net = N()\n    net.initialize()\n    return net(mx.nd.ones(4))\n",
                   "\n\nout = N()(nd.array([1.0, 2.0, 3.0, 4.0]))\n",
                   "\n\ndef demo():\n    x = nd.random.uniform(shape=(4,))\n    return N()(x)\n",
-                  "\n\nX = mx.nd.arange(4)\nNET = N()\n\n\ndef demo():\n    return NET(X)\n"):
+                  "\n\nX = mx.nd.arange(4)\nNET = N()\nOUT = NET(X)\n",
+                  "\n\nX = mx.nd.arange(4)\n\n\ndef demo():\n    return N()(X)\n"):
         assert _lint(LAYER_NORM.format(calls=calls)) == [], calls
     confirmed = ("\n\ndef demo():\n    net = N()\n    net(nd.ones(4))\n    return net(nd.ones((2, 5, 4)))\n")
     found = _lint(LAYER_NORM.format(calls=confirmed))
@@ -76,8 +77,9 @@ def test_the_calls_the_module_shows_drop_or_confirm_the_batch_axis():
               "        return self.norm(x.reshape((-1, {rank})))\n")
     assert "of rank 3 in `self.norm(x.reshape((-1, 5, 4)))`" in _lint(LAYER_NORM.format(calls=parent.format(rank="5, 4")))[0].message
     assert _lint(LAYER_NORM.format(calls=parent.format(rank="")).replace("(-1, )", "(-1,)")) == []  # a vector
-    # a call of an input of unknown rank says nothing
-    assert _lint(LAYER_NORM.format(calls="\n\ndef demo(x):\n    return N()(x)\n"))[0].message == assumed[0].message
+    # a call of an input of unknown rank says nothing; nor does a function's call of a block it does not name
+    for calls in ("\n\ndef demo(x):\n    return N()(x)\n", "\n\nNET = N()\n\n\ndef demo():\n    return NET(nd.ones(4))\n"):
+        assert _lint(LAYER_NORM.format(calls=calls))[0].message == assumed[0].message
 
 
 def _eager_then_hybridized(source, shape):

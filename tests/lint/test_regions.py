@@ -223,8 +223,11 @@ X = nd.arange(4)
 NET = Norm()
 
 
+OUT = NET(X)
+
+
 def other():
-    return NET(X)
+    return Norm()(X)
 
 
 def unrelated():
@@ -239,7 +242,7 @@ def test_the_calls_of_a_block_on_literals_are_kept():
     reduced = reduce_for(source, frozenset({BLOCK_CALLS}))
     _rows_kept_or_emptied(source, reduced)
     kept = {line.strip() for line in reduced.splitlines() if line.strip()}
-    assert {"def main():", "def other():", "X = nd.arange(4)", "NET = Norm()"} <= kept
+    assert {"def main():", "def other():", "X = nd.arange(4)", "NET = Norm()", "OUT = NET(X)"} <= kept
     assert "def unrelated():" not in kept and "def build():" not in kept
     assert "def main():" not in reduce_for(source, frozenset())
     for selection in ("default", "ALL"):
