@@ -55,8 +55,10 @@ KINDS = ("int", "float", "tensor(1,)", "tensor(2,3)", "tensor(2,1)", "tensor(3,)
          "tensor(2,3,4,5)", "list(split)", "numpy(2,3)", "None")
 TENSOR_KINDS = tuple(kind for kind in KINDS if kind.startswith("tensor"))
 # relies_on facts the oracle uses (proven ones only): which kinds they leave, or that no alias exists.
-# "tensor": TENSOR_KINDS; "rank N" (or "ndim N"): the tensor kinds of that rank; "shape (2, 3)": that shape.
+# "tensor": TENSOR_KINDS; "tensor-or-number": those and the Python numbers; "rank N" (or "ndim N"): the tensor
+# kinds of that rank; "shape (2, 3)": that shape.
 TENSOR_FACTS = {"tensor", "ndarray", "NDArray"}
+TENSOR_OR_NUMBER_FACTS = {"tensor-or-number"}
 UNALIASED_FACTS = {"unaliased", "no-alias", "fresh"}
 RANK_FACT = re.compile(r"^(?:rank|ndim)\s*=?\s*(\d+)$")
 SHAPE_FACT = re.compile(r"^shape\s*=?\s*\(([\d,\s]*)\)$")
@@ -255,6 +257,8 @@ def _kinds_of_fact(fact: str) -> Optional[Tuple[str, ...]]:
     """The kinds a proven fact leaves an operand, or None for a fact that does not narrow its kinds."""
     if fact in TENSOR_FACTS:
         return TENSOR_KINDS
+    if fact in TENSOR_OR_NUMBER_FACTS:
+        return ("int", "float") + TENSOR_KINDS
     rank = RANK_FACT.match(fact)
     if rank:
         n = int(rank.group(1))

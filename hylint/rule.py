@@ -49,6 +49,9 @@ SELF_ATTRIBUTE_METHODS = Region("self-attribute-methods")
 RANDOM_BINDINGS = Region("random-bindings")
 # every import from mxnet (at any depth)
 MXNET_IMPORTS = Region("mxnet-imports")
+# the calls of the file's block classes outside hybrid code that an NDArray literal may feed
+# (`net = Norm(); net(nd.ones((2, 5, 4)))`: analysis/callsites.py), with the module-level bindings they read
+BLOCK_CALLS = Region("block-calls")
 
 
 def block_constructions(adding_methods: Iterable[str]) -> Region:
@@ -74,14 +77,23 @@ class Fact(str, Enum):
     # one tensor (an NDArray eagerly): not a Python number, a list or tuple of tensors, nor None.
     # `F.broadcast_mul(0.3, x)`, `F.slice_axis([a, b], ...)` raise where `0.3 * x` and `[a, b][0]` work
     TENSOR = "tensor"
-    # not a Python list or tuple (a tensor, or a number that arithmetic gives the same result):
-    # `xs += (a,)` extends a list in place where `xs = xs + (a,)` raises
-    NOT_LIST = "not-list"
+    # a tensor or a Python number, never a list, tuple or NumPy array (on which arithmetic gives the same
+    # result in place or not): `xs += (a,)` extends a list in place where `xs = xs + (a,)` raises, and a NumPy
+    # array written in place stays one where `a * y` with an NDArray `y` is an NDArray
+    TENSOR_OR_NUMBER = "tensor-or-number"
     # an NDArray, not a NumPy array: both have `.shape` and `.reshape`, but NumPy reads reshape's special
     # code 0 as a size and has no `F.zeros_like` (a block's output is never a NumPy array)
     NDARRAY = "ndarray"
     # one tensor of exactly ``Reliance.rank`` axes (`c.broadcast_to(shape)` gets `rank - len(shape)` new axes)
     RANK = "rank"
+    # one tensor of more than ``Reliance.rank`` axes: a batch axis that a parameter of that rank lacks. HY101's
+    # `normed * gamma` (`gamma` of shape (C,)) needs a broadcast only then; its rewrite computes the same
+    # either way, but a fix for code that may hybridize as written is not one to apply unasked
+    RANK_ABOVE = "rank-above"
+    # no other name, list or block holds the array when it is written in place (`y += 1` -> `y = y + 1` keeps
+    # what `z = y` bound before): a fact of the code around the node, which the rule's reading answers
+    # (``Reliance.against``), not a Value
+    UNALIASED = "unaliased"
 
 
 @dataclass(frozen=True)
@@ -90,7 +102,10 @@ class Reliance:
 
     node: cst.CSTNode
     fact: Fact
-    rank: Optional[int] = None  # for Fact.RANK
+    rank: Optional[int] = None  # for Fact.RANK and Fact.RANK_ABOVE
+    # for Fact.UNALIASED: what the rule's reading of the function found against it (`z = y` before the write),
+    # None when nothing; soundness decides from it as from a Value
+    against: Optional[str] = None
 
 
 @dataclass

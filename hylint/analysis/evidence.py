@@ -249,6 +249,15 @@ class ParamEvidence(cst.CSTVisitor):
                     self.number_or_tensor.add(name)
 
 
+def _written(shape: Tuple[Optional[int], ...], symbolic: Optional[Tuple[Optional[str], ...]]) -> str:
+    """A declared shape for messages: its literal sizes, and for the others the expression of the constructor's
+    arguments they are (``(units,)``), where known."""
+    if None not in shape or symbolic is None or len(symbolic) != len(shape):
+        return str(shape)
+    axes = [str(size) if size is not None else expression or "?" for size, expression in zip(shape, symbolic)]
+    return f"({axes[0]},)" if len(axes) == 1 else f"({', '.join(axes)})"
+
+
 def declared_parameter(cls: ClassInfo, name: str) -> Value:
     """What hybrid_forward receives for the Parameter ``name`` the class declares (or inherits): a
     tensor with the declared shape, under a parameter argument of that name or in ``**kwargs``."""
@@ -258,7 +267,7 @@ def declared_parameter(cls: ClassInfo, name: str) -> Value:
     return tensor(
         Shape(rank=rank, dims=shape, unit_axis=bool(shape and 1 in shape), static=True, root=name,
               symbolic=(cls.name, symbolic) if symbolic is not None else None,
-              why=f"parameter `{name}` declared with shape={shape}" if shape else ""),
+              why=f"parameter `{name}` declared with shape={_written(shape, symbolic)}" if shape else ""),
         name=name)
 
 

@@ -19,7 +19,7 @@ import libcst as cst
 from hylint.facts import attributes, mxnet_api, tensor_methods
 from hylint.syntax.nodes import call_arg, is_true, keyword_value, literal_int, literal_shape
 from hylint.analysis.values import (
-    NUMPY, PY, UNKNOWN, UNKNOWN_SHAPE, Kind, Shape, Value, format_dims, merge_shapes, multi, tensor,
+    NUMPY, PY, UNKNOWN, UNKNOWN_SHAPE, Kind, Shape, Value, format_dims, merge_shapes, multi, rank_source, tensor,
 )
 
 Dims = Tuple[Optional[int], ...]
@@ -101,7 +101,7 @@ def reduced_shape(base: Shape, call: OpCall, axis_position: int) -> Shape:
     # out_dtype, keepdims) is read by keyword only
     keepdims = call.arg(axis_position + 1, "keepdims") if axis_position == 1 else call.keyword("keepdims")
     if is_true(keepdims):
-        return Shape(rank=base.rank, unit_axis=True, static=base.static,
+        return Shape(rank=base.rank, unit_axis=True, static=base.static, rank_of=rank_source(base),
                      why=f"`{label}(..., keepdims=True)` keeps a size-1 axis")
     if keepdims is not None and not (isinstance(keepdims, cst.Name) and keepdims.value == "False"):
         return Shape(static=base.static)  # `keepdims=self.keep`: the rank is not known

@@ -38,6 +38,9 @@ class Shape:
     # where the size-1 axes are, counted from the front, when known without the rank (`x.expand_dims(0)`
     # of an input of unknown rank: axis 0); None: not tracked
     unit_axes: Optional[FrozenSet[int]] = None
+    # the named tensor this one has the rank of, when its shape differs (`x - x.mean(-1, keepdims=True)` has
+    # the rank of `x`): a root names the same, so ``rank_source`` reads either
+    rank_of: Optional[str] = None
 
     def with_rank(self, rank: Optional[int]) -> "Shape":
         return replace(self, rank=rank)
@@ -116,9 +119,15 @@ def join_shapes(a: Shape, b: Shape) -> Shape:
     if a == b:
         return a
     unit = a.unit_axis and b.unit_axis
+    source = rank_source(a) if rank_source(a) == rank_source(b) else None
     return Shape(rank=a.rank if a.rank == b.rank else None, dims=a.dims if a.dims == b.dims else None,
                  unit_axis=unit, root=a.root if a.root == b.root else None, static=a.static and b.static,
-                 why=(a.why or b.why) if unit else "")
+                 why=(a.why or b.why) if unit else "", rank_of=source)
+
+
+def rank_source(shape: Shape) -> Optional[str]:
+    """The named tensor ``shape`` has the rank of (the one it has the shape of, when it has no other), else None."""
+    return shape.rank_of or shape.root
 
 
 def multi(count: Optional[int], part: Shape = UNKNOWN_SHAPE) -> Value:
@@ -163,8 +172,14 @@ def merge_shapes(a: Shape, b: Shape) -> Shape:
     part = a.indexed_from or b.indexed_from
     if part is None and facts[0] != facts[1] and any(f != (False, None, None) for f in facts):
         part = "a broadcast result"
+    # two tensors of the rank of one named tensor (`x` and `x.mean(axis=-1, keepdims=True)`) broadcast to that
+    # rank, and so does one of them with a vector (legacy MXNet has no 0-d arrays: every tensor has rank 1 or more)
+    source = rank_source(a) if rank_source(a) is not None and rank_source(a) == rank_source(b) else None
+    for one, other in ((a, b), (b, a)):
+        if source is None and one.rank == 1 and rank_source(other) is not None:
+            source = rank_source(other)
     return Shape(rank=rank, dims=dims, unit_axis=unit, root=None, static=a.static and b.static,
-                 indexed_from=part, why=(a.why or b.why) if unit or part else "")
+                 indexed_from=part, why=(a.why or b.why) if unit or part else "", rank_of=source)
 
 
 def broadcast_dims(a: Tuple[Optional[int], ...], b: Tuple[Optional[int], ...]) -> Tuple[Optional[int], ...]:
@@ -208,5 +223,20 @@ def shape_difference(a: Shape, b: Shape) -> Optional[str]:
         return (a if a.unit_axis else b).why or "one operand has a size-1 axis"
     # a parameter (fixed shape) against a tensor of the input is no evidence by itself: that the input
     # has a batch axis the parameter lacks is an assumption (`w * x` with `shape=30` and `x` of (30,)
-    # hybridizes); a rank or a size known to differ, above, is the evidence
+    # hybridizes), stated apart (``assumed_batch_axis``); a rank or a size known to differ, above, is the evidence
+    return None
+
+
+def assumed_batch_axis(a: Shape, b: Shape) -> Optional[Tuple[int, int]]:
+    """A declared parameter of rank r against a tensor of unknown rank whose shape is not fixed by the code:
+    their shapes differ if that tensor has a batch axis (a rank above r) that the parameter lacks (a layer
+    norm's `normed * gamma`, `gamma` of shape (C,) and `normed` of (N, T, C)), which is an assumption, not
+    evidence (``w * x`` with `w` of shape (30,) and `x` of (30,) hybridizes). (the position of the
+    parameter among ``a, b``, r), or None when that is not the question (``shape_difference`` is)."""
+    if shapes_proven_equal(a, b) or shape_difference(a, b) is not None:
+        return None
+    for position, (parameter, other) in enumerate(((a, b), (b, a))):
+        if parameter.static and parameter.why.startswith("parameter") and parameter.rank is not None and \
+                not other.static and other.rank is None:
+            return position, parameter.rank
     return None

@@ -42,6 +42,10 @@ rule.
   the first that builds it inside a call of the region's adding methods (``.add(...)``) and the first
   that builds it elsewhere: that pair tells a class built only as a child (a statement defining
   classes is kept whole);
+* region *block-calls*: every unit that calls a block class of the file (or a module-level name bound to one)
+  and holds an NDArray literal (``nd.ones(``, ``nd.random.uniform(``, ...) or names a module-level name bound to
+  one, and every module-level statement binding such a name: the calls that settle a parameter's missing
+  batch axis (analysis/callsites.py);
 * every statement that defines a name some kept statement defines too (the analysis keeps the
   first definition of a name: both must be there for it to choose the same one);
 * every statement sharing a line with a kept one (``a = 1; b = 2``);
@@ -74,7 +78,7 @@ from collections import defaultdict
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from hylint.lint.prefilter import CLASS_KEYS, CLASS_NAMES, CONTEXT_KEYS, rule_keys
-from hylint.rule import MXNET_IMPORTS, RANDOM_BINDINGS, SELF_ATTRIBUTE_METHODS, Region
+from hylint.rule import BLOCK_CALLS, MXNET_IMPORTS, RANDOM_BINDINGS, SELF_ATTRIBUTE_METHODS, Region
 from hylint.syntax.python_tree import python_tree
 
 WHOLE_FILE_ENV = "HYLINT_WHOLE_FILE"
@@ -463,6 +467,9 @@ def reduce_source(source: str, reads: FrozenSet[Region], tree: Optional[ast.Modu
     # a module-level function kept only as such a builder (a model factory, whose words would keep
     # everything it names) is handed to libcst as its constructions alone: `Cls()` for one built
     # otherwise, `_.add(Cls())` for one built as a child, on its first row (see ``_stub``)
+    if BLOCK_CALLS in reads:
+        for index in _block_call_units(tree, units, top, block_names, lines):
+            keep(index)
     stubs: Dict[int, List[Tuple[str, bool]]] = defaultdict(list)
     for (name, as_child), index in builders.items():
         if isinstance(tree.body[index], _FUNCTIONS) and len(groups[group_of[index]]) == 1:
@@ -544,6 +551,53 @@ def reduce_source(source: str, reads: FrozenSet[Region], tree: Optional[ast.Modu
     for index, built in stubbed.items():
         lines[units[index].first - 1] = _stub(built, min(adding_methods)) + lines[units[index].first - 1]
     return "".join(lines)
+
+
+# an NDArray made from a literal (what analysis/callsites.py reads the rank of): `nd.ones(`, `mx.nd.random.uniform(`
+_ND_LITERAL = re.compile(r"\bnd(?:array)?\s*\.\s*(?:random\s*\.\s*)?(?:ones|zeros|empty|full|uniform|normal|randint|"
+                         r"gamma|exponential|poisson|negative_binomial|generalized_negative_binomial|array|arange)\s*\(")
+
+
+def _block_call_units(tree: ast.Module, units: List[_Unit], top: int, block_names: Set[str],
+                      lines: List[str]) -> List[int]:
+    """Region block-calls: the units that may call a block class of the file on an NDArray literal (a unit
+    that calls a block class, or a module-level name bound to one, and holds a literal or names a
+    module-level name bound to one), and every module-level statement binding such a name (the last binding
+    before a call is the one analysis/callsites.py reads)."""
+    def text(unit: _Unit) -> str:
+        return "".join(lines[unit.first - 1:unit.last])
+
+    bound: Set[str] = set()  # module-level names that may hold a block or an NDArray literal
+    binders: List[int] = []
+    for index in range(top):
+        if isinstance(tree.body[index], (ast.ClassDef, *_FUNCTIONS)):
+            continue
+        unit = units[index]
+        if block_names & unit.scan.calls or _ND_LITERAL.search(text(unit)):
+            bound.update(name for inner in _reachable([tree.body[index]]) if isinstance(inner, ast.Assign)
+                         for target in inner.targets for name in _assigned(target))
+    for index in range(top):
+        if not isinstance(tree.body[index], (ast.ClassDef, *_FUNCTIONS)) and bound & set(units[index].bindings):
+            binders.append(index)
+    callable_names = block_names | bound
+    found = []
+    for index, unit in enumerate(units):
+        if not callable_names & unit.scan.calls:
+            continue
+        body = text(unit)
+        if _ND_LITERAL.search(body) or bound & set(_WORD.findall(body)):
+            found.append(index)
+            if unit.parent is not None:
+                found.append(unit.parent)
+    return binders + found
+
+
+def _assigned(target: ast.expr) -> List[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _assigned(element)]
+    return []
 
 
 def _stub(built: Sequence[Tuple[str, bool]], adding_method: str) -> str:

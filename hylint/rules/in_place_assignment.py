@@ -65,7 +65,9 @@ array sharing its memory: hylint/analysis/layers.py), and before the
 write (or anywhere in a loop around it) `x` is only read as an operand, an `F.<op>` argument, or the
 receiver of a method that does not return a view. Unsafe otherwise: eagerly, an argument's in-place
 write mutates the caller's array, and `z = x`, `outs.append(x)`, `x[0]`, `x.reshape(...)`,
-`x.detach()` or a child block may share its memory. Item assignment has no fix.
+`x.detach()` or a child block may share its memory; why_unsafe names the use that may. The rewrite relies on
+two facts it states (`tensor-or-number`: a list extends itself and a NumPy array stays one in place;
+`unaliased`). Item assignment has no fix.
 """
     VALID = [
         Valid(CLS.format("        n = 0\n        n += 1\n        return x * n\n")),
@@ -147,11 +149,12 @@ write mutates the caller's array, and `z = x`, `outs.append(x)`, `x[0]`, `x.resh
         operator = IN_PLACE[type(node.operator)]
         binary = cst.BinaryOperation(left=node.target, operator=operator(), right=value)
         new = cst.Assign(targets=[cst.AssignTarget(target=node.target)], value=binary, semicolon=node.semicolon)
-        safe = _is_fresh_unaliased(node, ctx)
-        # a list extends itself in place (`xs += (a,)`), where `xs = xs + (a,)` raises: not a list
-        return PendingFix(Applicability.SAFE if safe else Applicability.UNSAFE,
-                          f"Rebind `{node.target.value}` instead of writing in place", [replace(node, new)],
-                          relies_on=[Reliance(node.target, Fact.NOT_LIST)])
+        # a list extends itself in place (`xs += (a,)`), where `xs = xs + (a,)` raises, and a NumPy array stays
+        # one: a tensor or a number; and no other reference sees the write (lint/soundness.py decides)
+        return PendingFix(Applicability.SAFE, f"Rebind `{node.target.value}` instead of writing in place",
+                          [replace(node, new)],
+                          relies_on=[Reliance(node.target, Fact.TENSOR_OR_NUMBER),
+                                     Reliance(node.target, Fact.UNALIASED, against=_alias_of(node, ctx))])
 
 
 # NDArray methods whose result shares memory with the receiver (measured on MXNet 1.9.1):
@@ -163,8 +166,9 @@ LOOPS = (cst.For, cst.While)
 SCOPES = (cst.FunctionDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.ClassDef)
 
 
-def _is_fresh_unaliased(aug: cst.AugAssign, ctx) -> bool:
-    """True when nothing can observe that ``name op= v`` writes in place, so rebinding is exact.
+def _alias_of(aug: cst.AugAssign, ctx) -> Optional[str]:
+    """None when nothing can observe that ``name op= v`` writes in place, so rebinding is exact; else why
+    something may.
 
     That holds when ``name`` is not an argument of the function, every binding of it is a new array
     (an ``F.<op>(...)`` call or arithmetic), and no other reference to that array exists when the
@@ -182,7 +186,7 @@ def _is_fresh_unaliased(aug: cst.AugAssign, ctx) -> bool:
         if isinstance(star, cst.Param):
             every_param.append(star)
     if name in {p.name.value for p in every_param}:
-        return False
+        return f"`{name}` is an argument: the caller's array, which the write changes"
     parents = hybrid.parents
     f_prefix = ctx.f_name + "."
     fresh_children = fresh_output_children(ctx.cls, set(ctx.module_info.classes)) if ctx.cls is not None else set()
@@ -217,16 +221,16 @@ def _is_fresh_unaliased(aug: cst.AugAssign, ctx) -> bool:
         if node is aug.target:
             continue
         if any(isinstance(a, SCOPES) for a in ancestors(node)):
-            return False  # a closure or comprehension: evaluated at another time
+            return f"a closure or comprehension reads `{name}` at another time"
         if isinstance(parent, cst.AssignTarget):
             assign = parents.get(parent)
             if not _fresh(assign.value, f_prefix, fresh_children):
-                return False
+                return f"`{name}` is bound to `{ctx.code(assign.value).strip()[:40]}`, which may be an existing array"
             bindings += 1
             continue
         if isinstance(parent, cst.AnnAssign) and parent.target is node:
             if parent.value is None or not _fresh(parent.value, f_prefix, fresh_children):
-                return False
+                return f"`{name}` is bound to what may be an existing array"
             bindings += 1
             continue
         if isinstance(parent, cst.AugAssign) and parent.target is node:
@@ -234,13 +238,14 @@ def _is_fresh_unaliased(aug: cst.AugAssign, ctx) -> bool:
         if _consumed(node, parent, parents, f_prefix, fresh_children):
             continue
         if _is_target(node, parent, parents) or isinstance(parent, (cst.NamedExpr, cst.Global, cst.Nonlocal)):
-            return False  # unpacking, loop variables, `with ... as y`, `y := ...`: bound without a fresh array
+            # unpacking, loop variables, `with ... as y`, `y := ...`: bound without a fresh array
+            return f"`{name}` is bound by unpacking, a loop or `as`: it may be an existing array"
         # any other use may keep a reference to the array: harmless only after the write, outside loops
-        if order[id(node)] < aug_index:
-            return False
-        if any(id(a) in aug_loops for a in ancestors(node)):
-            return False
-    return bindings > 0
+        if order[id(node)] < aug_index or any(id(a) in aug_loops for a in ancestors(node)):
+            statement = hybrid.statement_of(node) or parent
+            where = ctx.code(statement).strip().splitlines()[0][:60]
+            return f"`{where}` may keep a reference to `{name}` before the write"
+    return None if bindings else f"no binding of `{name}` in the function makes a new array"
 
 
 def fresh_output_children(cls, module_classes: Set[str]) -> Set[str]:

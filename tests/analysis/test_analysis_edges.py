@@ -13,16 +13,100 @@ PARAM = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init
          "        self.w = self.params.get('w', shape={shape})\n\n    def hybrid_forward(self, F, x, w):\n{body}")
 
 
-def test_a_parameter_against_an_input_of_unknown_rank_is_no_evidence():
-    """`w * x`, `w` of shape=30 and `x` of (30,), hybridizes: the input's batch axis is an assumption."""
-    assert _codes(PARAM.format(shape="30", body="        return w * x\n")) == []
-    assert _codes(PARAM.format(shape="(30,)", body="        return x + w\n")) == []
+def _lint(source, select=None):
+    rules = select_rules(select or (), named_retired=True)
+    return Linter(rules).lint_source(source, "m.py").diagnostics
+
+
+def test_a_parameter_against_an_input_of_unknown_rank_is_an_assumption_stated():
+    """Issue 41 item 3. `w * x`, `w` of shape=30 and `x` of (30,), hybridizes: the input's batch axis is an
+    assumption. Reported all the same (a layer norm's `normed * gamma` fails hybridized), saying so, with an
+    unsafe fix whose why_unsafe names the assumption."""
+    found = _lint(PARAM.format(shape="30", body="        return w * x\n"))
+    assert [(d.start[0], d.code) for d in found] == [(7, "HY101")]
+    assert "parameter `w` declared with shape=(30,); if `x` has a batch axis (rank above 1), the shapes differ" \
+        in found[0].message
+    fix = found[0].fix
+    assert fix.applicability.value == "unsafe"
+    assert "`x` may have no batch axis: its rank is unknown" in fix.why_unsafe
+    assert ("x", "rank above 1", False) in [(c.expression, c.fact, c.proven) for c in fix.relies_on]
+    assert _codes(PARAM.format(shape="(30,)", body="        return x + w\n")) == [(7, "HY101")]
     # a rank known to differ is a fact: a (N, 30) Dense output against a (30,) parameter
     dense = PARAM.format(shape="(30,)", body="        h = F.FullyConnected(x, num_hidden=30).reshape((-1, 30))\n"
                                              "        return h * w\n")
     assert _codes(dense) == [(8, "HY101")]
-    # a parameter with a size-1 axis is one too
+    assert " if " not in _lint(dense)[0].message
+    # a rank known to equal the parameter's is no question: (N, 30) against (4, 30)
+    same = PARAM.format(shape="(4, 30)", body="        h = x.reshape((-1, 30))\n        return h * w\n")
+    assert _codes(same) == []
+    # a parameter with a size-1 axis is a fact too
     assert _codes(PARAM.format(shape="(1, 30)", body="        return w * x\n")) == [(7, "HY101")]
+
+
+LAYER_NORM = ("import mxnet as mx\nfrom mxnet import nd\nfrom mxnet.gluon import HybridBlock\n\n\n"
+              "class N(HybridBlock):\n    def __init__(self, units=4, **kwargs):\n        super().__init__(**kwargs)\n"
+              "        self.gamma = self.params.get('gamma', shape=(units,))\n\n"
+              "    def hybrid_forward(self, F, x, gamma):\n        mean = F.mean(x, axis=-1, keepdims=True)\n"
+              "        var = F.mean(F.square(F.broadcast_sub(x, mean)), axis=-1, keepdims=True)\n"
+              "        normed = F.broadcast_div(F.broadcast_sub(x, mean), F.sqrt(var + 1e-5))\n"
+              "        return normed * gamma\n{calls}")
+
+
+def test_the_calls_the_module_shows_drop_or_confirm_the_batch_axis():
+    """A call of the block on an NDArray literal of the parameter's rank drops the report (every such call);
+    one of another rank confirms it: the message says so without "if", and names the call. `normed` has the
+    rank of the input `x` (keepdims reductions and broadcasts of `x` keep it)."""
+    assumed = _lint(LAYER_NORM.format(calls=""))
+    assert [d.start[0] for d in assumed] == [15] and "if `normed` has a batch axis (rank above 1)" in assumed[0].message
+    for calls in ("\n\ndef demo():\n    net = N()\n    net.initialize()\n    return net(mx.nd.ones(4))\n",
+                  "\n\nout = N()(nd.array([1.0, 2.0, 3.0, 4.0]))\n",
+                  "\n\ndef demo():\n    x = nd.random.uniform(shape=(4,))\n    return N()(x)\n",
+                  "\n\nX = mx.nd.arange(4)\nNET = N()\nOUT = NET(X)\n",
+                  "\n\nX = mx.nd.arange(4)\n\n\ndef demo():\n    return N()(X)\n"):
+        assert _lint(LAYER_NORM.format(calls=calls)) == [], calls
+    confirmed = ("\n\ndef demo():\n    net = N()\n    net(nd.ones(4))\n    return net(nd.ones((2, 5, 4)))\n")
+    found = _lint(LAYER_NORM.format(calls=confirmed))
+    assert [d.start[0] for d in found] == [15]
+    message = found[0].message
+    assert " if " not in message and "while `normed` has the rank of the input `x`, which is of rank 3 in " \
+        "`net(nd.ones((2, 5, 4)))`" in message
+    assert found[0].fix.applicability.value == "unsafe"  # one call is no proof for every caller
+    # a child's call in hybrid code, on an input whose rank the analysis knows
+    parent = ("\n\nclass P(HybridBlock):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
+              "        self.norm = N()\n\n    def hybrid_forward(self, F, x):\n"
+              "        return self.norm(x.reshape((-1, {rank})))\n")
+    assert "of rank 3 in `self.norm(x.reshape((-1, 5, 4)))`" in _lint(LAYER_NORM.format(calls=parent.format(rank="5, 4")))[0].message
+    assert _lint(LAYER_NORM.format(calls=parent.format(rank="")).replace("(-1, )", "(-1,)")) == []  # a vector
+    # a call of an input of unknown rank says nothing; nor does a function's call of a block it does not name
+    for calls in ("\n\ndef demo(x):\n    return N()(x)\n", "\n\nNET = N()\n\n\ndef demo():\n    return NET(nd.ones(4))\n"):
+        assert _lint(LAYER_NORM.format(calls=calls))[0].message == assumed[0].message
+
+
+def _eager_then_hybridized(source, shape):
+    """One block ``N`` of ``source``: its output on ones of ``shape`` eagerly, then hybridized."""
+    import mxnet as mx
+    namespace = {}
+    exec(compile(source, "<block>", "exec"), namespace)
+    block = namespace["N"]()
+    block.initialize()
+    eager = block(mx.nd.ones(shape)).asnumpy()
+    block.hybridize()
+    return eager, block(mx.nd.ones(shape)).asnumpy()
+
+
+def test_the_batch_axis_decides_on_mxnet():
+    """Measured on MXNet 1.9.1: the layer norm on (2, 5, 4) with `gamma` of shape (4,) runs eagerly and fails
+    hybridized ("Incompatible attr in node ..._mul0"); on (4,) it hybridizes; `w * x`, `w` of shape=30 and `x`
+    of shape (30,), hybridizes with the eager output."""
+    mx = __import__("pytest").importorskip("mxnet")
+    import numpy as np
+
+    source = LAYER_NORM.format(calls="")
+    with __import__("pytest").raises(mx.base.MXNetError, match="Incompatible attr"):
+        _eager_then_hybridized(source, (2, 5, 4))
+    np.testing.assert_array_equal(*_eager_then_hybridized(source, (4,)))
+    vector = "from mxnet.gluon import HybridBlock\n" + PARAM.format(shape="30", body="        return w * x\n")
+    np.testing.assert_array_equal(*_eager_then_hybridized(vector, (30,)))
 
 
 def test_dot_gives_the_rank_of_its_result():

@@ -19,7 +19,7 @@ from hylint.lint.engine import Linter
 from hylint.batch.files import SourceFile
 from hylint.lint.prefilter import might_hold_hybrid_code
 from hylint.lint.regions import WHOLE_FILE_ENV, applies, reads_of, reduce_source as reduce_for
-from hylint.rule import SELF_ATTRIBUTE_METHODS, Invalid, LintRule
+from hylint.rule import BLOCK_CALLS, SELF_ATTRIBUTE_METHODS, Invalid, LintRule
 from hylint.selection import all_rules, select_rules
 from hylint.batch.runner import DIFF, process_source
 
@@ -193,6 +193,62 @@ def test_a_factory_is_handed_to_libcst_as_its_constructions():
     assert "def _helper_block(depth):" not in rows and "def tiny(): return Unit()" not in rows
     assert _same(FACTORIES, "ALL", diff=True)
     assert _same(FACTORIES.replace("body.add(Net(), ", "body.add(Wrapper(Net()), "), "ALL", diff=True)
+
+
+BLOCK_CALLS_SOURCE = """import mxnet as mx
+from mxnet import nd
+from mxnet.gluon import HybridBlock
+
+
+class Norm(HybridBlock):
+    def __init__(self, units=4, **kwargs):
+        super().__init__(**kwargs)
+        self.gamma = self.params.get('gamma', shape=(units,))
+
+    def hybrid_forward(self, F, x, gamma):
+        return F.broadcast_sub(x, F.mean(x, axis=-1, keepdims=True)) * gamma
+
+
+def build():
+    return Norm()
+
+
+def main():
+    net = Norm()
+    x = mx.nd.random.uniform(shape={shape})
+    return net(x)
+
+
+X = nd.arange(4)
+NET = Norm()
+
+
+OUT = NET(X)
+
+
+def other():
+    return Norm()(X)
+
+
+def unrelated():
+    return nd.ones((2, 3))
+"""
+
+
+def test_the_calls_of_a_block_on_literals_are_kept():
+    """Region block-calls (HY101): the calls of a block class on NDArray literals outside hybrid code, and the
+    module-level bindings they read, settle a parameter's missing batch axis (analysis/callsites.py)."""
+    source = BLOCK_CALLS_SOURCE.format(shape="(4,)")
+    reduced = reduce_for(source, frozenset({BLOCK_CALLS}))
+    _rows_kept_or_emptied(source, reduced)
+    kept = {line.strip() for line in reduced.splitlines() if line.strip()}
+    assert {"def main():", "def other():", "X = nd.arange(4)", "NET = Norm()", "OUT = NET(X)"} <= kept
+    assert "def unrelated():" not in kept and "def build():" not in kept
+    assert "def main():" not in reduce_for(source, frozenset())
+    for selection in ("default", "ALL"):
+        assert _same(source, selection, diff=True) == []  # every call passes a vector: no batch axis
+        confirmed = _same(BLOCK_CALLS_SOURCE.format(shape="(2, 5, 4)"), selection, diff=True)
+        assert [d.code for d in confirmed] == ["HY101"] and "of rank 3 in `net(x)`" in confirmed[0].message
 
 
 def test_what_the_kept_code_names_stays():

@@ -187,3 +187,65 @@ def test_built_in_layers_refuse_a_number_and_a_list(layer):
     for value in (0.3, [a, a]):
         with pytest.raises((ValueError, AssertionError, mx.base.MXNetError)):
             block(value)
+
+
+# gluoncv 0.10.5 nn/gn.py and gluonfr 1.0.2 loss.py, as the fix oracle met them (benchmarks/fix_oracle)
+GROUNDS = '''from mxnet.gluon import nn
+
+
+class Norm(nn.HybridBlock):
+    def __init__(self, **kwargs):
+        super(Norm, self).__init__(**kwargs)
+        self.gamma = self.params.get('gamma', shape=(3,))
+
+    def hybrid_forward(self, F, x, gamma):
+        y = F.relu(x).reshape(0, 0, -1)
+        d = F.dot(x, x.T)
+        z = {expression}
+        return z
+'''
+
+
+def test_a_compound_tensor_fact_is_stated_down_to_the_parts_it_rests_on():
+    """The fix oracle bound `gamma` to a NumPy array and `dot_product` to a number: the fact stated of
+    `y * gamma.reshape(1, -1, 1)` said nothing of them. The proof that a compound is a tensor rests on its
+    parts, and those facts are checked and stated too, down to the names it reads."""
+    found = [d for d in fixes(GROUNDS.format(expression="y * gamma.reshape(1, -1, 1)")) if d.code == "HY101"]
+    assert len(found) == 1 and found[0].fix.applicability is Applicability.SAFE
+    stated = {(c.expression, c.fact): c.proven for c in found[0].fix.relies_on}
+    assert stated == {("y", "tensor"): True, ("gamma.reshape(1, -1, 1)", "tensor"): True, ("gamma", "tensor"): True}
+    found = [d for d in fixes(GROUNDS.format(expression="y.expand_dims(0) - 2.0 * d")) if d.code == "HY101"]
+    stated = {(c.expression, c.fact): c.proven for c in found[0].fix.relies_on}
+    assert stated[("2.0 * d", "tensor")] and stated[("d", "tensor")] and stated[("y", "tensor")]
+    # a part only assumed a tensor (an element of the first argument) leaves the fix unsafe, saying why
+    assumed = ("from mxnet.gluon import nn\n\n\nclass N(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+               "        h = x[0]\n        return h.reshape(1, -1) + F.ones((1, 1, 1))\n")
+    found = [d for d in fixes(assumed) if d.code == "HY101"]
+    stated = {(c.expression, c.fact): c.proven for c in found[0].fix.relies_on}
+    assert stated[("h.reshape(1, -1)", "tensor")] is True and stated[("h", "tensor")] is False
+    assert found[0].fix.applicability is Applicability.UNSAFE and "`h` may not be a tensor" in found[0].fix.why_unsafe
+
+
+IN_PLACE = '''from mxnet.gluon import nn
+
+
+class Loss(nn.HybridBlock):
+    def hybrid_forward(self, F, pred, target):
+        factor = target * F.log(target) - target
+{between}        factor *= target > 1
+        return factor
+'''
+
+
+def test_an_in_place_write_states_that_no_alias_sees_it():
+    """mxnet 1.9.1 gluon/loss.py (PoissonNLLLoss): `stirling_factor *= target_gt_1` -> a rebinding, exact when
+    the name is a tensor or a number (a list or a NumPy array is written in place) and no other name holds the
+    array; the reading of the function answers the second, and lint/soundness.py decides."""
+    found = [d for d in fixes(IN_PLACE.format(between="")) if d.code == "HY501"]
+    assert found[0].fix.applicability is Applicability.SAFE
+    assert {(c.expression, c.fact, c.proven) for c in found[0].fix.relies_on} == {
+        ("factor", "tensor-or-number", True), ("factor", "unaliased", True)}
+    found = [d for d in fixes(IN_PLACE.format(between="        kept = [factor]\n")) if d.code == "HY501"]
+    assert found[0].fix.applicability is Applicability.UNSAFE
+    assert found[0].fix.why_unsafe == ("`factor` may be aliased: `kept = [factor]` may keep a reference to `factor` "
+                                       "before the write")
