@@ -60,6 +60,21 @@ DISTRIBUTION_MASKED = DISTRIBUTION.replace(
     "        self.cats = self.F.arange(self.num_cats)\n",
     "        self.cats = self.F.arange(self.num_cats)\n        self.mask = _mask(F, log_probs, self.num_cats)\n")
 
+# a module of its own: a hybrid_forward building a helper object whose constructor reads a shape
+OTHER = '''\
+from mxnet.gluon import HybridBlock
+
+
+class Scale:
+    def __init__(self, x, F=None):
+        self.width = x.shape[1]
+
+
+class Other(HybridBlock):
+    def hybrid_forward(self, F, x):
+        return x / Scale(x, F=F).width
+'''
+
 
 def write_package(folder: Path) -> Dict[str, Path]:
     (folder / "pkg").mkdir(parents=True)
@@ -170,14 +185,33 @@ def test_a_saved_edit_of_another_module_shows_without_editing_the_first(client, 
 
 def test_stdin_gives_what_the_file_gives(client, tmp_path):
     """`hylint check - --stdin-filename F` (what editors without LSP run on a buffer) reports what
-    `hylint check F` and the server report for the same text."""
+    `hylint check F` and the server report for the same text, saved or not: stdin is module F of the
+    package (before, the package's reach was read with F as saved: the unsaved call of `_mask` was missed)."""
     files = write_package(tmp_path)
     name = str(files["distribution"])
     on_disk = cli([name], tmp_path)[name]
     assert len(on_disk) == 1
     assert cli(["-", "--stdin-filename", name], tmp_path, stdin=DISTRIBUTION) == {name: on_disk}
     client.initialize(tmp_path.as_uri())
-    assert published(client, open_file(client, files["distribution"]), on_disk) == on_disk
+    uri = open_file(client, files["distribution"])
+    assert published(client, uri, on_disk) == on_disk
+
+    saved = tmp_path / "saved"
+    write_package(saved)
+    (saved / "pkg" / "distribution.py").write_text(DISTRIBUTION_MASKED)
+    expected = cli([str(saved / "pkg" / "distribution.py")], saved)[str(saved / "pkg" / "distribution.py")]
+    assert len(expected) == 2
+    assert cli(["-", "--stdin-filename", name], tmp_path, stdin=DISTRIBUTION_MASKED) == {name: expected}
+    change(client, uri, DISTRIBUTION_MASKED, 2)
+    assert published(client, uri, expected) == expected
+    # a module of the package not yet on disk: its own helper is reached as once it is saved
+    (saved / "pkg" / "other.py").write_text(OTHER)
+    expected = cli([str(saved / "pkg" / "other.py")], saved)[str(saved / "pkg" / "other.py")]
+    assert [d[:2] for d in expected] == [("HY201", 6)] and expected[0][5].endswith(
+        "(reached from Other.hybrid_forward via Scale)")
+    name = str(tmp_path / "pkg" / "other.py")
+    assert cli(["-", "--stdin-filename", name], tmp_path, stdin=OTHER) == {name: expected}
+    assert published(client, open_file(client, Path(name), OTHER), expected) == expected  # the server too
     assert client.shutdown() == 0
 
 
