@@ -155,6 +155,10 @@ class Checker:
     def reach_pending(self) -> bool:
         return self._reach is not None and bool(self._reach.stale)
 
+    def reach_cost(self) -> float:
+        """Seconds the latest computation of a package's reach from unsaved buffers took."""
+        return self._reach.cost if self._reach is not None else 0.0
+
     def _by_groups(self, text: str, filename: str, path: Optional[Path]) -> Optional[List[Diagnostic]]:
         """The diagnostics of ``text`` group by group, each group linted again only when its text changed;
         None: lint it whole. Groups are linted without the regions pass (each is a small part already)."""

@@ -31,8 +31,9 @@ DEBOUNCE = 0.02
 # ~16 ms) delays a change arriving meanwhile (its message is read in three turns of the event loop)
 WARM_AFTER = 0.1
 # seconds without a change before the reach of a package with unsaved buffers is computed again from them
-# (hylint/server/reach.py: 0.3 s for gluonnlp, 2 s for gluoncv, so not on every keystroke) and the open
-# files whose reach it changed are checked again
+# and the open files whose reach it changed are checked again (hylint/server/reach.py): at least this, and
+# twice what the latest computation took (0.3 s for gluonnlp, 2 s for gluoncv, during which the server's
+# messages wait), so a large package is not computed again in every pause of typing
 REACH_AFTER = 0.3
 FIX_ALL = f"{lsp.CodeActionKind.SourceFixAll.value}.hylint"
 ADD_NOQA_ALL = "source.addNoqa.hylint"
@@ -115,7 +116,7 @@ class HylintServer(LanguageServer):
         """Once the editor is idle, compute the reach of the packages with open buffers again (from their
         unsaved texts) and check again the open files whose reach it changed."""
         self.reaching = None
-        wait = self.changed + REACH_AFTER - self.loop.time()
+        wait = self.changed + max(REACH_AFTER, 2 * self.checker.reach_cost()) - self.loop.time()
         if self.pending or wait > 0:  # a change is being typed or waits for its lint
             self.reach_later(max(wait, DEBOUNCE))
             return
