@@ -93,8 +93,9 @@ def _resolved(selection: RuleSelection) -> RuleSelection:
 def check_source(text: str, path: str, options: CheckOptions = CheckOptions()) -> List[Diagnostic]:
     """The diagnostics of ``text`` as if it were the file ``path``: the rules of the configuration and
     options, less the per-file-ignores that match ``path``. Rows are those of ``text``. What a trace
-    reaches in it: for a module of a package, from the package's files as saved (read on the first call for
-    that package, and again when one of them changed); for any other source, from ``text`` itself."""
+    reaches in it: for a module of a package, from the package's files as saved with ``text`` as that module
+    (the package as saved is read on the first call for it, and again when one of its files changed); for
+    any other source, from ``text`` itself."""
     config = configs_for(options, (path,))[0][0]  # the nearest [tool.hylint] above path, or --config
     selection = _resolved(select(options, config))
     return selection.linter_for(path).lint_source(text, path, reach=_reach_of_source(text, path)).diagnostics
@@ -115,18 +116,44 @@ _SOURCE_REACH = None  # hylint.batch.reach.ReachIndex of check_source/fix_source
 
 def _reach_of_source(text: str, path: str):
     """What a trace reaches in ``text`` as the file ``path``: a module of a package gets the reach of the
-    package's files as saved (as ``--stdin-filename`` does), any other source the reach of its own text."""
+    package's files as saved with ``text`` as that module (as ``--stdin-filename`` does), any other source
+    the reach of its own text."""
     from hylint.batch.reach import ReachIndex, is_lone_module, reach_of_text
     from hylint.analysis.reach import FileReach
 
     if path.endswith(".py") and not is_lone_module(Path(path)):
-        global _SOURCE_REACH
-        if _SOURCE_REACH is None:
-            _SOURCE_REACH = ReachIndex()
-        plain = _SOURCE_REACH.for_file(Path(path), fresh=1.0)
+        plain = _unsaved_reach(text, path)
+        if plain is False:
+            global _SOURCE_REACH
+            if _SOURCE_REACH is None:
+                _SOURCE_REACH = ReachIndex()
+            plain = _SOURCE_REACH.for_file(Path(path), fresh=1.0)
     else:
         plain = reach_of_text(text)
     return FileReach.from_plain(plain) if plain else None
+
+
+def _unsaved_reach(text, path: str):
+    """The reach in ``path`` of its package with ``text`` (a str, or bytes as read from stdin) as that module,
+    when it is not what the file holds (an editor's unsaved buffer, a module not yet on disk): the package's
+    other files as saved. False when the file holds ``text`` (its package's reach as saved then applies, which
+    a ReachIndex keeps), or when ``text`` cannot be decoded (reported as HY001 by the caller)."""
+    from hylint.batch.files import SourceError, decode
+    from hylint.batch.reach import reach_of_package
+
+    raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    try:
+        with open(path, "rb") as file:
+            if file.read() == raw:
+                return False
+    except OSError:
+        pass
+    try:
+        source = text if isinstance(text, str) else decode(raw, path).text
+    except SourceError:
+        return False
+    name = os.path.abspath(path)
+    return reach_of_package(Path(name), {name: source}).get(name) or None
 
 
 # -- a run -----------------------------------------------------------------------------------------
@@ -386,7 +413,8 @@ def _guarded_linter_for(selection: RuleSelection):
 def _check_stdin(raw: bytes, filename: str, selection: RuleSelection, mode: str, unsafe: bool,
                  reach_cache: Optional[Path] = None) -> FileOutcome:
     """``--stdin-filename`` names a module of a package: what the package's traces reach in it (read from
-    the package's files on disk, as a run over the folder reads them) is checked as hybrid code. stdin
+    the package's files on disk, as a run over the folder reads them, with stdin as that module: an editor's
+    unsaved buffer is checked as ``hylint check`` will check it once saved) is checked as hybrid code. stdin
     without a name, or naming a lone module, is a module of its own: its reach is its text's."""
     from hylint.batch.reach import is_lone_module
     from hylint.batch.runner import process_stdin
@@ -394,6 +422,8 @@ def _check_stdin(raw: bytes, filename: str, selection: RuleSelection, mode: str,
     reach = None
     own = filename == "-" or filename.endswith(".py") and is_lone_module(Path(filename))
     if not own and filename.endswith(".py"):
+        reach = _unsaved_reach(raw, filename)  # stdin is not what the file holds: the package with it
+    if reach is False:
         from hylint.batch.reach import ReachIndex
 
         index = ReachIndex(reach_cache)

@@ -29,7 +29,7 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from hylint import __version__
 
@@ -305,6 +305,27 @@ def reach_of_text(text: str) -> Optional[Plain]:
     with _collector_paused():
         found = _compute(path, {path: text.encode("utf-8", "surrogatepass")}, False)
     return found.get(str(path)) or None
+
+
+def reach_of_package(path: Path, texts: Mapping[str, str]) -> Dict[str, Plain]:
+    """What a trace of the package of ``path`` reaches in each of its files (name -> plain summary, as
+    ``ReachIndex.for_file`` gives one), from the package's files on disk but for those ``texts`` names
+    (absolute name -> text: an editor's unsaved buffers), read from there; a buffer under the package's
+    folder that has no file yet is a module of it. Nothing is cached here."""
+    root, is_package = package_root(Path(os.path.abspath(path)))
+    names = _python_files(root) if is_package else [str(root)]
+    raws: Dict[Path, bytes] = {}
+    for name in names:  # in the package's order, as ReachIndex reads them
+        if name in texts:
+            raws[Path(name)] = texts[name].encode("utf-8", "surrogatepass")
+        else:
+            raws.update(_read([Path(name)]))
+    inside = str(root) + os.sep
+    for name, text in texts.items():
+        if Path(name) not in raws and (name == str(root) or is_package and name.startswith(inside) and name.endswith(".py")):
+            raws[Path(name)] = text.encode("utf-8", "surrogatepass")
+    with _collector_paused():
+        return _compute(root, raws, is_package)
 
 
 @contextmanager

@@ -55,7 +55,7 @@ class Checker:
         self._settings: Dict[Path, Tuple[Tuple, _Settings]] = {}  # folder -> (stamp, settings)
         self._fixable: Dict[str, bool] = {}  # file -> its last check had a fix only a whole-file run gives
         self._groups: Dict[str, GroupCache] = {}  # file -> its groups' diagnostics (hylint/server/incremental.py)
-        self._reach = None  # hylint.batch.reach.ReachIndex, made on the first check of a file on disk
+        self._reach = None  # hylint.server.reach.BufferReach, made on the first check of a file on disk
 
     # -- settings --------------------------------------------------------------------------------
     def settings(self, path: Optional[Path]) -> _Settings:
@@ -129,23 +129,35 @@ class Checker:
         return Outcome(list(diagnostics), settings.error)
 
     def _reach_for(self, path: Optional[Path], text: str):
-        """What a trace of the package reaches in ``path``, from the package's files as saved (stat-ed again
-        at most once a second, computed again when one changed); for a notebook or a buffer with no file,
-        which have no package, what a trace reaches in ``text`` itself."""
+        """What a trace of the package reaches in ``path``, from the open buffers of the package and the
+        other files as saved (hylint/server/reach.py: the reach last computed, at once; ``refresh_reach``
+        computes it again once the editor is idle); for a notebook or a buffer with no file, which have no
+        package, what a trace reaches in ``text`` itself."""
         if path is None or path.suffix == ".ipynb":
             from hylint.batch.reach import reach_of_text
 
             return reach_of_text(text)
         if path.suffix != ".py" or not path.parent.is_dir():
             return None
-        from hylint.batch.reach import ReachIndex
-
         if self._reach is None:
-            self._reach = ReachIndex()
-        try:
-            return self._reach.for_file(path, fresh=1.0)
-        except Exception:  # an unreadable package: the buffer is checked alone, as before
-            return None
+            from hylint.server.reach import BufferReach
+
+            self._reach = BufferReach()
+        return self._reach.for_file(path, text)
+
+    def refresh_reach(self) -> List[Path]:
+        """Compute again the reach of the packages checked since the last call, from the open buffers; the
+        open files whose reach changed since their latest check (to be checked again)."""
+        if self._reach is None:
+            return []
+        return [Path(name) for name in self._reach.refresh()]
+
+    def reach_pending(self) -> bool:
+        return self._reach is not None and bool(self._reach.stale)
+
+    def reach_cost(self) -> float:
+        """Seconds the latest computation of a package's reach from unsaved buffers took."""
+        return self._reach.cost if self._reach is not None else 0.0
 
     def _by_groups(self, text: str, filename: str, path: Optional[Path]) -> Optional[List[Diagnostic]]:
         """The diagnostics of ``text`` group by group, each group linted again only when its text changed;
@@ -171,6 +183,8 @@ class Checker:
         filename = str(path) if path is not None else "<untitled>"
         self._groups.pop(filename, None)
         self._fixable.pop(filename, None)
+        if path is not None and self._reach is not None:
+            self._reach.forget(path)
 
     def check_notebook(self, cells: Sequence[Tuple[bool, str]], path: Optional[Path]) -> Outcome:
         """Diagnostics of a notebook the editor holds as cells, ``(is_code, text)`` in order, as

@@ -8,6 +8,7 @@ and its diagnostics are kept, so memory does not grow with the number of edits.
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -29,6 +30,11 @@ DEBOUNCE = 0.02
 # of the latest text, thrown away by the next change of the imports, and each step (a group's own check,
 # ~16 ms) delays a change arriving meanwhile (its message is read in three turns of the event loop)
 WARM_AFTER = 0.1
+# seconds without a change before the reach of a package with unsaved buffers is computed again from them
+# and the open files whose reach it changed are checked again (hylint/server/reach.py): at least this, and
+# twice what the latest computation took (0.3 s for gluonnlp, 2 s for gluoncv, during which the server's
+# messages wait), so a large package is not computed again in every pause of typing
+REACH_AFTER = 0.3
 FIX_ALL = f"{lsp.CodeActionKind.SourceFixAll.value}.hylint"
 ADD_NOQA_ALL = "source.addNoqa.hylint"
 NOT_SUPPRESSIBLE = {"HY000", "HY001", "HY090"}  # as `hylint check --add-noqa` (hylint/batch/add_noqa.py)
@@ -51,6 +57,7 @@ class HylintServer(LanguageServer):
         self.results: Dict[str, _Result] = {}  # uri -> the diagnostics of its latest linted text
         self.pending: Dict[str, asyncio.TimerHandle] = {}  # uri -> the debounced lint of a change
         self.warming: Dict[str, asyncio.Handle] = {}  # uri -> the next step preparing its groups
+        self.reaching: Optional[asyncio.TimerHandle] = None  # the next computation of the buffers' reach
         self.changed = 0.0  # loop time of the latest change or lint
         self.cells: Dict[str, str] = {}  # cell uri -> its notebook's uri (cells are linted together)
         self.told: set = set()  # configuration errors already shown to the user
@@ -98,7 +105,26 @@ class HylintServer(LanguageServer):
         self.publish_diagnostics(uri, result.lsp, version=document.version)
         self.changed = self.loop.time()
         self._warm_later(uri, WARM_AFTER)
+        self.reach_later()
         return result
+
+    def reach_later(self, delay: float = REACH_AFTER) -> None:
+        if self.checker.reach_pending() and self.reaching is None:
+            self.reaching = self.loop.call_later(delay, self.refresh_reach)
+
+    def refresh_reach(self) -> None:
+        """Once the editor is idle, compute the reach of the packages with open buffers again (from their
+        unsaved texts) and check again the open files whose reach it changed."""
+        self.reaching = None
+        wait = self.changed + max(REACH_AFTER, 2 * self.checker.reach_cost()) - self.loop.time()
+        if self.pending or wait > 0:  # a change is being typed or waits for its lint
+            self.reach_later(max(wait, DEBOUNCE))
+            return
+        changed = {str(path) for path in self.checker.refresh_reach()}
+        for uri in list(self.workspace.text_documents):
+            path = self.path_of(uri)
+            if path is not None and uri not in self.cells and os.path.abspath(path) in changed:
+                self.lint(uri)
 
     def _warm_later(self, uri: str, delay: float) -> None:
         handle = self.warming.pop(uri, None)
@@ -224,6 +250,7 @@ def create_server() -> HylintServer:
     def did_close(ls: HylintServer, params: lsp.DidCloseTextDocumentParams) -> None:
         ls.forget(params.text_document.uri)
         ls.publish_diagnostics(params.text_document.uri, [])
+        ls.reach_later()  # its unsaved text, if any, no longer counts for the others
 
     @server.feature(lsp.NOTEBOOK_DOCUMENT_DID_OPEN)
     def notebook_did_open(ls: HylintServer, params: lsp.DidOpenNotebookDocumentParams) -> None:

@@ -77,12 +77,17 @@ def test_check_source_and_fix_source(tmp_path):
     assert fixed.source == MODULE and [d.code for d in fixed.diagnostics] == ["HY201"]
 
 
-def test_a_module_of_a_package_still_reads_the_package_as_saved(tmp_path):
+def test_a_module_of_a_package_reads_the_package_with_its_own_text(tmp_path):
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "model.py").write_text(MODULE.replace("d.size()", "1"))
-    # check_source of a package module: the package's files as saved decide what is reached (here not
-    # `size`), as for stdin named as a module of a package; the buffer's own functions are checked
-    assert check_source(MODULE, str(package / "model.py")) == []
+    # check_source of a package module: the package's other files as saved and the text given as that module
+    # decide what is reached (here `size`, which only the text calls), as for stdin named as a module of a
+    # package and the language server (issue 44: before, the file as saved decided, and `size` was missed)
+    assert [(d.code, d.start[0]) for d in check_source(MODULE, str(package / "model.py"))] == [("HY201", SHAPE_ROW)]
+    (package / "model.py").write_text(MODULE)  # saved: what `hylint check` reports on the file
+    assert [(d["code"], d["location"]["row"]) for d in json.loads(run([str(package / "model.py")]).stdout)] == \
+        [("HY201", SHAPE_ROW)]
+    assert check_source(MODULE.replace("d.size()", "1"), str(package / "model.py")) == []  # and the other way
     assert [d.code for d in check_source(MODULE, str(tmp_path / "model.py"))] == ["HY201"]  # a lone module

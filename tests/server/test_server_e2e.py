@@ -32,14 +32,6 @@ def apply_edits(text: str, edits) -> str:
     return text
 
 
-@pytest.fixture
-def client(tmp_path):
-    client = LspClient(cwd=str(tmp_path))
-    yield client
-    client.close()
-    assert client.process.poll() is not None  # no server outlives its test
-
-
 def open_file(client: LspClient, path: Path, text: str, version: int = 1):
     uri = path.as_uri()
     client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python",
