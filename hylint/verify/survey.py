@@ -167,9 +167,21 @@ def run_job(job: BlockJob, options: SurveyOptions, linter_for: Callable[[str], A
     data.update(target=job.label, file=str(job.path), line=job.line, how=chosen["how"],
                 input_text=" ".join(input_text(spec) for spec in target.inputs),
                 check_codes=_check_codes(report, linter_for))
+    for key in ("eager", "hybridized", "fixed"):
+        location = (data.get(key) or {}).get("location")
+        if location:
+            location["file"] = _relative(location["file"])
     if report.verdict == "eager-error":
         data.update(verdict=NOT_RUN, reason=f"{COULD_NOT_BUILD}: {report.eager.describe()}")
     return data
+
+
+def _relative(filename: str) -> str:
+    """``filename`` relative to the current folder when it is under it (as the blocks' files are named)."""
+    try:
+        return str(Path(filename).resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return filename
 
 
 def _check_codes(report: Any, linter_for: Callable[[str], Any]) -> Optional[List[str]]:
