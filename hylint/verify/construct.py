@@ -25,7 +25,7 @@ _BY_NAME = [
      False),
     (r"^(groups|num_groups|\w*stride\w*|dilation\w*|\w*depth\w*|num_layers|\w+_layers|layers|repeat\w*|"
      r"\w+_repeats|num_blocks|blocks|bn_size|expansion|multiplier)$", 1),
-    (r"^(\w*dropout\w*|\w*_prob\w*|drop_\w+|\w+_drop|\w*_rate|rate)$", 0.0),
+    (r"^(\w*dropout\w*|\w*_prob\w*|drop_\w+|\w+_drop|drop\w*_rate|rate)$", 0.0),
     (r"^(\w*ratio\w*|\w*scale\w*|alpha|beta)$", 0.25),
     (r"^(\w*eps\w*|epsilon)$", 1e-5),
     (r"^(momentum)$", 0.9),
@@ -70,7 +70,10 @@ def _body_use(init: Optional[Callable[..., Any]]) -> Dict[str, Any]:
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in names:
             found[node.value.id] = [4, 4]
         elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id in names:
-            text = next((c.value for c in node.comparators if isinstance(c, ast.Constant)
+            # `mode == 'lstm'`, or `version in ('1.0', '1.1')`: the first value it accepts
+            options = [e for c in node.comparators for e in (c.elts if isinstance(c, (ast.List, ast.Tuple, ast.Set))
+                                                            else [c])]
+            text = next((c.value for c in options if isinstance(c, ast.Constant)
                          and isinstance(c.value, str)), None)
             if text is not None:
                 found[node.left.id] = text  # a value the code tests for beats a guess from a keyword

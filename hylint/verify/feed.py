@@ -144,11 +144,18 @@ def _from_kwargs(kwargs: Dict[str, Any]) -> List[Any]:
     channels = kwargs.get("in_channels")
     if isinstance(channels, int) and channels > 0:
         shapes += [(BATCH, channels, 16, 16), (BATCH, channels, 16), (BATCH, channels, 8, 8, 8)]
-    for key in ("in_units", "units", "in_size", "hidden_size", "input_size", "channels", "in_channels"):
+    for key in ("in_units", "units", "input_size", "in_size", "embed_size", "hidden_size", "channels", "in_channels"):
         value = kwargs.get(key)
         if isinstance(value, int) and value > 0:
             shapes += [(BATCH, value), (BATCH, STEPS, value), (STEPS, BATCH, value)]
     return shapes
+
+
+def _defaults(cls: Any) -> Dict[str, Any]:
+    try:
+        return {p.name: p.default for p in inspect.signature(cls).parameters.values() if p.default is not p.empty}
+    except (TypeError, ValueError):
+        return {}
 
 
 def _companion(role: Optional[str], first: Any) -> Any:
@@ -164,7 +171,7 @@ def _companion(role: Optional[str], first: Any) -> Any:
     return first
 
 
-def candidates(block: Any, kwargs: Optional[Dict[str, Any]] = None, most: int = 12) -> List[List[Any]]:
+def candidates(block: Any, kwargs: Optional[Dict[str, Any]] = None, most: int = 16) -> List[List[Any]]:
     """Input spec lists to try, best first (each one spec per required input)."""
     wanted = inputs_of(block)
     if not wanted:
@@ -172,9 +179,14 @@ def candidates(block: Any, kwargs: Optional[Dict[str, Any]] = None, most: int = 
     roles = integer_roles(block)
     firsts: List[Any] = []
     implied = _first_layer_shape(block)
+    given = {**_defaults(type(block)), **(kwargs or {})}  # what it was built with, its defaults included
     own = _own_size(block)
     attribute = [(BATCH, STEPS, own), (BATCH, own)] if own else []
-    for shape in ([implied] if implied is not None else []) + _from_kwargs(kwargs or {}) + attribute + list(COMMON_SHAPES):
+    larger = []  # an image classifier's pooling needs larger images: the implied channels at more sizes
+    if isinstance(implied, tuple) and len(implied) == 4 and implied[2] == implied[3]:
+        larger = [implied[:2] + (size, size) for size in (32, 64, 224, 299)]
+    for shape in ([implied] if implied is not None else []) + _from_kwargs(given) + attribute + larger \
+            + list(COMMON_SHAPES):
         if shape not in firsts:
             firsts.append(shape)
     found: List[List[Any]] = []

@@ -112,11 +112,13 @@ def test_building_takes_defaults_then_call_sites_then_guesses(tmp_path):
     assert found[-1] == {"units": 4, "act": "relu"}
     assert construct.candidates(Guessed) == [{"in_channels": 4, "activation": "relu", "use_bias": False,
                                               "prefix": None, "strides": 1, "layers": [4, 4], "mode": "lstm",
-                                              "dropout": 0.0}]
+                                              "dropout": 0.0, "growth_rate": 4, "version": "1.0"}]
 
 
 class Guessed:  # the body tells: `layers` is iterated over, `mode` compared with a string
-    def __init__(self, in_channels, activation, use_bias, prefix, strides, layers, mode, dropout, **kwargs):
+    def __init__(self, in_channels, activation, use_bias, prefix, strides, layers, mode, dropout, growth_rate,
+                 version, **kwargs):
+        assert version in ("1.0", "1.1")
         for n in layers:
             pass
         if mode == "lstm":
