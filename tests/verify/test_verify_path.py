@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from verifyrun import as_json, verify
+from verifyrun import BACKENDS, as_json, verify
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -264,6 +264,16 @@ def test_report_text_finds_the_failing_block_and_never_calls_the_good_one_failin
     assert "confirmed by running (HY401 reported there by hylint check)" in lines["Asnumpy"]
     assert "  DIFFERS by max |d| = " in lines["Length"]
     assert result.stdout.splitlines()[-1].startswith("1 of 4 hybridize; 0 fixed, 2 fail, 1 differ, 0 not run")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_both_backends_give_the_same_verdicts(programs, backend):
+    result, data = as_json(["pkg", "--no-cache", "-j", "2", "--backend", backend])
+    verdicts = {entry["target"].split("::")[1]: (entry["verdict"], (entry["hybridized"] or {}).get("status"))
+                for entry in data}
+    assert verdicts == {"Good": ("hybridizes", "ok"), "Stack": ("fails", "error"), "Asnumpy": ("fails", "error"),
+                        "Length": ("fails", "different")}
+    assert {entry["backend"] for entry in data} == {backend}
 
 
 def test_report_json_keeps_the_entry_and_adds_not_run(programs):
