@@ -89,8 +89,11 @@ def _verify_path(path, inputs, kwargs_json, backend, seed, output_format, fix, u
     except (verifier.VerifyError, UnknownRuleError) as error:
         raise UsageError(str(error)) from None
     if backend == "mxnet":
-        with verifier.backend("mxnet"):  # not installed: a usage error now, not one per block
-            pass
+        try:
+            with verifier.backend("mxnet"):  # not installed: a usage error now, not one per block
+                pass
+        except verifier.VerifyError as error:
+            raise UsageError(str(error)) from None
     per_file_ignores = [(pattern, set().union(*(expand(c) for c in codes)) if codes else set())
                         for pattern, codes in config.per_file_ignores]
     linters: dict = {}

@@ -122,8 +122,9 @@ def plan(mx: Any, job: BlockJob, options: SurveyOptions) -> Dict[str, Any]:
                 return {"kwargs": kwargs, "inputs": specs, "module": module_name, "gate": False,
                         "how": "found"}
             last = f"{outcome.error_type}: {outcome.message}"
+        shown = "; ".join(tried[:3]) + (f" and {len(tried) - 3} more" if len(tried) > 3 else "")
         return {"verdict": NOT_RUN, "reason": f"{NO_INPUT}: built with {_kwargs_text(kwargs)}, no input ran "
-                                                f"eagerly (tried {'; '.join(tried)}); the last: {last}"}
+                                                f"eagerly (tried {shown}); the last: {last}", "tried": tried}
     return {"verdict": NOT_RUN, "reason": f"{COULD_NOT_BUILD}: " + " | ".join(errors[:2])}
 
 
@@ -394,7 +395,9 @@ def survey(path: Path, options: SurveyOptions, linter_for: Callable[[str], Any],
     if todo:
         import gc
 
-        import hylint.runtime  # noqa: F401  (imported once here, shared by every forked child)
+        # imported once here, shared by every forked child (and one version of the code for the whole run)
+        import hylint.runtime  # noqa: F401
+        from hylint.verify import construct, feed, run  # noqa: F401
 
         gc.collect()
         gc.freeze()

@@ -394,3 +394,23 @@ def test_a_killed_run_leaves_no_process_behind(project):
     assert not any(_alive(pid) for pid in pids)
     run.stdout.close()
     run.stderr.close()
+
+
+@pytest.mark.slow
+def test_the_documented_run_on_gluonnlp_stays_true():
+    gluonnlp = pytest.importorskip("gluonnlp")
+    site = Path(gluonnlp.__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, "-m", "hylint", "verify", "gluonnlp/model/transformer.py", "--no-cache",
+                          "-j", "2"], cwd=site, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
+                         text=True, timeout=600)
+    readme = (ROOT / "README.md").read_text()
+    shown = [line for line in readme.split("gluonnlp/model/transformer.py -j 2\n", 1)[1].split("```")[0].splitlines()
+             if "HYBRIDIZES" in line or "hybridize;" in line]
+    assert len(shown) == 3
+    lines = run.stdout.splitlines()
+    for line in shown:
+        if "hybridize;" in line:
+            assert lines[-1].startswith(line.rsplit(" (", 1)[0]), run.stdout
+        else:
+            assert line in lines, run.stdout
+    assert run.returncode == 0
