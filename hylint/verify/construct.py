@@ -20,7 +20,8 @@ _BY_NAME = [
      r"\w+_func|\w+_fn|\w+_class|\w+_cls|block|layer|cell|initializer|\w+_initializer|dtype)$", None),
     (r"^(activation|act|act_type|act_func|activ\w*)$", "relu"),
     (r"^(layout)$", "NCHW"),
-    (r"^(use_\w+|is_\w+|has_\w+|with_\w+|\w+_bias|bias|flatten|transpose\w*|bidirectional|return_\w+|"
+    (r"^((\w+_)?(use|is|has|with|enable|disable|do|need)_\w+|\w+_off|\w+_on|\w+_bias|bias|flatten|transpose\w*|"
+     r"bidirectional|return_\w+|"
      r"\w+_first|training|train|output_\w+|reverse|ceil_mode|scale|center|normalized|conv_first|resize\w*)$",
      False),
     (r"^(groups|num_groups|\w*stride\w*|dilation\w*|\w*depth\w*|num_layers|\w+_layers|layers|repeat\w*|"
@@ -154,4 +155,25 @@ def candidates(cls: Any, calls: Sequence[CallSite] = (), most: int = 4) -> List[
             break
     if guessed not in found:
         found.append(guessed)
+    for variant in _deeper(guessed):  # 'int' object is not iterable: a list, or a list of lists, per stage
+        if variant not in found:
+            found.append(variant)
+    return found
+
+
+def _plural(name: str) -> bool:
+    return name.endswith(("s", "_list")) and not name.endswith(("ss", "ness", "_stats", "prob", "us"))
+
+
+def _deeper(guessed: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """More guesses for nested configurations (gluoncv2's ``channels=[[64, 64], [128, 128]]``): what the body
+    iterates over as lists of lists; plural names given as lists; both."""
+    nested = {k: ([[4, 4], [4, 4]] if v == [4, 4] else v) for k, v in guessed.items()}
+    lists = {k: ([4, 4] if _plural(k) and isinstance(v, int) and not isinstance(v, bool) else v)
+             for k, v in guessed.items()}
+    both = {k: (nested[k] if nested[k] != guessed[k] else lists[k]) for k in guessed}
+    found: List[Dict[str, Any]] = []
+    for variant in (nested, lists, both):
+        if variant != guessed and variant not in found:
+            found.append(variant)
     return found

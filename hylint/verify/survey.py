@@ -113,7 +113,10 @@ def plan(mx: Any, job: BlockJob, options: SurveyOptions) -> Dict[str, Any]:
             check_runtime_gap(mx, error)
             errors.append(f"{_kwargs_text(kwargs)}: {type(error).__name__}: {first_line(error)}")
             continue
-        tried, last = [], ""
+        if _empty_container(block):
+            return {"verdict": NOT_RUN, "reason": f"{COULD_NOT_BUILD}: built with {_kwargs_text(kwargs)}, it is "
+                                                  f"an empty container (the code using it adds its children)"}
+        tried, first = [], ""
         for specs in feed.candidates(block, kwargs):
             tried.append(" ".join(input_text(s) for s in specs) or "no input")
             built_block, built = build_block(mx, cls, specs, options.seed, kwargs)
@@ -121,11 +124,29 @@ def plan(mx: Any, job: BlockJob, options: SurveyOptions) -> Dict[str, Any]:
             if outcome.status == OK:
                 return {"kwargs": kwargs, "inputs": specs, "module": module_name, "gate": False,
                         "how": "found"}
-            last = f"{outcome.error_type}: {outcome.message}"
+            first = first or f"{outcome.error_type}: {outcome.message}"
         shown = "; ".join(tried[:3]) + (f" and {len(tried) - 3} more" if len(tried) > 3 else "")
         return {"verdict": NOT_RUN, "reason": f"{NO_INPUT}: built with {_kwargs_text(kwargs)}, no input ran "
-                                                f"eagerly (tried {shown}); the last: {last}", "tried": tried}
+                                                f"eagerly (tried {shown}); the first ({tried[0]}): {first}",
+                "tried": tried}
     return {"verdict": NOT_RUN, "reason": f"{COULD_NOT_BUILD}: " + " | ".join(errors[:2])}
+
+
+def _empty_container(block: Any) -> bool:
+    """A container built without children (a ``HybridSequential`` subclass, or a block whose forward walks
+    ``self._children``): what it computes is up to the code that fills it, so running it empty says nothing."""
+    if getattr(block, "_children", None):
+        return False
+    import inspect
+
+    kinds = [k.__name__ for k in type(block).__mro__]
+    if any(name in ("HybridSequential", "HybridConcurrent", "Sequential", "Concurrent") for name in kinds):
+        return True
+    try:
+        source = inspect.getsource(type(block))
+    except (OSError, TypeError):
+        return False
+    return "_children" in source
 
 
 def _kwargs_text(kwargs: Dict[str, Any]) -> str:

@@ -50,6 +50,10 @@ class Helper:
     """not a block: never reported"""
 
 
+class Chain(nn.HybridSequential):
+    """an empty container: not run"""
+
+
 USED = Good(5)
 '''
 
@@ -109,15 +113,22 @@ def test_building_takes_defaults_then_call_sites_then_guesses(tmp_path):
     # both literal calls, the one giving every required parameter first; the guesses alone last
     assert found[0] == {"units": 9, "act": "tanh"}
     assert found[1] == {"units": 7, "act": "relu"}  # `act=some_function` is no literal: guessed
-    assert found[-1] == {"units": 4, "act": "relu"}
-    assert construct.candidates(Guessed) == [{"in_channels": 4, "activation": "relu", "use_bias": False,
-                                              "prefix": None, "strides": 1, "layers": [4, 4], "mode": "lstm",
-                                              "dropout": 0.0, "growth_rate": 4, "version": "1.0"}]
+    assert found[2] == {"units": 4, "act": "relu"}
+    guessed = {"in_channels": 4, "activation": "relu", "use_bias": False, "prefix": None, "strides": 1,
+               "layers": [4, 4], "mode": "lstm", "dropout": 0.0, "growth_rate": 4, "version": "1.0",
+               "bn_use_global_stats": False, "bn_cudnn_off": False}
+    found = construct.candidates(Guessed)
+    assert found[0] == guessed
+    # then nested configurations: what the body iterates as lists of lists, plural names as lists, both
+    assert found[1] == {**guessed, "layers": [[4, 4], [4, 4]]}
+    assert found[2] == {**guessed, "in_channels": [4, 4], "strides": [4, 4]}
+    assert found[3] == {**guessed, "in_channels": [4, 4], "strides": [4, 4], "layers": [[4, 4], [4, 4]]}
+    assert len(found) == 4
 
 
 class Guessed:  # the body tells: `layers` is iterated over, `mode` compared with a string
     def __init__(self, in_channels, activation, use_bias, prefix, strides, layers, mode, dropout, growth_rate,
-                 version, **kwargs):
+                 version, bn_use_global_stats, bn_cudnn_off, **kwargs):
         assert version in ("1.0", "1.1")
         for n in layers:
             pass
@@ -256,24 +267,26 @@ def test_report_text_finds_the_failing_block_and_never_calls_the_good_one_failin
     result = verify(["pkg", "--no-cache", "-j", "2"])
     lines = lines_of(result)
     assert result.exit_code == 1, result.output
-    assert set(lines) == {"Good", "Stack", "Asnumpy", "Length"}
+    assert set(lines) == {"Good", "Stack", "Asnumpy", "Length", "Chain"}
+    assert lines["Chain"] == ("pkg/blocks.py::Chain  NOT RUN: could not build: built with no arguments, it is an "
+                              "empty container (the code using it adds its children)")
     assert lines["Good"].startswith("pkg/blocks.py::Good  HYBRIDIZES") and "units=5" in lines["Good"]
     assert "FAILS at pkg/blocks.py:18 (graph): MXNetError" in lines["Stack"]
     assert lines["Stack"].count("found by running only")
     assert "FAILS at pkg/blocks.py:23 (trace): NotImplementedForSymbol" in lines["Asnumpy"]
     assert "confirmed by running (HY401 reported there by hylint check)" in lines["Asnumpy"]
     assert "  DIFFERS by max |d| = " in lines["Length"]
-    assert result.stdout.splitlines()[-1].startswith("1 of 4 hybridize; 0 fixed, 2 fail, 1 differ, 0 not run")
+    assert result.stdout.splitlines()[-1].startswith("1 of 5 hybridize; 0 fixed, 2 fail, 1 differ, 1 not run (1 could not build)")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_both_backends_give_the_same_verdicts(programs, backend):
     result, data = as_json(["pkg", "--no-cache", "-j", "2", "--backend", backend])
-    verdicts = {entry["target"].split("::")[1]: (entry["verdict"], (entry["hybridized"] or {}).get("status"))
+    verdicts = {entry["target"].split("::")[1]: (entry["verdict"], (entry.get("hybridized") or {}).get("status"))
                 for entry in data}
     assert verdicts == {"Good": ("hybridizes", "ok"), "Stack": ("fails", "error"), "Asnumpy": ("fails", "error"),
-                        "Length": ("fails", "different")}
-    assert {entry["backend"] for entry in data} == {backend}
+                        "Length": ("fails", "different"), "Chain": ("not-run", None)}
+    assert {entry["backend"] for entry in data if entry["verdict"] != "not-run"} == {backend}
 
 
 def test_report_json_keeps_the_entry_and_adds_not_run(programs):
@@ -326,7 +339,7 @@ def test_usage_errors_are_exit_2(programs):
 def test_results_are_cached_by_source(programs):
     first_run = verify(["pkg", "-j", "2"])
     again = verify(["pkg", "-j", "2"])
-    assert "4 from the cache" in again.stdout.splitlines()[-1]
+    assert "5 from the cache" in again.stdout.splitlines()[-1]
     assert [line for line in again.stdout.splitlines()[:-1]] == first_run.stdout.splitlines()[:-1]
     (programs / "pkg" / "blocks.py").write_text(PROGRAMS.replace("* 2) + sum([x])", "* 2) + 0"))
     changed = verify(["pkg", "-j", "2"])
