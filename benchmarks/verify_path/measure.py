@@ -64,6 +64,19 @@ def _ok_lines() -> Dict[str, Set[Tuple[str, int]]]:
     return lines
 
 
+def _failing_files() -> Dict[str, List[str]]:
+    """file -> the models labelled TRACE_FAIL or DIFF whose error frames name it."""
+    files: Dict[str, List[str]] = {}
+    for file in sorted(LABELS.glob("*.jsonl")):
+        for row in map(json.loads, file.read_text().splitlines()):
+            if row.get("verdict") in ("TRACE_FAIL", "DIFF"):
+                for frame in (row.get("error") or {}).get("frames") or []:
+                    files.setdefault(frame[0], [])
+                    if row["name"] not in files[frame[0]]:
+                        files[frame[0]].append(row["name"])
+    return files
+
+
 def _class_lines(path: str, name: str) -> range:
     try:
         tree = ast.parse(Path(path).read_text())
@@ -78,7 +91,8 @@ def _class_lines(path: str, name: str) -> range:
 def report(_: argparse.Namespace) -> None:
     ok_lines = _ok_lines()
     every_ok = set().union(*ok_lines.values()) if ok_lines else set()
-    rows, notes, details = [], [], []
+    failing = _failing_files()
+    rows, notes, details, agree = [], [], [], []
     for meta_file in sorted(WORK.glob("*.meta.json")):
         meta = json.loads(meta_file.read_text())
         results: List[Dict[str, Any]] = json.loads((WORK / meta_file.name.replace(".meta", "")).read_text() or "[]")
@@ -101,6 +115,10 @@ def report(_: argparse.Namespace) -> None:
                 where = (_site_relative(str(location.get("file", ""))), location.get("line"))
                 body = {(_site_relative(result["file"]), n) for n in _class_lines(result["file"],
                                                                                  result["target"].split("::")[1])}
+                models = failing.get(_site_relative(result["file"]), [])
+                if kind != "FIXED" and models:
+                    agree.append(f"- `{_site_relative(result['target'])}` {kind}; in the same file the labels have "
+                                 f"{len(models)} failing model(s): {', '.join(models[:3])}")
                 if kind == "FAILS" and where in every_ok:
                     notes.append(f"- {meta['library']}: `{_site_relative(result['target'])}` FAILS at "
                                  f"`{where[0]}:{where[1]}`, a line that a model labelled OK executed")
@@ -127,6 +145,11 @@ def report(_: argparse.Namespace) -> None:
         "necessarily a false verdict (the block was built and fed differently from the model), but each is listed:",
         "",
         *(notes or ["- none"]),
+        "",
+        "Blocks verify calls failing in a file where the labels have a model failing (`TRACE_FAIL` or `DIFF`, its",
+        "error raised in that file):",
+        "",
+        *(agree or ["- none"]),
         "",
         "## The blocks that do not hybridize as they are",
         *details,

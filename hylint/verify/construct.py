@@ -40,10 +40,11 @@ _BY_NAME = [
 ]
 
 
-def _body_use(init: Optional[Callable[..., Any]]) -> Dict[str, Any]:
+def _body_use(init: Optional[Callable[..., Any]], depth: int = 0) -> Dict[str, Any]:
     """What ``__init__``'s body shows of each parameter: a value to give it, guessed from how it is used
     (passed as a keyword argument: the guess for that keyword; iterated over, indexed or ``len()``: a list;
-    compared with a string: that string; tested by ``if``: False)."""
+    compared with a string: that string; tested by ``if``: False; passed on to a function of the module:
+    what that function's body shows of its parameter, one call deep)."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(init)))  # type: ignore[arg-type]
     except (OSError, TypeError, SyntaxError, IndentationError):
@@ -61,6 +62,9 @@ def _body_use(init: Optional[Callable[..., Any]]) -> Dict[str, Any]:
                     guess = guess_by_name(keyword.arg, _UNKNOWN)
                     if guess is not _UNKNOWN:
                         found.setdefault(keyword.value.id, guess)
+            if depth == 0 and isinstance(node.func, ast.Name):
+                for name, value in _passed_on(init, node, names).items():
+                    found.setdefault(name, value)
             if isinstance(node.func, ast.Name) and node.func.id in ("len", "zip", "enumerate", "list", "tuple", "sum"):
                 for arg in node.args:
                     if isinstance(arg, ast.Name) and arg.id in names:
@@ -84,6 +88,26 @@ def _body_use(init: Optional[Callable[..., Any]]) -> Dict[str, Any]:
 
 
 _UNKNOWN = object()
+
+
+def _passed_on(init: Any, call: ast.Call, names: Any) -> Dict[str, Any]:
+    """For ``helper(mode, ...)`` in ``__init__`` (``helper`` a function of its module): what ``helper``'s body
+    shows of the parameters ``__init__`` passes on to it, by the caller's names."""
+    callee = getattr(init, "__globals__", {}).get(call.func.id)  # type: ignore[attr-defined]
+    if not inspect.isfunction(callee):
+        return {}
+    try:
+        params = list(inspect.signature(callee).parameters)
+    except (TypeError, ValueError):
+        return {}
+    passed = {params[i]: arg.id for i, arg in enumerate(call.args[:len(params)])
+              if isinstance(arg, ast.Name) and arg.id in names}
+    passed.update({k.arg: k.value.id for k in call.keywords if k.arg in params and isinstance(k.value, ast.Name)
+                   and k.value.id in names})
+    if not passed:
+        return {}
+    shown = _body_use(callee, depth=1)
+    return {caller: shown[param] for param, caller in passed.items() if param in shown}
 
 
 def guess_by_name(name: str, default: Any = 4) -> Any:

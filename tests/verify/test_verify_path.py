@@ -116,7 +116,7 @@ def test_building_takes_defaults_then_call_sites_then_guesses(tmp_path):
     assert found[2] == {"units": 4, "act": "relu"}
     guessed = {"in_channels": 4, "activation": "relu", "use_bias": False, "prefix": None, "strides": 1,
                "layers": [4, 4], "mode": "lstm", "dropout": 0.0, "growth_rate": 4, "version": "1.0",
-               "bn_use_global_stats": False, "bn_cudnn_off": False}
+               "bn_use_global_stats": False, "bn_cudnn_off": False, "cell": "gru"}
     found = construct.candidates(Guessed)
     assert found[0] == guessed
     # then nested configurations: what the body iterates as lists of lists, plural names as lists, both
@@ -126,10 +126,16 @@ def test_building_takes_defaults_then_call_sites_then_guesses(tmp_path):
     assert len(found) == 4
 
 
-class Guessed:  # the body tells: `layers` is iterated over, `mode` compared with a string
+def _make_cell(kind, size):
+    if kind == "gru":
+        return size
+
+
+class Guessed:  # the body tells: `layers` is iterated over, `mode` compared with a string, `cell` passed on
     def __init__(self, in_channels, activation, use_bias, prefix, strides, layers, mode, dropout, growth_rate,
-                 version, bn_use_global_stats, bn_cudnn_off, **kwargs):
+                 version, bn_use_global_stats, bn_cudnn_off, cell, **kwargs):
         assert version in ("1.0", "1.1")
+        _make_cell(cell, in_channels)
         for n in layers:
             pass
         if mode == "lstm":
