@@ -38,11 +38,14 @@ def run(args: argparse.Namespace) -> None:
                           text=True)
     seconds = time.monotonic() - start
     name = f"{args.library}-{args.backend}"
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
+    dirty = subprocess.run(["git", "status", "--porcelain", "hylint"], cwd=ROOT, capture_output=True, text=True).stdout
     (WORK / f"{name}.json").write_text(done.stdout)
     shown = " ".join(command[1:]).replace(sys.executable, "python")
     (WORK / f"{name}.meta.json").write_text(json.dumps({
         "library": args.library, "backend": args.backend, "path": args.path, "seconds": round(seconds, 1),
-        "exit_code": done.returncode, "command": f"python {shown}", "jobs": args.jobs, "timeout": args.timeout}))
+        "exit_code": done.returncode, "command": f"python {shown}", "jobs": args.jobs, "timeout": args.timeout,
+        "commit": commit.strip() + (" (with uncommitted changes to hylint/)" if dirty.strip() else "")}))
     print(f"{name}: exit {done.returncode} in {seconds:.1f} s; {done.stderr.strip()[-500:]}")
 
 
@@ -88,6 +91,28 @@ def _class_lines(path: str, name: str) -> range:
     return range(0)
 
 
+# verdicts read by hand (the source at the failing line), keyed by target
+READ_BY_HAND = {
+    "gluoncv2/models/scnet.py::ScConv": "true for the block as built: with its default `in_size=None` it reads "
+    "`x.shape[2:]` (line 116); the models labelled OK build it with `in_size` given, so the same line takes the "
+    "other branch of its conditional expression there",
+    "gluoncv2/models/fractalnet_cifar.py::FractalBlock": "true: `assert (out.shape[0] == curr_num_columns)` in "
+    "the join helper it calls with F; the labelled fractalnet models fail (at line 385, another `.shape`) before "
+    "reaching it; no rule reports line 237: a miss of the static rules that running found",
+    "gluoncv2/models/fractalnet_cifar.py::FractalUnit": "true: the same line 237, through its FractalBlock",
+    "gluoncv2/models/bisenet.py::AttentionRefinementBlock": "true: `x * w` multiplies (N, C, H, W) by the "
+    "(N, C, 1, 1) of AdaptiveAvgPooling2D: NDArray broadcasts, a Symbol does not; no default-on rule reports it, "
+    "and verify's evidence step (the opt-in broadcast rules' fix, applied when the run fails at their operator) "
+    "did not fix it here",
+    "gluoncv2/models/bisenet.py::PyramidPoolingMainBranch": "true: the same line 80, through its "
+    "AttentionRefinementBlock",
+}
+
+
+def _site_command(command: str) -> str:
+    return command.replace("/work/main/.venv/lib/python3.11/site-packages", "$SITE")
+
+
 def report(_: argparse.Namespace) -> None:
     ok_lines = _ok_lines()
     every_ok = set().union(*ok_lines.values()) if ok_lines else set()
@@ -104,12 +129,20 @@ def report(_: argparse.Namespace) -> None:
                     f"| {kinds['HYBRIDIZES']} | {kinds['FIXED']} | {kinds['FAILS']} | {kinds['DIFFERS']} | "
                     f"{kinds['NOT RUN']} ({', '.join(f'{n} {why}' for why, n in reasons.most_common())}) | "
                     f"{meta['seconds']:.0f} s |")
-        details.append(f"\n### {meta['library']} ({meta['backend']})\n\n`{meta['command']}` (exit {meta['exit_code']})\n")
+        details.append(f"\n### {meta['library']} ({meta['backend']})\n\n"
+                       f"`python benchmarks/verify_path/measure.py run {meta['library']} "
+                       f"{_site_command(meta['path'])} --backend {meta['backend']} --jobs {meta['jobs']} "
+                       f"--timeout {meta['timeout']:g}`, which runs "
+                       f"`{_site_command(meta['command'])}` (exit {meta['exit_code']}; hylint at commit "
+                       f"{meta.get('commit', '?')})\n")
         for result in results:
             kind = survey_kind(result)
             if kind in ("FAILS", "DIFFERS", "FIXED"):
                 details.append("- " + _site_relative(survey_line(result)).replace(
                     "/work/main/.venv/lib/python3.11/site-packages/", "")[:400])
+                hand = READ_BY_HAND.get(_site_relative(result["target"]))
+                if hand:
+                    details.append(f"  - read by hand: {hand}")
                 # held against the labels: did a model labelled OK (hybridizes with equal outputs) run this?
                 location = ((result.get("hybridized") or {}).get("location") or {})
                 where = (_site_relative(str(location.get("file", ""))), location.get("line"))
@@ -131,8 +164,10 @@ def report(_: argparse.Namespace) -> None:
         "Every HybridBlock subclass the folder defines, built (defaults, the package's literal calls, guesses),",
         "fed (what the block implies, then common shapes) and verified eagerly and hybridized, each block in its own",
         "process. Written by `python benchmarks/verify_path/measure.py report` from the runs below",
-        "(`measure.py run ...`, the exact commands under each library). 2-core machine shared with other work,",
-        "`--jobs 2`; times are wall times of the whole command.",
+        "(`measure.py run ...`, the exact commands under each library; `$SITE` is the site-packages of a venv with",
+        "MXNet 1.9.1, numpy 1.23.5, gluoncv2 0.0.64 and gluonnlp 0.10.0). A 2-core machine shared with other work,",
+        "`--jobs 2`, `--timeout 30` per block; times are wall times of the whole command, no cache. \"built and fed\":",
+        "blocks that reached a verdict (the rest are NOT RUN, with the reason counted).",
         "",
         "| library | backend | blocks found | built and fed | HYBRIDIZES | FIXED | FAILS | DIFFERS | NOT RUN | time |",
         "|---|---|---|---|---|---|---|---|---|---|",
