@@ -10,7 +10,7 @@ import ast
 import inspect
 import re
 import textwrap
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from hylint.verify.inputs import forward_parameters
 

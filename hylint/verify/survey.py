@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from hylint.verify.discover import BlockJob, discover, python_files
-from hylint.verify.outcomes import DIFFERENT, ERROR, OK, VerifyError, first_line
+from hylint.verify.outcomes import ERROR, OK, VerifyError, first_line
 
 
 NOT_RUN = "not-run"

@@ -1,6 +1,5 @@
 """`hylint verify PATH`: every HybridBlock subclass under a file or folder, built, fed and verified in its own
 process (hylint/verify/discover.py, construct.py, feed.py, survey.py)."""
-import json
 import os
 import signal
 import subprocess
