@@ -12,6 +12,7 @@ import argparse
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -33,13 +34,13 @@ def run(args: argparse.Namespace) -> None:
     (WORK / ".gitignore").write_text("*\n")
     command = [sys.executable, "-m", "hylint", "verify", args.path, "--backend", args.backend, "--no-cache",
                "-j", str(args.jobs), "--timeout", str(args.timeout), "--output-format", "json"]
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
+    dirty = subprocess.run(["git", "status", "--porcelain", "hylint"], cwd=ROOT, capture_output=True, text=True).stdout
     start = time.monotonic()
     done = subprocess.run(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
                           text=True)
     seconds = time.monotonic() - start
     name = f"{args.library}-{args.backend}"
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
-    dirty = subprocess.run(["git", "status", "--porcelain", "hylint"], cwd=ROOT, capture_output=True, text=True).stdout
     (WORK / f"{name}.json").write_text(done.stdout)
     shown = " ".join(command[1:]).replace(sys.executable, "python")
     (WORK / f"{name}.meta.json").write_text(json.dumps({
@@ -109,6 +110,16 @@ READ_BY_HAND = {
 }
 
 
+def _cause(reason: str) -> str:
+    """The error behind a NOT RUN reason, numbers as N (for counting)."""
+    first = reason.split(" | ")[0]
+    if first.startswith("no input") and "): " in first:
+        first = first.rsplit("): ", 1)[1]
+    elif first.startswith("could not build"):
+        first = first.split(": ", 2)[-1]
+    return re.sub(r"\d+", "N", first)[:120]
+
+
 def _site_command(command: str) -> str:
     return command.replace("/work/main/.venv/lib/python3.11/site-packages", "$SITE")
 
@@ -129,12 +140,16 @@ def report(_: argparse.Namespace) -> None:
                     f"| {kinds['HYBRIDIZES']} | {kinds['FIXED']} | {kinds['FAILS']} | {kinds['DIFFERS']} | "
                     f"{kinds['NOT RUN']} ({', '.join(f'{n} {why}' for why, n in reasons.most_common())}) | "
                     f"{meta['seconds']:.0f} s |")
+        causes = Counter(_cause(str(r.get("reason", ""))) for r in results if survey_kind(r) == "NOT RUN")
         details.append(f"\n### {meta['library']} ({meta['backend']})\n\n"
                        f"`python benchmarks/verify_path/measure.py run {meta['library']} "
                        f"{_site_command(meta['path'])} --backend {meta['backend']} --jobs {meta['jobs']} "
                        f"--timeout {meta['timeout']:g}`, which runs "
                        f"`{_site_command(meta['command'])}` (exit {meta['exit_code']}; hylint at commit "
                        f"{meta.get('commit', '?')})\n")
+        if causes:
+            details.append("Most common errors behind NOT RUN (numbers as N): " + "; ".join(
+                f"{n} x `{why}`" for why, n in causes.most_common(5)) + "\n")
         for result in results:
             kind = survey_kind(result)
             if kind in ("FAILS", "DIFFERS", "FIXED"):

@@ -191,13 +191,15 @@ def _plural(name: str) -> bool:
 
 def _deeper(guessed: Dict[str, Any]) -> List[Dict[str, Any]]:
     """More guesses for nested configurations (gluoncv2's ``channels=[[64, 64], [128, 128]]``): what the body
-    iterates over as lists of lists; plural names given as lists; both."""
+    iterates over as lists of lists; plural names given as lists; both; then sizes of 16 instead of 4."""
     nested = {k: ([[4, 4], [4, 4]] if v == [4, 4] else v) for k, v in guessed.items()}
     lists = {k: ([4, 4] if _plural(k) and isinstance(v, int) and not isinstance(v, bool) else v)
              for k, v in guessed.items()}
     both = {k: (nested[k] if nested[k] != guessed[k] else lists[k]) for k in guessed}
+    wider = {k: (16 if v == 4 and not isinstance(v, bool) else [16, 16] if v == [4, 4] else v)
+             for k, v in guessed.items()}  # a reduction by 16 (squeeze-and-excitation) leaves 4 channels none
     found: List[Dict[str, Any]] = []
-    for variant in (nested, lists, both):
+    for variant in (nested, lists, both, wider):
         if variant != guessed and variant not in found:
             found.append(variant)
     return found

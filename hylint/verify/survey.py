@@ -101,6 +101,7 @@ def plan(mx: Any, job: BlockJob, options: SurveyOptions) -> Dict[str, Any]:
         return {"kwargs": {}, "inputs": list(examples[job.name]), "module": module_name, "gate": False,
                 "how": "its module's EXAMPLES"}
     errors: List[str] = []
+    unfed: Optional[Dict[str, Any]] = None  # the first arguments that constructed but found no input
     for kwargs in construct.candidates(cls, job.calls):
         try:
             block = cls(**kwargs)
@@ -126,10 +127,11 @@ def plan(mx: Any, job: BlockJob, options: SurveyOptions) -> Dict[str, Any]:
                         "how": "found"}
             first = first or f"{outcome.error_type}: {outcome.message}"
         shown = "; ".join(tried[:3]) + (f" and {len(tried) - 3} more" if len(tried) > 3 else "")
-        return {"verdict": NOT_RUN, "reason": f"{NO_INPUT}: built with {_kwargs_text(kwargs)}, no input ran "
-                                                f"eagerly (tried {shown}); the first ({tried[0]}): {first}",
-                "tried": tried}
-    return {"verdict": NOT_RUN, "reason": f"{COULD_NOT_BUILD}: " + " | ".join(errors[:2])}
+        unfed = unfed or {"verdict": NOT_RUN, "reason": f"{NO_INPUT}: built with {_kwargs_text(kwargs)}, no input "
+                                                        f"ran eagerly (tried {shown}); the first ({tried[0]}): {first}",
+                          "tried": tried}
+        # the next arguments may be fed (wider sizes: a reduction by 16 of 4 channels leaves none)
+    return unfed or {"verdict": NOT_RUN, "reason": f"{COULD_NOT_BUILD}: " + " | ".join(errors[:2])}
 
 
 def _empty_container(block: Any) -> bool:

@@ -122,7 +122,8 @@ def test_building_takes_defaults_then_call_sites_then_guesses(tmp_path):
     assert found[1] == {**guessed, "layers": [[4, 4], [4, 4]]}
     assert found[2] == {**guessed, "in_channels": [4, 4], "strides": [4, 4]}
     assert found[3] == {**guessed, "in_channels": [4, 4], "strides": [4, 4], "layers": [[4, 4], [4, 4]]}
-    assert len(found) == 4
+    assert found[4] == {**guessed, "in_channels": 16, "growth_rate": 16, "layers": [16, 16]}
+    assert len(found) == 5
 
 
 def _make_cell(kind, size):
@@ -432,3 +433,20 @@ def test_the_documented_run_on_gluonnlp_stays_true():
         else:
             assert line in lines, run.stdout
     assert run.returncode == 0
+
+
+def test_arguments_that_construct_but_cannot_be_fed_give_way_to_the_next(project):
+    (project / "wide.py").write_text(textwrap.dedent('''
+        from mxnet import gluon
+
+        class Squeeze(gluon.HybridBlock):
+            def __init__(self, channels, **kwargs):
+                super().__init__(**kwargs)
+                self.mid = channels // 16  # a reduction by 16: 4 channels leave none
+
+            def hybrid_forward(self, F, x):
+                assert self.mid > 0
+                return x * self.mid
+    '''))
+    result = verify(["wide.py", "--no-cache", "-j", "1"])
+    assert lines_of(result)["Squeeze"].startswith("wide.py::Squeeze  HYBRIDIZES") and "channels=16" in result.stdout
