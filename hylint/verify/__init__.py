@@ -16,7 +16,9 @@ One module per job, imports pointing down the list:
 - ``results``: a target's verdict, fixes and outcomes, and their JSON;
 - ``prove``: fixes applied in memory and proven by running;
 - ``run``: one target start to end;
-- ``render``: the human-readable report.
+- ``render``: the human-readable report;
+- ``discover``, ``construct``, ``feed``, ``survey``: ``hylint verify PATH``, every HybridBlock under a path:
+  finding the classes, building them, feeding them, and running each in its own process.
 
 MXNet is imported only when a block runs, never at import time. This package re-exports what the CLI and
 the tests use.
@@ -28,7 +30,7 @@ from hylint.verify.harness import set_parameters
 from hylint.verify.inputs import Named, make_inputs, parse_input, parse_inputs
 from hylint.verify.outcomes import DIFFERENT, ERROR, OK, Outcome, VerifyError, first_line
 from hylint.verify.prove import can_write
-from hylint.verify.render import render_full
+from hylint.verify.render import render_full, survey_line, survey_summary
 from hylint.verify.results import EAGER_ERROR, FAILS, FIXED, NOT_HYBRID, OK_AS_IS, TargetReport, save_outputs
 from hylint.verify.run import verify_target
 from hylint.verify.sandbox import ImportFailure, load_module, quiet, user_import_scope
@@ -39,5 +41,5 @@ __all__ = [
     "OK", "OK_AS_IS", "Outcome", "RuntimeGap", "Target", "TargetReport", "VerifyError", "backend", "build",
     "can_write", "compare_files", "difference", "examples", "first_line", "flatten_outputs", "load_module",
     "make_inputs", "parse_input", "parse_inputs", "parse_target", "quiet", "render_full", "save_outputs",
-    "set_parameters", "targets_from_config", "user_import_scope", "verify_target",
+    "set_parameters", "survey_line", "survey_summary", "targets_from_config", "user_import_scope", "verify_target",
 ]

@@ -185,7 +185,9 @@ def test_fix_does_not_write_when_the_block_is_clean(project):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["m.py", "--input", "2x3"], "is not path/to/file.py::Name"),
+    (["missing.py", "--input", "2x3"], "is not path/to/file.py::Name"),
+    # an existing file without ::Name is a PATH (every block in it, built and fed by hylint): no --input
+    (["m.py", "--input", "2x3"], "--input needs a TARGET (file.py::Name)"),
     (["missing.py::N", "--input", "2x3"], "missing.py: no such file"),
     (["m.py::Nope", "--input", "2x3"], "defines no 'Nope'"),
     (["m.py::N"], "--input"),

@@ -1,0 +1,203 @@
+"""Inputs for a block nobody named inputs for (``hylint verify PATH``), as ``--input`` specs, best first: what
+the block declares or implies (its first layer: a Dense's ``in_units``, a convolution's ``in_channels`` and
+rank, an Embedding's ``input_dim``, an RNN layer's layout and ``input_size``; the ``in_channels``/``in_units``
+it was built with), then common shapes. Inputs after the first: integer lengths or masks where the name says
+so (``valid_length``, ``mask``) or an operator takes them (``F.SequenceMask(x, sequence_length=...)``), else
+the first input's shape. The caller keeps the first candidate that runs eagerly."""
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import textwrap
+from typing import Any, Dict, Iterator, List, Optional, Sequence
+
+from hylint.verify.inputs import forward_parameters
+
+
+BATCH, STEPS = 2, 5
+# tried after what the block implies, in this order
+COMMON_SHAPES = [(2, 8), (2, 3, 8, 8), (2, 3, 16), (2, 3, 4, 8, 8), (2, 5, 8), (2, 3, 32, 32), (2, 16),
+                 (2, 4, 8, 8), (2, 4), (2, 3, 224, 224)]
+_LENGTH = re.compile(r"(valid_len\w*|\w*length\w*|\w*_len|lens|seq_len\w*)$")
+_MASK = re.compile(r"\w*mask\w*$")
+# operators whose argument (by keyword or position) is a sequence length or a mask
+_LENGTH_OPS = {"SequenceMask": ("sequence_length", 1), "SequenceLast": ("sequence_length", 1),
+               "SequenceReverse": ("sequence_length", 1)}
+_MASK_OPS = {"masked_softmax": ("mask", 1), "masked_log_softmax": ("mask", 1)}
+
+
+def inputs_of(block: Any) -> List[inspect.Parameter]:
+    """The inputs a call of ``block`` needs: the forward parameters without a default, less the block's own
+    parameters (``hybrid_forward(self, F, x, weight)``: Gluon passes ``weight``)."""
+    own = set(getattr(block, "_reg_params", {}) or {})
+    return [p for p in forward_parameters(block) if p.name not in own and p.kind != p.VAR_POSITIONAL
+            and p.default is p.empty]
+
+
+def _forward_source(block: Any) -> Optional[ast.FunctionDef]:
+    method = getattr(type(block), "hybrid_forward", None) or getattr(type(block), "forward", None)
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(method)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+    node = tree.body[0] if tree.body else None
+    return node if isinstance(node, ast.FunctionDef) else None
+
+
+def integer_roles(block: Any) -> Dict[str, str]:
+    """``name -> 'length' | 'mask'`` for the inputs a name or an operator marks as integers."""
+    names = [p.name for p in inputs_of(block)]
+    roles = {name: "length" for name in names if _LENGTH.match(name)}
+    roles.update({name: "mask" for name in names if _MASK.match(name) and name not in roles})
+    function = _forward_source(block)
+    for node in ast.walk(function) if function is not None else ():
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        for table, role in ((_LENGTH_OPS, "length"), (_MASK_OPS, "mask")):
+            if node.func.attr not in table:
+                continue
+            keyword, position = table[node.func.attr]
+            values = [k.value for k in node.keywords if k.arg == keyword]
+            values += node.args[position:position + 1]
+            for value in values:
+                if isinstance(value, ast.Name) and value.id in names:
+                    roles.setdefault(value.id, role)
+    return roles
+
+
+def _layers(block: Any, depth: int = 0) -> Iterator[Any]:
+    """The block's leaf layers, depth first in registration order."""
+    children = list(getattr(block, "_children", {}).values())
+    if not children:
+        yield block
+        return
+    if depth > 50:
+        return
+    for child in children:
+        child = child() if callable(child) and not hasattr(child, "_children") else child  # weakrefs (Gluon 2)
+        yield from _layers(child, depth + 1)
+
+
+def _kind(layer: Any) -> str:
+    return next((k.__name__ for k in type(layer).__mro__ if k.__module__.split(".")[0] in ("mxnet", "hylint")),
+                type(layer).__name__)
+
+
+def _param_dim(layer: Any, name: str, axis: int) -> int:
+    """Dimension ``axis`` of the layer's parameter ``name`` (0 when deferred or absent)."""
+    shape = getattr(getattr(layer, name, None), "shape", None) or ()
+    return int(shape[axis]) if len(shape) > axis and shape[axis] else 0
+
+
+_SIZE_ATTRIBUTES = ("_in_units", "in_units", "_in_channels", "in_channels", "_input_size", "input_size", "_units",
+                    "units", "_embed_size", "_hidden_size", "_channels")
+
+
+def _own_size(block: Any) -> int:
+    """The input size a block keeps as an attribute (``self._units = units``), or 0."""
+    for name in _SIZE_ATTRIBUTES:
+        value = getattr(block, "__dict__", {}).get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return 0
+
+
+def _first_layer_shape(block: Any) -> Optional[Any]:
+    """The input the first leaf layer implies, or None."""
+    for layer in _layers(block):
+        kind = _kind(layer)
+        if kind == "Dense":
+            units = _param_dim(layer, "weight", 1)
+            if getattr(layer, "_flatten", True) is False:
+                return (BATCH, STEPS, units or _own_size(block) or 8)
+            return (BATCH, units or _own_size(block) or 8)
+        if kind.startswith("Conv") and kind[4:6] in ("1D", "2D", "3D"):
+            rank = int(kind[4])
+            layout = getattr(layer, "_kwargs", {}).get("layout", "") or "NC" + "DHW"[3 - rank:]
+            channels = getattr(layer, "_in_channels", 0) or 3
+            spatial = 8 if rank == 3 else 16
+            shape = [BATCH] + [channels if c == "C" else spatial for c in layout[1:]]
+            return tuple(shape)
+        if kind == "Embedding":
+            dim = int(getattr(layer, "_kwargs", {}).get("input_dim", 0) or 0)
+            return {"shape": (BATCH, STEPS), "dtype": "float32", "low": 0, "high": max(1, dim), "integers": True}
+        if kind in ("RNN", "LSTM", "GRU"):
+            size = getattr(layer, "_input_size", 0) or 8
+            layout = getattr(layer, "_layout", "TNC")
+            return (STEPS, BATCH, size) if layout == "TNC" else (BATCH, STEPS, size)
+        if kind in ("RNNCell", "LSTMCell", "GRUCell"):
+            return (BATCH, getattr(layer, "_input_size", 0) or 8)
+        if kind in ("BatchNorm", "InstanceNorm", "SyncBatchNorm"):
+            return (BATCH, _param_dim(layer, "gamma", 0) or 3, 8, 8)
+        if kind == "LayerNorm":
+            return (BATCH, STEPS, _param_dim(layer, "gamma", 0) or 8)
+        if kind in ("Activation", "Dropout", "Identity", "HybridLambda", "Lambda", "Flatten"):
+            continue  # shape-agnostic: the next layer tells
+        return None
+    return None
+
+
+def _from_kwargs(kwargs: Dict[str, Any]) -> List[Any]:
+    """Shapes the constructor arguments imply: ``in_channels=c`` -> (2, c, 16, 16), ``in_units=u`` -> (2, u)."""
+    shapes: List[Any] = []
+    channels = kwargs.get("in_channels")
+    if isinstance(channels, int) and channels > 0:
+        shapes += [(BATCH, channels, 16, 16), (BATCH, channels, 16), (BATCH, channels, 8, 8, 8)]
+    for key in ("in_units", "units", "input_size", "in_size", "embed_size", "hidden_size", "channels", "in_channels"):
+        value = kwargs.get(key)
+        if isinstance(value, int) and value > 0:
+            shapes += [(BATCH, value), (BATCH, STEPS, value), (STEPS, BATCH, value)]
+    return shapes
+
+
+def _defaults(cls: Any) -> Dict[str, Any]:
+    try:
+        return {p.name: p.default for p in inspect.signature(cls).parameters.values() if p.default is not p.empty}
+    except (TypeError, ValueError):
+        return {}
+
+
+def _companion(role: Optional[str], first: Any) -> Any:
+    """The spec of an input after the first: integer lengths (one per sequence, in [1, steps]), a 0/1 mask,
+    else the first input's spec."""
+    shape = tuple(first["shape"]) if isinstance(first, dict) else tuple(first)
+    if role == "length":
+        steps = shape[1] if len(shape) > 1 else STEPS
+        return {"shape": (shape[0],), "dtype": "float32", "low": 1, "high": steps + 1, "integers": True}
+    if role == "mask":
+        return {"shape": shape[:2] if len(shape) >= 2 else shape, "dtype": "float32", "low": 0, "high": 2,
+                "integers": True}
+    return first
+
+
+def candidates(block: Any, kwargs: Optional[Dict[str, Any]] = None, most: int = 16) -> List[List[Any]]:
+    """Input spec lists to try, best first (each one spec per required input)."""
+    wanted = inputs_of(block)
+    if not wanted:
+        return [[]]
+    roles = integer_roles(block)
+    firsts: List[Any] = []
+    implied = _first_layer_shape(block)
+    given = {**_defaults(type(block)), **(kwargs or {})}  # what it was built with, its defaults included
+    own = _own_size(block)
+    attribute = [(BATCH, STEPS, own), (BATCH, own)] if own else []
+    larger = []  # an image classifier's pooling needs larger images: the implied channels at more sizes
+    if isinstance(implied, tuple) and len(implied) == 4 and implied[2] == implied[3]:
+        larger = [implied[:2] + (size, size) for size in (32, 64, 224, 299)]
+    for shape in ([implied] if implied is not None else []) + _from_kwargs(given) + attribute + larger \
+            + list(COMMON_SHAPES):
+        if shape not in firsts:
+            firsts.append(shape)
+    found: List[List[Any]] = []
+    for first in firsts[:most]:
+        specs = [first if index == 0 and roles.get(p.name) is None else _companion(roles.get(p.name), first)
+                 for index, p in enumerate(wanted)]
+        found.append(specs)
+    return found
+
+
+def shapes_tried(candidates_: Sequence[Sequence[Any]]) -> str:
+    from hylint.verify.inputs import input_text
+
+    return "; ".join(" ".join(input_text(s) for s in specs) for specs in candidates_)
