@@ -83,7 +83,8 @@ def _import_class(mx: Any, job: BlockJob) -> Tuple[Any, Any, Optional[str]]:
 def plan(mx: Any, job: BlockJob, options: SurveyOptions) -> Dict[str, Any]:
     """What to run for ``job`` (call inside the backend and the job's import scope): ``{"kwargs", "inputs",
     "module", "gate", "how"}``, or ``{"verdict": SKIPPED | NOT_RUN, "reason"}``."""
-    from hylint.verify import construct, feed
+    import hylint.verify.construct as construct
+    import hylint.verify.feed as feed
     from hylint.verify.harness import build_block, call_block
     from hylint.verify.inputs import input_text
 
@@ -420,7 +421,9 @@ def survey(path: Path, options: SurveyOptions, linter_for: Callable[[str], Any],
 
         # imported once here, shared by every forked child (and one version of the code for the whole run)
         import hylint.runtime  # noqa: F401
-        from hylint.verify import construct, feed, run  # noqa: F401
+        import hylint.verify.construct  # noqa: F401
+        import hylint.verify.feed  # noqa: F401
+        import hylint.verify.run  # noqa: F401
 
         gc.collect()
         gc.freeze()
