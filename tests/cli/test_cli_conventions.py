@@ -178,4 +178,5 @@ def test_readme_names_every_option_of_check_and_the_configuration_files():
                 assert re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", readme), name
     assert "`-q/--quiet`" in readme and "`-o/--output-file PATH`" in readme
     assert "`hylint.toml`" in readme and "`.hylint.toml`" in readme
-    assert "about 36 minutes on 2 cores" in readme  # the whole suite, beside the fast suite's few minutes
+    # the whole suite's measured time, beside the fast suite's few minutes
+    assert re.search(r"the whole suite took \d+ minutes on 2 cores", readme)
