@@ -13,9 +13,10 @@ import libcst as cst
 from hylint.analysis import ops
 from hylint.analysis.evidence import classify_params, declared_parameter
 from hylint.analysis.layers import child_output
-from hylint.analysis.guards import ND_NAMES, GuardRegion, ends_control_flow, guard_mode, python_container_test
+from hylint.analysis.guards import GuardRegion, ends_control_flow, guard_mode, python_container_test
 from hylint.analysis.module import ClassInfo, ModuleInfo, in_numpy_mode
 from hylint.facts.attributes import NDARRAY_PYTHON_VALUES
+from hylint.facts.names import in_nd_namespace
 from hylint.syntax.nodes import dotted_name, literal_int, nested_literal_shape, param_names, parent_map, returns_tuple
 from hylint.analysis.values import (NUMPY, PY, UNKNOWN, Kind, Shape, Value, is_proven_tensor, join, merge_shapes,
                                    tensor, why_not_proven)
@@ -593,7 +594,7 @@ class HybridContext:
                 return UNKNOWN  # a numpy-mode array (`F.np.split(x, 1)` is even a list): not a legacy tensor
             return ops.evaluate(ops.OpCall(op.rsplit(".", 1)[-1], callee, node, False, tuple(arg_values)))
         root = callee.split(".", 1)[0]
-        if callee and (callee.rsplit(".", 1)[0] in ND_NAMES or any(callee.startswith(p + ".") for p in ND_NAMES)):
+        if in_nd_namespace(callee):
             # nd.op(...) / mx.nd.op(...): an NDArray made outside the graph
             if not self.takes_f:
                 # a helper without F written against mx.nd: it fails at its first nd call on a Symbol, and

@@ -7,8 +7,8 @@ from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Set,
 
 import libcst as cst
 
-from hylint.analysis.guards import ND_NAMES
 from hylint.analysis.layers import BUILTIN_PARAMETERS, inherited_parameter_shapes
+from hylint.facts.names import NUMPY_MODE_SWITCH, in_nd_namespace
 from hylint.facts.layers import BLOCK_BASE_NAMES, HYBRID_BASE_NAMES  # noqa: F401  (read through this module)
 from hylint.analysis.symbolic import InitShapes, SymShape
 from hylint.syntax.nodes import (blocks_of, call_arg, dotted_name, is_parameter_factory, keyword_value, literal_shape,
@@ -246,7 +246,7 @@ def sets_numpy_mode(module: cst.Module) -> bool:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and \
-                        (dotted_name(small.value.func) or "").rsplit(".", 1)[-1] == "set_np":
+                        (dotted_name(small.value.func) or "").rsplit(".", 1)[-1] == NUMPY_MODE_SWITCH:
                     return True
     return False
 
@@ -269,7 +269,7 @@ def ndarray_maker(value: cst.BaseExpression, depth: int = 0) -> Optional[str]:
         return None
     if isinstance(value, cst.Call):
         callee = dotted_name(value.func) or ""
-        if callee.rpartition(".")[0] in ND_NAMES or any(callee.startswith(p + ".") for p in ND_NAMES):
+        if in_nd_namespace(callee):
             return callee
         if isinstance(value.func, cst.Attribute) and value.func.attr.value not in LEAVING_NDARRAY:
             return ndarray_maker(value.func.value, depth + 1)  # a method of an NDArray: `.reshape(...)`

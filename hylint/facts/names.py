@@ -13,6 +13,16 @@ SYM_TYPES = frozenset({"Symbol"})
 # how code spells the eager and the traced namespace: `F is nd` is true in one mode only
 ND_NAMES = frozenset({"nd", "ndarray", "mx.nd", "mx.ndarray", "mxnet.nd", "mxnet.ndarray"})
 SYM_NAMES = frozenset({"sym", "symbol", "mx.sym", "mx.symbol", "mxnet.sym", "mxnet.symbol"})
+# `npx.set_np()` (any spelling ending in this name) as a module-level statement: MXNet's numpy mode for the
+# module's blocks (read by analysis/module.py; lint/regions.py keeps that statement)
+NUMPY_MODE_SWITCH = "set_np"
+
+
+def in_nd_namespace(callee: str) -> bool:
+    """``callee`` (a dotted name) is a function of the eager namespace: ``nd.ones``, ``mx.nd.random.uniform``."""
+    return bool(callee) and (callee.rpartition(".")[0] in ND_NAMES or any(callee.startswith(p + ".") for p in ND_NAMES))
+
+
 # the namespace's `__name__` eagerly and when traced (measured on MXNet 1.9.1): `F.__name__ == 'mxnet.ndarray'`
 ND_MODULE_NAME = "mxnet.ndarray"
 SYM_MODULE_NAME = "mxnet.symbol"

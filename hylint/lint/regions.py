@@ -77,6 +77,7 @@ import re
 from collections import defaultdict
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
+from hylint.facts.names import NUMPY_MODE_SWITCH
 from hylint.lint.prefilter import CLASS_KEYS, CLASS_NAMES, CONTEXT_KEYS, rule_keys
 from hylint.rule import BLOCK_CALLS, MXNET_IMPORTS, RANDOM_BINDINGS, SELF_ATTRIBUTE_METHODS, Region
 from hylint.syntax.python_tree import python_tree
@@ -345,7 +346,7 @@ def _sets_numpy_mode(node: ast.stmt) -> bool:
     if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
         return False
     func = node.value.func
-    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) == "set_np"
+    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) == NUMPY_MODE_SWITCH
 
 
 def reduce_source(source: str, reads: FrozenSet[Region], tree: Optional[ast.Module] = None,
