@@ -2,6 +2,7 @@
 (the safe fixes, runtime-evidence fixes of opt-in rules, unsafe fixes on the executed lines)."""
 from __future__ import annotations
 
+import ast
 import contextlib
 import linecache
 import re
@@ -131,13 +132,27 @@ def _run_by_target(mx: Any, diagnostics: List[Any], source: str, filename: str, 
                    target: Target) -> List[Any]:
     """The diagnostics on lines the target runs when built and called eagerly: the fixes of a file's other
     blocks are written by ``--fix`` like `hylint check --fix`'s, but they are not this target's to list."""
-    if not diagnostics:
-        return diagnostics
+    own = _class_lines(source, target.name)
+    if all(d.start[0] in own for d in diagnostics):
+        return diagnostics  # all in the target's own class: no run needed to tell them apart
     try:
         executed = _executed_lines(mx, source, filename, path, target)
     except VerifyError:
         return diagnostics  # (the run that failed says why; the listing stays whole)
     return [d for d in diagnostics if executed.intersection(range(d.start[0], d.end[0] + 1))]
+
+
+def _class_lines(source: str, name: str) -> range:
+    """The lines of the module-level class ``name`` (its last dotted part) in ``source``, else none."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return range(0)
+    short = name.rsplit(".", 1)[-1]
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == short:
+            return range(node.lineno, (node.end_lineno or node.lineno) + 1)
+    return range(0)
 
 
 def _evidence_rounds(mx: Any, report: TargetReport, text: str, source: str, current: Outcome, path: Path,
