@@ -3,7 +3,8 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from hylint.analysis.module import ClassInfo, class_family, is_hybrid_class
-from hylint.rule import Invalid, LintRule, SELF_ATTRIBUTE_METHODS, Valid
+from hylint.diagnostic import Applicability
+from hylint.rule import Invalid, LintRule, PendingFix, SELF_ATTRIBUTE_METHODS, Valid, replace
 from hylint.rules._hazards import self_attr, self_calls
 from hylint.syntax.nodes import dotted_name, param_names
 from hylint.syntax.walk import EXPRESSIONS, TRIVIA, iter_nodes, walk
@@ -161,8 +162,52 @@ def _reads_in(fn: cst.FunctionDef, attrs: Set[str], outside: Set[cst.CSTNode], t
     return found
 
 
+FIX_TITLE = "Build the tensors on every call: drop the first-call guard"
+WHY_UNSAFE = ("the guarded code then runs on every call: it is assumed to build the same tensors each time (no "
+              "random op, nothing read from the inputs) and to do nothing else that a second run would change")
+
+
+def every_call_fix(guard: cst.If, family: List[ClassInfo], module: cst.Module) -> Optional[PendingFix]:
+    """The guard replaced by its body, dedented: the tensors are built from each call's F. Only for a guard
+    that is a statement of the body of a top-level class's hybrid_forward, without ``else``."""
+    if guard.orelse is not None or not isinstance(guard.body, cst.IndentedBlock) or guard.body.footer:
+        return None
+    owner = method = None
+    for cls in family:
+        method = cls.methods.get("hybrid_forward")
+        if method is not None and isinstance(method.body, cst.IndentedBlock) and \
+                any(statement is guard for statement in method.body.body):
+            owner = cls
+            break
+    if owner is None or not any(statement is owner.node for statement in module.body):
+        return None
+    default = module.default_indent
+    indent = (owner.node.body.indent if owner.node.body.indent is not None else default) + \
+        (method.body.indent if method.body.indent is not None else default)
+    inner = guard.body.indent if guard.body.indent is not None else default
+    code = module.code_for_node(guard.body)
+    # the guard's span ends before the comment and newline of its last line, which stay where they are
+    last = [node for node in iter_nodes(guard.body, frozenset()) if isinstance(node, cst.TrailingWhitespace)][-1]
+    end = module.code_for_node(last)
+    if not code.endswith(end):
+        return None
+    header, *lines = code[:len(code) - len(end)].splitlines()
+    kept = [header.strip()] if header.strip() else []  # the comment on the `if` line stays, on its own line
+    for line in lines:
+        if line.startswith(inner):
+            kept.append(line[len(inner):])
+        elif line.strip():
+            return None  # a line outside the block's indentation (a continued string): left alone
+        else:
+            kept.append("")
+    newline = module.default_newline
+    code = newline.join(indent + line if line and number else line for number, line in enumerate(kept))
+    return PendingFix(Applicability.UNSAFE, FIX_TITLE, [replace(guard, code)], why_unsafe=WHY_UNSAFE)
+
+
 class TensorCachedOnSelf(LintRule):
     CODE = "HY811"
+    FIX_TITLE = FIX_TITLE
     NAME = "tensor-cached-on-self"
     MESSAGE = "A tensor built with one call's F is kept on self and used by later calls"
     HYBRID_ONLY = False
@@ -206,7 +251,10 @@ constant parameter (`self.params.get_constant('basis', value)`), which `hybrid_f
 an argument in either mode.
 
 ## Fix safety
-No fix.
+The fix is unsafe: it removes the guard, so its body runs on every call and builds the tensors from that
+call's `F`. That computes the same eagerly only if the guarded code builds the same tensors each time (no
+random op, nothing read from the inputs) and does nothing else that a second run changes; hylint does not
+prove either. Offered only for a guard that is a statement of `hybrid_forward`'s body, without `else`.
 """
     VALID = [
         Valid(CLS.format("    def hybrid_forward(self, F, x):\n        basis = F.ones((1, 4))\n"
@@ -220,10 +268,17 @@ No fix.
     ]
     INVALID = [
         Invalid(CLS.format("    def hybrid_forward(self, F, x):\n        if self.basis is None:\n"
-                           "            self.basis = F.ones((1, 4))\n        return F.dot(x, self.basis)\n")),
+                           "            self.basis = F.ones((1, 4))\n        return F.dot(x, self.basis)\n"),
+                expected_fixed=CLS.format("    def hybrid_forward(self, F, x):\n        self.basis = F.ones((1, 4))\n"
+                                          "        return F.dot(x, self.basis)\n"), unsafe=True),
         Invalid(CLS.format("    def build(self, F):\n        self.basis = F.ones((1, 4))\n\n"
-                           "    def hybrid_forward(self, F, x):\n        if not self.ready:\n            self.build(F)\n"
-                           "            self.ready = True\n        return F.dot(x, self.basis)\n")),
+                           "    def hybrid_forward(self, F, x):\n        if not self.ready:  # once\n"
+                           "            self.build(F)\n\n            self.ready = True\n"
+                           "        return F.dot(x, self.basis)\n"),
+                expected_fixed=CLS.format("    def build(self, F):\n        self.basis = F.ones((1, 4))\n\n"
+                                          "    def hybrid_forward(self, F, x):\n        # once\n        self.build(F)\n\n"
+                                          "        self.ready = True\n        return F.dot(x, self.basis)\n"),
+                unsafe=True),
     ]
 
     def visit_FunctionDef(self, node: cst.FunctionDef, ctx) -> None:
@@ -242,11 +297,12 @@ No fix.
         traced_body = node is hybrid_forward
         for read in _reads_in(node, set(cached), guards, traced_body, f_name):
             attr = self_attr(read)
-            _, _, builder = cached[attr]
+            _, guard, builder = cached[attr]
             where = "in hybrid_forward" if builder == "hybrid_forward" else f"by `self.{builder}(F)`"
             ctx.report(read, f"`self.{attr}` is a tensor built {where} with the first call's F, under a guard on "
                              f"self, and kept for later calls: after an eager call the trace gets an NDArray "
                              f"where it needs a Symbol (AssertionError: Argument must be Symbol instances), and "
                              f"after a trace an eager call gets a Symbol",
+                       fix=every_call_fix(guard, class_family(cls, classes), ctx.module),
                        instead="the tensor built on every call from that call's F, or a constant parameter made in "
                                "`__init__` (`self.params.get_constant`) and taken as an argument")
