@@ -393,7 +393,14 @@ class HybridContext:
             return inner if inner.kind in (Kind.TENSOR, Kind.PY, Kind.NUMPY) else UNKNOWN
         if kind is cst.BooleanOperation:
             left = self.expr(node.left)
+            # `F is nd and x.sum() > 0` (or `F is sym or ...`): the right side is evaluated only eagerly
+            mode = guard_mode(node.left, self.f_name, self.module.guards)
+            eager_right = mode == ("nd" if isinstance(node.operator, cst.And) else "sym")
+            if eager_right:
+                self.eager_only.add(node.right)
+            self._eager_depth += eager_right
             right = self.expr(node.right)
+            self._eager_depth -= eager_right
             return right if left.kind is right.kind else UNKNOWN
         if kind is cst.Comparison:
             left = self.expr(node.left)

@@ -63,6 +63,28 @@ def eager_guard(assert_node: cst.Assert, parents: Dict[cst.CSTNode, cst.CSTNode]
     if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or \
             not isinstance(assert_node.semicolon, cst.MaybeSentinel):
         return None
+    test = eager_test(ctx)
+    return None if test is None else f"if {test}: {ctx.code(assert_node).strip()}"
+
+
+# the tests `and` binds tighter than, which keep their meaning as its right operand without parentheses
+_TIGHTER = (cst.Comparison, cst.Call, cst.Name, cst.Attribute, cst.Subscript, cst.UnaryOperation, cst.BinaryOperation)
+
+
+def eager_only_condition(test: cst.BaseExpression, ctx) -> Optional[str]:
+    """``F is mx.nd and <test>``: true exactly when ``test`` is, eagerly, and never evaluated when traced
+    (``and`` does not evaluate its right operand when the left is false); None as for ``eager_guard``."""
+    guard = eager_test(ctx)
+    if guard is None:
+        return None
+    code = ctx.code(test).strip()
+    parenthesized = isinstance(test, _TIGHTER) and not (isinstance(test, cst.UnaryOperation) and
+                                                         not isinstance(test.operator, cst.Not))
+    return f"{guard} and {code}" if parenthesized or test.lpar else f"{guard} and ({code})"
+
+
+def eager_test(ctx) -> Optional[str]:
+    """``F is mx.nd`` with the ndarray binding of the module that the hybrid function also uses, else None."""
     fn = ctx.function
     if fn is None:
         return None
@@ -73,5 +95,5 @@ def eager_guard(assert_node: cst.Assert, parents: Dict[cst.CSTNode, cst.CSTNode]
     for name in _nd_names(ctx.module):
         root = name.split(".", 1)[0]
         if name in ND_NAMES and root in used.names and root not in local:
-            return f"if {ctx.f_name} is {name}: {ctx.code(assert_node).strip()}"
+            return f"{ctx.f_name} is {name}"
     return None

@@ -6,7 +6,8 @@ from hylint.syntax.nodes import dotted_name
 from hylint.analysis.values import Kind, shape_difference
 from hylint.diagnostic import Applicability
 from hylint.syntax.rewrite import f_call
-from hylint.rule import Invalid, LintRule, PendingEdit, PendingFix, Valid, replace
+from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingEdit, PendingFix, Valid, replace
+from hylint.rules._eager_guard import eager_guard, eager_only_condition, eager_test
 from hylint.rules._hazards import CLS, is_pure, is_tensor
 
 CONVERSIONS = {"bool", "float", "int", "complex"}
@@ -26,6 +27,8 @@ class TensorTruthValue(LintRule):
     NAME = "tensor-truth-value"
     MESSAGE = "A tensor used as a Python bool or number"
     FIX_TITLE = "Select with `F.where` (both branches are computed)"
+    GUARD_TITLE = "Run the check only eagerly, under `F is mx.nd` (it is skipped when traced)"
+    READS = frozenset({MXNET_IMPORTS})  # the ndarray module's name, for a check's eager-only guard
     DOC = """
 ## What it does
 Flags a tensor in an `if`, `elif` or `while` condition, an `assert`, a conditional expression, an
@@ -60,6 +63,13 @@ Unsafe, offered when an `if`/`else` (or `A if c else B`) only selects between tw
 F.broadcast_mul(F.ones_like(A), c), A, B)`, the form verified on MXNet 1.9.1. Both branches are now
 computed, a multi-element condition selects elementwise instead of raising, and the branches must
 have the same shape; `A` is evaluated twice, so it must be free of random ops and calls.
+
+A check is kept for eager calls only, also unsafe: `if c: raise ...` (no `else`) -> `if F is mx.nd
+and c: raise ...`, and `assert c` -> `if F is mx.nd: assert c`. Eagerly `F is mx.nd` is true, so the
+check runs as before; when traced `and` does not evaluate `c`, so the hybridized block no longer checks
+(measured on MXNet 1.9.1: fixtures/HY802_2, gluonts' `jitter_cholesky`). Offered when the module
+imports MXNet's ndarray module under a name the function also uses (`import mxnet as mx` and
+`mx.base.MXNetError`), which the guard then names.
 """
     VALID = [
         Valid(CLS.format("        if F is nd:\n            return x * 2\n        return x * 3\n")),
@@ -69,6 +79,8 @@ have the same shape; `A` is evaluated twice, so it must be free of random ops an
         Valid(CLS.format("        if self._scale > 1:\n            x = x * self._scale\n        return x\n")),
         Valid(CLS.format("        return F.where(x > 0, x, x * 0.1)\n")),
         Valid(CLS.format("        n = int(self._n)\n        return x * n\n")),
+        Valid("import mxnet as mx\n" + CLS.format("        if F is mx.nd and x.min() < 0:\n"
+                                                  "            raise mx.base.MXNetError('negative')\n        return x\n")),
     ]
     INVALID = [
         Invalid(CLS.format("        if x.sum() > 0:\n            return x * 2\n        else:\n            return x * 3\n"),
@@ -82,6 +94,14 @@ have the same shape; `A` is evaluated twice, so it must be free of random ops an
                 unsafe=True),
         Invalid(CLS.format("        while x.max() > 1:\n            x = x / 2\n        return x\n")),
         Invalid(CLS.format("        assert x.min() >= 0\n        return x\n")),
+        Invalid("import mxnet as mx\n" + CLS.format("        assert x.min() >= 0, mx.__version__\n        return x\n"),
+                "import mxnet as mx\n" + CLS.format("        if F is mx.nd: assert x.min() >= 0, mx.__version__\n"
+                                                    "        return x\n"), unsafe=True),
+        Invalid("import mxnet as mx\n" + CLS.format("        if x.min() < 0 or x.max() > 9:\n"
+                                                    "            raise mx.base.MXNetError('range')\n        return x\n"),
+                "import mxnet as mx\n" + CLS.format("        if F is mx.nd and (x.min() < 0 or x.max() > 9):\n"
+                                                    "            raise mx.base.MXNetError('range')\n        return x\n"),
+                unsafe=True),
         Invalid(CLS.format("        return x * float(x.sum())\n")),
         Invalid(CLS.format("        if not x:\n            return x\n        return x * 2\n")),
     ]
@@ -99,13 +119,33 @@ have the same shape; `A` is evaluated twice, so it must be free of random ops an
         return True
 
     def visit_If(self, node: cst.If, ctx) -> None:
-        self._flag(node.test, node.test, ctx, "`if`", self._if_fix(node, ctx))
+        self._flag(node.test, node.test, ctx, "`if`", self._if_fix(node, ctx) or self._raise_guard(node, ctx))
 
     def visit_While(self, node: cst.While, ctx) -> None:
         self._flag(node.test, node.test, ctx, "`while`")
 
     def visit_Assert(self, node: cst.Assert, ctx) -> None:
-        self._flag(node.test, node.test, ctx, "`assert`")
+        guarded = eager_guard(node, ctx.hybrid.parents, ctx) if ctx.hybrid is not None else None
+        fix = None if guarded is None else PendingFix(Applicability.UNSAFE, self._guard_title(ctx),
+                                                      [replace(node, guarded)])
+        self._flag(node.test, node.test, ctx, "`assert`", fix)
+
+    # -- the eager-only check --------------------------------------------------------------------
+    def _guard_title(self, ctx) -> str:
+        return self.GUARD_TITLE.replace("F is mx.nd", eager_test(ctx) or "F is mx.nd")
+
+    def _raise_guard(self, node: cst.If, ctx) -> Optional[PendingFix]:
+        """``if <tensor test>: raise ...`` (a check, no else) -> ``if F is mx.nd and <test>: raise ...``: the
+        same eagerly, never evaluated when traced. Unsafe: the hybridized block no longer checks."""
+        body = node.body
+        if node.orelse is not None or not isinstance(body, cst.IndentedBlock) or len(body.body) != 1:
+            return None
+        line = body.body[0]
+        if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(line.body[0], cst.Raise)):
+            return None
+        condition = eager_only_condition(node.test, ctx)
+        return None if condition is None else PendingFix(Applicability.UNSAFE, self._guard_title(ctx),
+                                                         [replace(node.test, condition)])
 
     def visit_IfExp(self, node: cst.IfExp, ctx) -> None:
         fix = self._where(ctx, node.test, node.body, node.orelse, lambda call: [replace(node, call)])
@@ -113,7 +153,8 @@ have the same shape; `A` is evaluated twice, so it must be free of random ops an
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation, ctx) -> None:
         for side in (node.left, node.right):
-            self._flag(side, side, ctx, "`and`/`or` operand")
+            if ctx.hybrid is None or side not in ctx.hybrid.eager_only:  # not the right of `F is nd and ...`
+                self._flag(side, side, ctx, "`and`/`or` operand")
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation, ctx) -> None:
         if isinstance(node.operator, cst.Not):
