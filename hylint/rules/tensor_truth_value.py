@@ -67,7 +67,9 @@ have the same shape; `A` is evaluated twice, so it must be free of random ops an
 A check is kept for eager calls only, also unsafe: `if c: raise ...` (no `else`) -> `if F is mx.nd
 and c: raise ...`, and `assert c` -> `if F is mx.nd: assert c`. Eagerly `F is mx.nd` is true, so the
 check runs as before; when traced `and` does not evaluate `c`, so the hybridized block no longer checks
-(measured on MXNet 1.9.1: fixtures/HY802_2, gluonts' `jitter_cholesky`). Offered when the module
+(measured on MXNet 1.9.1: fixtures/HY802_2, gluonts' `jitter_cholesky`). Not offered for an assert in a
+`try` that catches AssertionError: there the assert steers the code (gluonts retries a Cholesky with more
+jitter when it fails), and skipping it made the hybridized DeepState models compute something else. Offered when the module
 imports MXNet's ndarray module under a name the function also uses (`import mxnet as mx` and
 `mx.base.MXNetError`), which the guard then names.
 """
@@ -125,7 +127,8 @@ imports MXNet's ndarray module under a name the function also uses (`import mxne
         self._flag(node.test, node.test, ctx, "`while`")
 
     def visit_Assert(self, node: cst.Assert, ctx) -> None:
-        guarded = eager_guard(node, ctx.hybrid.parents, ctx) if ctx.hybrid is not None else None
+        parents = ctx.hybrid.parents if ctx.hybrid is not None else {}
+        guarded = eager_guard(node, parents, ctx) if not _caught(node, parents) else None
         fix = None if guarded is None else PendingFix(Applicability.UNSAFE, self._guard_title(ctx),
                                                       [replace(node, guarded)])
         self._flag(node.test, node.test, ctx, "`assert`", fix)
@@ -208,6 +211,26 @@ imports MXNet's ndarray module under a name the function also uses (`import mxne
         condition = f_call(f, "broadcast_mul", [f_call(f, "ones_like", [a]), test])
         call = f_call(f, "where", [condition, a, b])
         return PendingFix(Applicability.UNSAFE, self.FIX_TITLE, make_edits(call))
+
+
+# what an `except` clause names that catches a failed assert
+_CATCHING_ASSERT = {"AssertionError", "Exception", "BaseException"}
+
+
+def _caught(node: cst.CSTNode, parents) -> bool:
+    """``node`` is in the body of a ``try`` that catches AssertionError: the assert steers the code (gluonts'
+    jitter loop retries when it fails), so skipping it when traced would change what the graph computes."""
+    child, parent = node, parents.get(node)
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+        if isinstance(parent, cst.Try) and child is parent.body:
+            for handler in parent.handlers:
+                names = [handler.type] if not isinstance(handler.type, cst.Tuple) else \
+                    [element.value for element in handler.type.elements]
+                if handler.type is None or any((dotted_name(name) or "").rsplit(".", 1)[-1] in _CATCHING_ASSERT
+                                               for name in names):
+                    return True
+        child, parent = parent, parents.get(parent)
+    return False
 
 
 def _instead(how: str, f_name: str) -> str:
