@@ -89,10 +89,43 @@ def test_no_circle_in_the_runtime():
     assert [cycle for cycle in circles(GRAPH) if all(_is_runtime(module) for module in cycle)] == []
 
 
+def upward(graph) -> list:
+    """Each import of ``graph`` (outside the runtime) that goes up a layer, as "module -> target"."""
+    return sorted(f"{module} -> {target}" for module, targets in graph.items() if not _is_runtime(module)
+                  for target in targets if not _is_runtime(target) and _layer(target) < _layer(module))
+
+
 def test_no_import_up_a_layer():
-    upward = sorted(f"{module} -> {target}" for module, targets in GRAPH.items() if not _is_runtime(module)
-                    for target in targets if not _is_runtime(target) and _layer(target) < _layer(module))
-    assert upward == []
+    assert upward(GRAPH) == []
+
+
+def test_rules_import_repairs_and_repairs_import_no_rule():
+    """The repairs room: rules use it; a repair reads the code (analysis, syntax, facts) and builds a fix
+    (rule.py, diagnostic.py), never a rule nor the machinery above."""
+    assert any(_top(target) == "repairs" for module, targets in GRAPH.items() if _top(module) == "rules"
+               for target in targets)
+    allowed = {"repairs", "analysis", "syntax", "facts", "rule", "diagnostic"}
+    assert sorted(f"{module} -> {target}" for module, targets in GRAPH.items() if _top(module) == "repairs"
+                  for target in targets if _top(target) not in allowed) == []
+
+
+def test_an_upward_import_made_on_purpose_is_found(tmp_path):
+    """A repair importing a rule, lazily inside a function, in a temporary package laid out like hylint/:
+    the check that guards the real graph reports it; a rule importing the repair is fine."""
+    package = tmp_path / "hylint"
+    files = {
+        "__init__.py": "",
+        "rules/__init__.py": "",
+        "rules/a_rule.py": "from hylint.repairs.an_idiom import rewrite\n",
+        "repairs/__init__.py": "",
+        "repairs/an_idiom.py": "def rewrite():\n    from hylint.rules import a_rule\n",
+    }
+    for name, text in files.items():
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_text(text)
+    assert upward(read_graph(package)) == ["hylint.repairs.an_idiom -> hylint.rules.a_rule"]
+    (package / "repairs/an_idiom.py").write_text("def rewrite():\n    return None\n")
+    assert upward(read_graph(package)) == []
 
 
 def test_the_linter_does_not_import_the_runtime():
