@@ -7,10 +7,10 @@ from typing import Dict, Optional
 
 import libcst as cst
 
-from hylint.facts.attributes import NDARRAY_PYTHON_VALUES
 from hylint.syntax.nodes import dotted_name
+from hylint.repairs.straight_through import ND_PREFIXES, NDARRAY_ONLY
 from hylint.rules._hazards import self_attr
-from hylint.rules._imports import top_level_imports
+from hylint.syntax.imports import top_level_imports
 from hylint.syntax.walk import walk
 
 # the templates of the examples: an mx.autograd.Function whose forward works on a Symbol (SIGN) or
@@ -21,9 +21,6 @@ SCALED_SIGN = SIGN.replace("return x.sign()", "return x.sign() / x.shape[1]")
 FORWARD = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n{}"
 IN_INIT = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n        self.sign = Sign()\n\n"
            "    def hybrid_forward(self, F, x):\n{}")
-# attributes that a Symbol lacks, and NDArray namespaces: a forward using them fails on a Symbol
-NDARRAY_ONLY = NDARRAY_PYTHON_VALUES | {"asnumpy", "asscalar"}
-ND_PREFIXES = ("mx.nd.", "mxnet.nd.", "nd.", "mx.ndarray.", "mxnet.ndarray.", "ndarray.")
 
 
 def function_classes(module: cst.Module) -> Dict[str, cst.ClassDef]:

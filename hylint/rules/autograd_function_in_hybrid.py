@@ -3,8 +3,8 @@ import libcst as cst
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingFix, Valid, replace
 from hylint.rules._autograd_function import FORWARD, IN_INIT, SCALED_SIGN, SIGN, FunctionCalls, instead
-from hylint.rules._custom_op import FIX_TITLE as CUSTOM_OP_TITLE, custom_op, helper_code
-from hylint.rules._straight_through import FIX_TITLE, straight_through
+from hylint.repairs.custom_op import FIX_TITLE as CUSTOM_OP_TITLE, custom_op, helper_code
+from hylint.repairs.straight_through import FIX_TITLE, straight_through
 
 # a straight-through Function (identity backward) applied to a Parameter of a Conv2D subclass
 BINARIZE = ("import math\nimport mxnet as mx\nfrom mxnet.gluon import nn\n\n\nclass Binarize(mx.autograd.Function):\n"
@@ -86,7 +86,7 @@ layer such as `nn.Conv2D`'s `weight`) and is never reassigned: a Parameter's sha
 in both modes. Not rewritten so: any other backward, a Function with `__init__`, a forward with more
 than one statement, NDArray-only reads (`v.size`, `mx.nd.*`), or names the hybrid function shadows.
 Unsafe: for an infinite `x` the value is nan (`inf - inf`) where the Function gave `f(x)`.
-Measured on MXNet 1.9.1 (`tests/rules/test_straight_through_mxnet.py`): eager output bit-identical,
+Measured on MXNet 1.9.1 (`tests/repairs/test_straight_through_mxnet.py`): eager output bit-identical,
 hybridized equal to eager, input gradients equal to the Function's.
 
 Any other Function, kept in an attribute (`self.cov(x)`), made on the spot (`Cls(k)(x)`) or bound to
@@ -104,7 +104,7 @@ own attributes (`self.n = n`) reach the operator as `repr` text read back with `
 they must be Python literals (anything else raises at the first call); the output's shape is taken
 from one dry run of `forward` on ones, so it must depend on the input shapes alone; the output must
 have the inputs' dtype (else the call raises TypeError); and a graph holding the operator runs only
-where the module is imported. Measured on MXNet 1.9.1 (`tests/rules/test_custom_op_mxnet.py`, the
+where the module is imported. Measured on MXNet 1.9.1 (`tests/repairs/test_custom_op_mxnet.py`, the
 six gluoncv2 isqrtcovresnet models): eager outputs bit-identical to the Function's, hybridized equal
 to eager, parameter and input gradients equal to the Function's backward, eagerly and hybridized.
 """

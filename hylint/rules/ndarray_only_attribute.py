@@ -9,11 +9,11 @@ from hylint.syntax.rewrite import f_call, int_node, tuple_node
 from hylint.analysis.ops import NDARRAY_ONLY_ATTRS
 from hylint.facts.attributes import write_instead
 from hylint.rule import Fact, Invalid, LintRule, MXNET_IMPORTS, PendingFix, Reliance, Valid, replace
-from hylint.rules._eager_guard import eager_guard, enclosing_assert
-from hylint.rules._group_norm import group_norm_fix
-from hylint.rules._parity_pad import parity_pad_fix
-from hylint.rules._resize_like import resize_like_fix
-from hylint.rules._space_to_depth import space_to_depth_fix
+from hylint.repairs.eager_guard import eager_guard, enclosing_assert
+from hylint.repairs.group_norm import group_norm_fix
+from hylint.repairs.parity_pad import parity_pad_fix
+from hylint.repairs.resize_like import resize_like_fix
+from hylint.repairs.space_to_depth import space_to_depth_fix
 from hylint.rules._shape_instead import instead
 from hylint.syntax.walk import iter_nodes
 

@@ -2,10 +2,9 @@ from typing import Optional
 
 import libcst as cst
 
-from hylint.syntax.nodes import dotted_name, param_names
+from hylint.syntax.nodes import bound_names, dotted_name, param_names
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, replace
-from hylint.rules.returns_input_unchanged import bound_names
 
 CLS = ("class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
        "        self.weight = self.params.get('weight', shape=(3, 3))\n        self.dense = nn.Dense(3)\n\n"

@@ -1,5 +1,3 @@
-from typing import Set
-
 import libcst as cst
 
 from hylint.analysis.values import Kind
@@ -7,44 +5,8 @@ from hylint.diagnostic import Applicability
 from hylint.syntax.rewrite import f_call
 from hylint.rule import Invalid, LintRule, PendingFix, Valid, block_constructions, replace
 from hylint.rules._hazards import ADDING_METHODS, CLS, child_only
+from hylint.syntax.nodes import bound_names
 from hylint.syntax.walk import walk
-
-
-def bound_names(fn: cst.FunctionDef) -> Set[str]:
-    """Names (re)bound anywhere in the body of ``fn``."""
-    names: Set[str] = set()
-
-    class _Find(cst.CSTVisitor):
-        def _add(self, target) -> None:
-            if isinstance(target, cst.Name):
-                names.add(target.value)
-            elif isinstance(target, (cst.Tuple, cst.List)):
-                for element in target.elements:
-                    self._add(element.value)
-            elif isinstance(target, cst.StarredElement):
-                self._add(target.value)
-
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            self._add(node.target)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            self._add(node.target)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            self._add(node.target)
-
-        def visit_For(self, node: cst.For) -> None:
-            self._add(node.target)
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            self._add(node.target)
-
-        def visit_WithItem(self, node: cst.WithItem) -> None:
-            if node.asname is not None:
-                self._add(node.asname.name)
-
-    walk(fn.body, _Find())
-    return names
 
 
 class ReturnsInputUnchanged(LintRule):

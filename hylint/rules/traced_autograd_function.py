@@ -3,8 +3,8 @@ import libcst as cst
 from hylint.diagnostic import Applicability
 from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingFix, Valid, replace
 from hylint.rules._autograd_function import FORWARD, IN_INIT, SCALED_SIGN, SIGN, FunctionCalls, instead
-from hylint.rules._custom_op import FIX_TITLE as CUSTOM_OP_TITLE, custom_op, helper_code
-from hylint.rules._straight_through import FIX_TITLE, straight_through
+from hylint.repairs.custom_op import FIX_TITLE as CUSTOM_OP_TITLE, custom_op, helper_code
+from hylint.repairs.straight_through import FIX_TITLE, straight_through
 
 # a Function whose training path calls mx.nd, as stochastic-depth and shake-shake regularisers do
 TRAINING_NOISE = SIGN.replace("        return x.sign()\n", "        if mx.autograd.is_training():\n"

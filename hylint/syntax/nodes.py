@@ -1,7 +1,7 @@
 """Small syntax helpers over libcst nodes: dotted names, literals, call arguments, parents."""
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -179,3 +179,40 @@ def name_reads(node: cst.CSTNode) -> List[cst.Name]:
 
     walk(node, _Find())
     return found
+
+
+def bound_names(fn: cst.FunctionDef) -> Set[str]:
+    """Names (re)bound anywhere in the body of ``fn``."""
+    names: Set[str] = set()
+
+    class _Find(cst.CSTVisitor):
+        def _add(self, target) -> None:
+            if isinstance(target, cst.Name):
+                names.add(target.value)
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                for element in target.elements:
+                    self._add(element.value)
+            elif isinstance(target, cst.StarredElement):
+                self._add(target.value)
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            self._add(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._add(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            self._add(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            self._add(node.target)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            self._add(node.target)
+
+        def visit_WithItem(self, node: cst.WithItem) -> None:
+            if node.asname is not None:
+                self._add(node.asname.name)
+
+    walk(fn.body, _Find())
+    return names

@@ -21,6 +21,10 @@ of size ``s``, the tail becomes ``return F.space_to_depth(x, block_size=s)``. Me
 Unsafe: the rewrite drops the tail's asserts, and for sizes not divisible by ``s`` it raises MXNetError
 where the original raised its AssertionError (or a reshape error); the sizes the idiom divides must be
 divisible, which hylint cannot see.
+
+Used by HY201 (rules/ndarray_only_attribute.py). Rests on (MXNet 1.9.1): mxnet-truth shape-free.md, the row
+"space-to-depth from `batch, c, h, w = x.shape`" (0 / 0 for s = 2, 3, 4; the channel order is the
+same); fixtures/HY201_7.
 """
 from __future__ import annotations
 

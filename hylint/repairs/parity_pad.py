@@ -18,6 +18,10 @@ the rewrite works for any kernel and stride expression; hylint cannot see that t
 size only through its parity, nor that only a convolution reads the padded tensor: the fix is unsafe.
 The rewrite calls a module-level function, ``_pad_by_parity``, inserted once before the module's first
 function or class (identical insertions of several fixes are applied once, lint/fixes.py).
+
+Used by HY201 (rules/ndarray_only_attribute.py); resize_like.py reuses its size reads. Rests on (MXNet
+1.9.1): mxnet-truth shape-free.md, the row "TF-"SAME" padding" (28 cases, outputs and input gradients
+0 / 0); tests/repairs/test_parity_pad.py (on every backend) and fixtures/HY201_5.
 """
 from __future__ import annotations
 
@@ -60,7 +64,7 @@ def helper_source(indent: str = "    ", newline: str = "\n") -> str:
     return newline.join(line.replace("    ", indent) for line in _HELPER_LINES) + newline
 
 
-def _is_size_read(node: cst.CSTNode, x: str, code) -> bool:
+def is_size_read(node: cst.CSTNode, x: str, code) -> bool:
     """``x.shape[2:]``: the spatial sizes of an NCHW tensor."""
     if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute)
             and node.value.attr.value == "shape" and code(node.value.value).strip() == x and len(node.slice) == 1):
@@ -150,7 +154,7 @@ def parity_pad_fix(attr_node: cst.Attribute, parents: Dict, ctx) -> Optional[Pen
         return None
     x = attr_node.value.value
     read = parents.get(attr_node)
-    if not _is_size_read(read, x, ctx.code):
+    if not is_size_read(read, x, ctx.code):
         return None
     holder = parents.get(read)
     edits: List[PendingEdit] = []

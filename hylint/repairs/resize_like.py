@@ -17,6 +17,10 @@ and gradients bit-identical, eager and hybridized, both ``align_corners``, up- a
 
 Unsafe: the child block no longer runs for the rewritten call (its hooks, and a ``hybrid_forward`` changed
 later), and with ``A if C``, ``A`` must not be None when ``C`` holds (``A if A is not None`` is exact).
+
+Used by HY201 (rules/ndarray_only_attribute.py). Rests on (MXNet 1.9.1): mxnet-truth shape-free.md, the row
+"`BilinearResize2D(y, height=x.shape[2], width=x.shape[3])`" (0 / 0; the like tensor gets a zero
+gradient); tests/repairs/test_resize_like_mxnet.py and fixtures/HY201_8.
 """
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ import libcst as cst
 from hylint.analysis.resizers import resize_position
 from hylint.diagnostic import Applicability
 from hylint.rule import PendingEdit, PendingFix, replace
-from hylint.rules._parity_pad import _is_size_read, bound_size, size_or_none
+from hylint.repairs.parity_pad import is_size_read, bound_size, size_or_none
 from hylint.syntax.nodes import dotted_name, name_reads
 from hylint.syntax.walk import walk
 
@@ -88,7 +92,7 @@ def resize_like_fix(attr_node: cst.Attribute, parents: Dict, ctx) -> Optional[Pe
         return None
     x = attr_node.value.value
     read = parents.get(attr_node)
-    if not _is_size_read(read, x, ctx.code):
+    if not is_size_read(read, x, ctx.code):
         return None
     bound = bound_size(read, parents)
     if bound is None:

@@ -1,4 +1,4 @@
-"""HY201's parity-picked TF "SAME" padding (hylint/rules/_parity_pad.py), on every backend.
+"""HY201's parity-picked TF "SAME" padding (hylint/repairs/parity_pad.py), on every backend.
 
 fixtures/HY201_5 proves three forms of the idiom on one input each. Here the inserted function itself, on
 a grid: kernels 1 to 5 (odd and even), strides 1 and 2, odd, even and mixed sizes, followed by the
@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from hylint.rules._parity_pad import helper_source
+from hylint.repairs.parity_pad import helper_source
 from hylint.verify.backends import backend
 from verifyrun import BACKENDS, mxnet_available
 

@@ -7,13 +7,19 @@ A Function whose ``forward(self, x)`` is one ``return f(x)`` and whose ``backwar
 
 whose value is ``f(x) + 0`` (bit-identical for finite ``x``: ``x - x`` is exactly 0, and ``v + 0 == v``)
 and whose gradient into ``x`` is exactly ``dy`` (the ``F.BlockGrad`` terms pass none). Measured on
-MXNet 1.9.1 (tests/rules/test_straight_through_mxnet.py): eager output bit-identical to the Function's,
+MXNet 1.9.1 (tests/repairs/test_straight_through_mxnet.py): eager output bit-identical to the Function's,
 hybridized equal to eager, gradients equal. For an infinite ``x`` the value is nan (``inf - inf``),
 so the fix is unsafe.
 
 ``x.shape`` in ``f`` cannot be read from a Symbol; when the argument is a Parameter of the block (a
 ``hybrid_forward`` argument named like a parameter the class declares or inherits from a built-in
 layer), its shape is the Parameter's: ``self.<name>.shape``, a Python tuple in both modes.
+
+Used by HY809 (rules/autograd_function_in_hybrid.py) and HY810 (rules/traced_autograd_function.py); its
+``NDARRAY_ONLY`` and ``ND_PREFIXES`` are read by rules/_autograd_function.py too. Rests on (MXNet 1.9.1):
+mxnet-truth README, the row nd_detach (``F.BlockGrad`` hybridizes, the NDArray-only methods fail on a
+Symbol); tests/repairs/test_straight_through_mxnet.py (outputs and Parameter gradients) and
+fixtures/HY809 and HY809_2.
 """
 from __future__ import annotations
 
@@ -24,12 +30,16 @@ from typing import Dict, FrozenSet, List, Optional, Set
 
 import libcst as cst
 
-from hylint.rules._autograd_function import ND_PREFIXES, NDARRAY_ONLY
-from hylint.rules.returns_input_unchanged import bound_names
-from hylint.syntax.nodes import dotted_name, param_names
+from hylint.facts.attributes import NDARRAY_PYTHON_VALUES
+from hylint.syntax.nodes import bound_names, dotted_name, param_names
 from hylint.syntax.rewrite import f_call
 from hylint.syntax.walk import walk
 
+
+# attributes that a Symbol lacks, and NDArray namespaces: a Function's forward using them fails on a Symbol
+# (read by rules/_autograd_function.py too)
+NDARRAY_ONLY = NDARRAY_PYTHON_VALUES | {"asnumpy", "asscalar"}
+ND_PREFIXES = ("mx.nd.", "mxnet.nd.", "nd.", "mx.ndarray.", "mxnet.ndarray.", "ndarray.")
 
 FIX_TITLE = ("Inline a straight-through Function as `F.BlockGrad(forward(x)) + (x - F.BlockGrad(x))`; "
              "assumes x is finite (inf - inf is nan)")
@@ -47,8 +57,8 @@ class StraightThrough:
                             f"`self.{self.parameter_shape}`" if self.parameter_shape else "")
 
 
-def _method(cls: cst.ClassDef, functions: Dict[str, cst.ClassDef], name: str,
-            depth: int = 0) -> Optional[cst.FunctionDef]:
+def function_method(cls: cst.ClassDef, functions: Dict[str, cst.ClassDef], name: str,
+                    depth: int = 0) -> Optional[cst.FunctionDef]:
     """Method ``name`` of a Function class, or of the first of the module's Function classes it derives from."""
     for stmt in cls.body.body:
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
@@ -56,7 +66,7 @@ def _method(cls: cst.ClassDef, functions: Dict[str, cst.ClassDef], name: str,
     for base in cls.bases:
         base_name = dotted_name(base.value)
         if base_name in functions and depth < 10:
-            return _method(functions[base_name], functions, name, depth + 1)
+            return function_method(functions[base_name], functions, name, depth + 1)
     return None
 
 
@@ -148,10 +158,10 @@ def straight_through(call: cst.Call, cls: str, functions: Dict[str, cst.ClassDef
     if arg.keyword is not None or arg.star or not isinstance(arg.value, cst.Name):
         return None
     argument = arg.value.value
-    forward = _method(functions[cls], functions, "forward")
-    backward = _method(functions[cls], functions, "backward")
+    forward = function_method(functions[cls], functions, "forward")
+    backward = function_method(functions[cls], functions, "backward")
     body, gradient = _only_return(forward), _only_return(backward)
-    if body is None or gradient is None or _method(functions[cls], functions, "__init__") is not None:
+    if body is None or gradient is None or function_method(functions[cls], functions, "__init__") is not None:
         return None
     grad_name = backward.params.params[1].name.value
     if not (isinstance(gradient, cst.Name) and gradient.value == grad_name):

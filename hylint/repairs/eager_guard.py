@@ -14,6 +14,10 @@ The guard names MXNet's ndarray module through a binding the module already has 
 (analysis/guards.py), so the guarded assert is not flagged again. The binding's name must also be used in the
 hybrid function itself: then it is a word of the code the reduced parse keeps (lint/regions.py) and the
 fix is offered the same way in both parses.
+
+Used by HY201 (rules/ndarray_only_attribute.py). Rests on (MXNet 1.9.1): mxnet-truth shape-free.md, the row
+"`assert x.shape[2] % 32 == 0` in `hybrid_forward`" (the guard runs 2x eagerly, 0x traced; a bad input
+is refused eagerly and passes hybridized); tests/repairs/test_eager_guard_mxnet.py and fixtures/HY201_3.
 """
 from __future__ import annotations
 
@@ -22,9 +26,8 @@ from typing import Dict, Optional
 import libcst as cst
 
 from hylint.analysis.guards import ND_NAMES
-from hylint.rules.returns_input_unchanged import bound_names
-from hylint.rules._imports import top_level_imports
-from hylint.syntax.nodes import param_names
+from hylint.syntax.imports import top_level_imports
+from hylint.syntax.nodes import bound_names, param_names
 from hylint.syntax.walk import walk
 
 _STOP = (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.Lambda, cst.BaseComp)

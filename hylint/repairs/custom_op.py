@@ -6,7 +6,7 @@ A graph cannot hold an ``autograd.Function``, but it can hold ``F.Custom``: a Py
 rewrites each call ``fn(x, ...)`` to ``_as_custom_op(F, fn, x, ...)``. The helper registers the Function's
 class as an operator (once per class) that, on every forward, makes a fresh copy of the Function (so the
 single-use rule of an instance no longer matters), runs its ``forward`` and keeps it for its ``backward``.
-Measured on MXNet 1.9.1 (tests/rules/test_custom_op_mxnet.py, and the six gluoncv2 isqrtcovresnet models):
+Measured on MXNet 1.9.1 (tests/repairs/test_custom_op_mxnet.py, and the six gluoncv2 isqrtcovresnet models):
 - the copy carries the instance's own attributes (``self.n = n`` of ``__init__``) through the operator's
   string attributes as ``repr``, read back with ``ast.literal_eval``: they must be Python literals;
 - the output shape comes from a dry run of ``forward`` on ones, in a thread of its own: run on the calling
@@ -17,6 +17,12 @@ Measured on MXNet 1.9.1 (tests/rules/test_custom_op_mxnet.py, and the six gluonc
   isqrtcovresnet18 eagerly; mxnet-truth's shape-free.md: inf, nan or values off by 1e5 on the six models,
   and ``identity``, ``abs`` or ``Cast`` are not enough). With the round trip the six models' eager and
   hybridized outputs equal the original's bit for bit; it passes the gradient unchanged.
+
+Used by HY809 (rules/autograd_function_in_hybrid.py) and HY810 (rules/traced_autograd_function.py), where
+straight_through.py does not apply. Rests on (MXNet 1.9.1): mxnet-truth shape-free.md, the custom-operator
+section (an op type per Function, attributes as strings, the oneDNN layout barrier);
+tests/repairs/test_custom_op_mxnet.py (gradients, other shapes, two calls in one recording) and the
+numerics of fixtures/HY809, HY809_2, HY809_3 and HY810.
 """
 from __future__ import annotations
 
@@ -26,7 +32,7 @@ import libcst as cst
 
 from hylint.diagnostic import Applicability
 from hylint.rule import PendingEdit, PendingFix, replace
-from hylint.rules._straight_through import _method
+from hylint.repairs.straight_through import function_method
 from hylint.syntax.walk import walk
 
 HELPER = "_as_custom_op"
@@ -192,8 +198,8 @@ def custom_op(call: cst.Call, cls: str, functions: Dict[str, cst.ClassDef], ctx)
     the module lacks it), or None when its conditions are not all proven."""
     if ctx.f_name is None or ctx.function is None:
         return None
-    forward = _method(functions[cls], functions, "forward")
-    backward = _method(functions[cls], functions, "backward")
+    forward = function_method(functions[cls], functions, "forward")
+    backward = function_method(functions[cls], functions, "backward")
     if forward is None or backward is None or forward.decorators or not _single_output(forward):
         return None
     arity = _positional_arity(forward)

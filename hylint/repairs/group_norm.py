@@ -22,6 +22,9 @@ Unsafe: the float32 rounding differs (the two operators sum in another order), I
 float64 (so does the original, which mixes float32 statistics in), BatchNorm's ``axis`` must be 1 (read from
 a ``**kwargs`` dict that hylint does not evaluate) and ``use_global_stats`` false, and the result may be
 read only through ``reshape_like`` (its shape is (N, G, M), not (1, N*G, M)); hylint checks the last.
+
+Used by HY201 (rules/ndarray_only_attribute.py). Rests on (MXNet 1.9.1): mxnet-truth shape-free.md, the row
+"GroupNorm as above" (6.45e-7 against float64; InstanceNorm rejects float64); fixtures/HY201_6.
 """
 from __future__ import annotations
 
