@@ -1,4 +1,5 @@
-"""An assert that reads what a Symbol lacks, moved behind an eager-only guard (HY201's unsafe fix).
+"""A check kept for eager calls only: an assert that reads what a Symbol lacks (HY201's unsafe fix), or a
+check on a tensor (HY802's: ``assert c`` and ``if c: raise``), behind an eager-only guard.
 
 ``assert x.shape[2] % 32 == 0`` in ``hybrid_forward`` raises AttributeError when traced. Measured on MXNet
 1.9.1 (the measured shape-free rewrites, and fixtures/HY201_3 on every run): ``if F is mx.nd:`` is
@@ -15,7 +16,11 @@ The guard names MXNet's ndarray module through a binding the module already has 
 hybrid function itself: then it is a word of the code the reduced parse keeps (lint/regions.py) and the
 fix is offered the same way in both parses.
 
-Used by HY201 (rules/ndarray_only_attribute.py). Rests on (MXNet 1.9.1): mxnet-truth shape-free.md, the row
+``if c: raise ...`` becomes ``if F is mx.nd and c: raise ...`` (``eager_only_condition``): ``and`` does not
+evaluate ``c`` when ``F`` is the symbol module (measured on MXNet 1.9.1 by fixtures/HY802_2, and on gluonts'
+``jitter_cholesky``).
+
+Used by HY201 (rules/ndarray_only_attribute.py) and HY802 (rules/tensor_truth_value.py). Rests on (MXNet 1.9.1): mxnet-truth shape-free.md, the row
 "`assert x.shape[2] % 32 == 0` in `hybrid_forward`" (the guard runs 2x eagerly, 0x traced; a bad input
 is refused eagerly and passes hybridized); tests/repairs/test_eager_guard_mxnet.py and fixtures/HY201_3.
 """

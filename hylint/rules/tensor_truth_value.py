@@ -7,7 +7,7 @@ from hylint.analysis.values import Kind, shape_difference
 from hylint.diagnostic import Applicability
 from hylint.syntax.rewrite import f_call
 from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingEdit, PendingFix, Valid, replace
-from hylint.rules._eager_guard import eager_guard, eager_only_condition, eager_test
+from hylint.repairs.eager_guard import eager_guard, eager_only_condition, eager_test
 from hylint.rules._hazards import CLS, is_pure, is_tensor
 
 CONVERSIONS = {"bool", "float", "int", "complex"}
