@@ -14,6 +14,7 @@ from hylint.repairs.group_norm import group_norm_fix
 from hylint.repairs.parity_pad import parity_pad_fix
 from hylint.repairs.resize_like import resize_like_fix
 from hylint.repairs.space_to_depth import space_to_depth_fix
+from hylint.repairs.reshape_prefix import reshape_prefix_fix
 from hylint.rules._shape_instead import instead
 from hylint.syntax.walk import iter_nodes
 
@@ -222,7 +223,7 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
         if group_norm is not None or attr_node.attr.value != "shape":
             return group_norm
         idiom = parity_pad_fix(attr_node, parents, ctx) or space_to_depth_fix(attr_node, parents, ctx) or \
-            resize_like_fix(attr_node, parents, ctx)
+            resize_like_fix(attr_node, parents, ctx) or reshape_prefix_fix(attr_node, parents, ctx)
         if idiom is not None:  # TF "SAME" padding from x.shape[2:]; space-to-depth from the unpacked shape;
             # a size from x.shape[2:] handed to a resizing child
             return idiom
