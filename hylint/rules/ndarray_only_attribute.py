@@ -14,6 +14,7 @@ from hylint.repairs.group_norm import group_norm_fix
 from hylint.repairs.parity_pad import parity_pad_fix
 from hylint.repairs.resize_like import resize_like_fix
 from hylint.repairs.space_to_depth import space_to_depth_fix
+from hylint.repairs.repeat_like import repeat_like_fix
 from hylint.repairs.reshape_prefix import reshape_prefix_fix
 from hylint.rules._shape_instead import instead
 from hylint.syntax.walk import iter_nodes
@@ -211,19 +212,33 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
         if value.kind is not Kind.TENSOR or not value.certain:
             return
         name = ctx.code(node.args[0].value).strip()
-        ctx.report(node, f"`len({name})` is the number of rows eagerly, but after hybridize() it is the Symbol's number "
-                         f"of outputs (1): the result is silently wrong; write instead: a row count given to "
-                         f"`__init__`, or `{ctx.f_name}.slice_axis({ctx.f_name}.shape_array({name}), axis=0, begin=0, "
-                         f"end=1)` where it only feeds data")
+        message = (f"`len({name})` is the number of rows eagerly, but after hybridize() it is the Symbol's number "
+                   f"of outputs (1): the result is silently wrong")
+        fix = repeat_like_fix(node, node.args[0].value, 0, ctx.hybrid.parents if ctx.hybrid is not None else {}, ctx)
+        if fix is None:
+            message += (f"; write instead: a row count given to `__init__`, or `{ctx.f_name}.slice_axis("
+                        f"{ctx.f_name}.shape_array({name}), axis=0, begin=0, end=1)` where it only feeds data")
+        ctx.report(node, message, fix)
 
     # -- fixes --------------------------------------------------------------------------------
+    @staticmethod
+    def _repeat_like(attr_node: cst.Attribute, parents, ctx) -> Optional[PendingFix]:
+        """``x.shape[i]`` as the number of repeats of a size-1 axis (repairs/repeat_like.py)."""
+        index = parents.get(attr_node)
+        if not (isinstance(index, cst.Subscript) and len(index.slice) == 1 and
+                isinstance(index.slice[0].slice, cst.Index)):
+            return None
+        axis = literal_int(index.slice[0].slice.value)
+        return repeat_like_fix(index, attr_node.value, axis, parents, ctx) if axis is not None else None
+
     def _fix(self, attr_node: cst.Attribute, ctx) -> Optional[PendingFix]:
         parents = ctx.hybrid.parents if ctx.hybrid is not None else {}
         group_norm = group_norm_fix(attr_node, parents, ctx)  # GroupNorm as a train-mode BatchNorm
         if group_norm is not None or attr_node.attr.value != "shape":
             return group_norm
         idiom = parity_pad_fix(attr_node, parents, ctx) or space_to_depth_fix(attr_node, parents, ctx) or \
-            resize_like_fix(attr_node, parents, ctx) or reshape_prefix_fix(attr_node, parents, ctx)
+            resize_like_fix(attr_node, parents, ctx) or reshape_prefix_fix(attr_node, parents, ctx) or \
+            self._repeat_like(attr_node, parents, ctx)
         if idiom is not None:  # TF "SAME" padding from x.shape[2:]; space-to-depth from the unpacked shape;
             # a size from x.shape[2:] handed to a resizing child
             return idiom

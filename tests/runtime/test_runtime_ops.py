@@ -1698,3 +1698,36 @@ def test_op_equals_mxnet(name, data):
     for a, b in zip(ours, theirs):
         assert a.shape == b.shape, (a.shape, b.shape)
         np.testing.assert_allclose(a.astype(np.float64), b.astype(np.float64), rtol=1e-4, atol=1e-5)
+
+
+#: broadcast_like with lhs_axes/rhs_axes, as measured on MXNet 1.9.1: only those axes of lhs take rhs's sizes
+#: (lhs and rhs may differ in rank), and a size other than 1 that differs is refused
+BROADCAST_LIKE_AXES = [((1, 3), (2, 4), (0,), (0,), (2, 3)), ((1, 3), (4, 5), (0,), (1,), (5, 3)),
+                       ((1, 3), (4, 5), (0,), (-1,), (5, 3)), ((3, 1), (2, 4, 6), (1,), (2,), (3, 6)),
+                       ((2, 3), (4, 5), (0,), (0,), "Input axis 0 at dimension 0 cannot be broadcasted to 4"),
+                       ((1, 3), (4, 5), (0,), (0, 1), "Input_axis and other_axis size does not match")]
+
+
+def _broadcast_like_axes(namespace, lhs, rhs, lhs_axes, rhs_axes):
+    return namespace.broadcast_like(namespace.ones(lhs), namespace.ones(rhs), lhs_axes=lhs_axes, rhs_axes=rhs_axes)
+
+
+@pytest.mark.parametrize("lhs, rhs, lhs_axes, rhs_axes, expected", BROADCAST_LIKE_AXES)
+def test_broadcast_like_axes_as_measured_on_mxnet(lhs, rhs, lhs_axes, rhs_axes, expected):
+    from hylint.runtime import MXNetError
+    if isinstance(expected, str):
+        with pytest.raises(MXNetError, match=expected):
+            _broadcast_like_axes(nd, lhs, rhs, lhs_axes, rhs_axes)
+    else:
+        assert _broadcast_like_axes(nd, lhs, rhs, lhs_axes, rhs_axes).shape == expected
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("lhs, rhs, lhs_axes, rhs_axes, expected", BROADCAST_LIKE_AXES)
+def test_broadcast_like_axes_equal_mxnet(lhs, rhs, lhs_axes, rhs_axes, expected):
+    real = _real_mxnet()
+    if isinstance(expected, str):
+        with pytest.raises(real.base.MXNetError, match=expected):
+            _broadcast_like_axes(real.nd, lhs, rhs, lhs_axes, rhs_axes).wait_to_read()
+    else:
+        assert _broadcast_like_axes(real.nd, lhs, rhs, lhs_axes, rhs_axes).shape == expected

@@ -574,6 +574,20 @@ def _broadcast_like_shape(in_shapes, attrs):
     a, b = in_shapes
     if a is None or b is None:
         return list(in_shapes), [None]
+    lhs_axes, rhs_axes = attrs.get("lhs_axes"), attrs.get("rhs_axes")
+    if lhs_axes is not None and rhs_axes is not None:  # only those axes of lhs take the sizes of rhs's axes
+        lhs_axes, rhs_axes = tuple(lhs_axes), tuple(rhs_axes)
+        if len(lhs_axes) != len(rhs_axes):
+            raise ShapeCheck("Check failed: rhs_axes.ndim() == lhs_axes.ndim(): Input_axis and other_axis size does "
+                             "not match")
+        out = list(a)
+        for position, (lhs_axis, rhs_axis) in enumerate(zip(lhs_axes, rhs_axes)):
+            size = b[rhs_axis % len(b)]
+            if a[lhs_axis % len(a)] != size and a[lhs_axis % len(a)] != 1:
+                raise ShapeCheck("Check failed: lhs_shape[copyfrom] == 1: Input axis %d at dimension %d cannot be "
+                                 "broadcasted to %d" % (lhs_axis, position, size))
+            out[lhs_axis % len(a)] = size
+        return list(in_shapes), [tuple(out)]
     if len(a) != len(b):
         raise ShapeCheck("Check failed: lhs_shape.ndim() == rhs_shape.ndim() (%d vs. %d) : Operand of shape %s cannot "
                          "be broadcasted to %s" % (len(a), len(b), shape_str(a), shape_str(b)))
@@ -584,7 +598,8 @@ def _broadcast_like_shape(in_shapes, attrs):
     return list(in_shapes), [tuple(b)]
 
 
-register(Op("broadcast_like", lambda ins, at: np.ascontiguousarray(np.broadcast_to(ins[0], ins[1].shape)),
+register(Op("broadcast_like", lambda ins, at: np.ascontiguousarray(np.broadcast_to(
+    ins[0], _broadcast_like_shape([ins[0].shape, ins[1].shape], at)[1][0])),
             _broadcast_like_shape, inputs=("lhs", "rhs"), infer_type=_first_type,
             params=(P("lhs_axes", "any", None), P("rhs_axes", "any", None))))
 
