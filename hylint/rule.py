@@ -106,6 +106,11 @@ class Reliance:
     # for Fact.UNALIASED: what the rule's reading of the function found against it (`z = y` before the write),
     # None when nothing; soundness decides from it as from a Value
     against: Optional[str] = None
+    # what the rewrite changes when the fact does not hold, said after the evidence of an unproven fact
+    # (HY101: "with rank 1 the operator needs no broadcast and the code hybridizes as written")
+    otherwise: Optional[str] = None
+    # what an unproven fact leaves open, where the fact's general wording (soundness.DOUBT) does not fit
+    doubt: Optional[str] = None
 
 
 @dataclass

@@ -48,8 +48,7 @@ def holds(fact: Fact, value: Value, rank: Optional[int] = None, against: Optiona
             return False, why_not_proven(value)
         if value.shape.rank is None or value.shape.rank <= rank:
             known = "unknown" if value.shape.rank is None else value.shape.rank
-            return False, (f"its rank is {known}; with rank {rank} the operator needs no broadcast and the code "
-                           f"hybridizes as written")
+            return False, f"its rank is {known}"
         return True, value.shape.why or PROOF[fact]
     if fact is Fact.TENSOR:
         if is_proven_tensor(value):
@@ -88,10 +87,13 @@ def settle(fix: PendingFix, value_of: Callable[[cst.CSTNode], Value],
     """``fix`` with its applicability decided by its facts, and the facts as answered (``checked``)."""
     checks: List[FactCheck] = []
     missing: List[str] = []
-    stated = [(reliance.node, reliance.fact, reliance.rank, reliance.against) for reliance in fix.relies_on]
+    stated = [(reliance.node, reliance.fact, reliance.rank, reliance.against, reliance.otherwise, reliance.doubt)
+              for reliance in fix.relies_on]
     while stated:
-        node, fact_kind, rank, against = stated.pop(0)
+        node, fact_kind, rank, against, otherwise, doubt = stated.pop(0)
         proven, evidence = holds(fact_kind, value_of(node), rank, against)
+        if not proven and otherwise:
+            evidence = f"{evidence}; {otherwise}"
         expression = code_of(node).strip()
         fact = LABEL[fact_kind].format(rank) if fact_kind in LABEL else fact_kind.value
         check = FactCheck(expression, fact, proven, evidence)
@@ -99,9 +101,9 @@ def settle(fix: PendingFix, value_of: Callable[[cst.CSTNode], Value],
             continue
         checks.append(check)
         if not proven:
-            missing.append(f"`{expression}` {DOUBT[fact_kind]}: {evidence}")
+            missing.append(f"`{expression}` {doubt or DOUBT[fact_kind]}: {evidence}")
         elif fact_kind is Fact.TENSOR:
-            stated.extend((part, Fact.TENSOR, None, None) for part in grounds(node, value_of))
+            stated.extend((part, Fact.TENSOR, None, None, None, None) for part in grounds(node, value_of))
     fix = replace(fix, checked=tuple(checks))
     if missing and fix.applicability is Applicability.SAFE:
         why = "; ".join(dict.fromkeys(missing))

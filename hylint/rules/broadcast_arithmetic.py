@@ -206,7 +206,8 @@ written). Chained comparisons (`a < b < c`) are reported without a fix.
                 if why is None:
                     continue  # the module calls the block only with inputs of the parameter's rank
                 if fix is not None:
-                    fix.relies_on.append(Reliance(other, Fact.RANK_ABOVE, rank))
+                    fix.relies_on.append(Reliance(other, Fact.RANK_ABOVE, rank, otherwise=(
+                        f"with rank {rank} the operator needs no broadcast and the code hybridizes as written")))
             message = (f"`{describe(left, ctx)} {symbol} {describe(right, ctx)}`: {why}; NDArray broadcasts, but after "
                        f"hybridize() `{symbol}` needs equal shapes and fails in shape inference")
             ctx.report(node, message, fix)

@@ -234,6 +234,8 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
     def _fix(self, attr_node: cst.Attribute, ctx) -> Optional[PendingFix]:
         parents = ctx.hybrid.parents if ctx.hybrid is not None else {}
         group_norm = group_norm_fix(attr_node, parents, ctx)  # GroupNorm as a train-mode BatchNorm
+        if group_norm is None and attr_node.attr.value == "T":
+            return _transpose_fix(attr_node)
         if group_norm is not None or attr_node.attr.value != "shape":
             return group_norm
         idiom = parity_pad_fix(attr_node, parents, ctx) or space_to_depth_fix(attr_node, parents, ctx) or \
@@ -313,6 +315,18 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
         # a NumPy array has `.shape` too, and reads 0 as a size: the receiver must be an NDArray
         return PendingFix(Applicability.SAFE, "Use reshape's special code 0 (copy this axis)", [replace(call, new_call)],
                           relies_on=[Reliance(call.func.value, Fact.NDARRAY)])
+
+
+def _transpose_fix(attr_node: cst.Attribute) -> PendingFix:
+    """`x.T` -> `x.transpose()`: all axes reversed, values and gradient equal (measured on MXNet 1.9.1, ranks 1 to
+    3), except that NDArray's `.T` of a 1-D array is the array itself, not a copy: safe from rank 2 on."""
+    new = cst.Call(func=cst.Attribute(value=attr_node.value, attr=cst.Name("transpose")))
+    only_copy = ("with rank 1 `.T` is the array itself and `.transpose()` a copy, which differ if either is then "
+                 "written in place")
+    return PendingFix(Applicability.SAFE, "Use `.transpose()`", [replace(attr_node, new)],
+                      relies_on=[Reliance(attr_node.value, Fact.NDARRAY),
+                                 Reliance(attr_node.value, Fact.RANK_ABOVE, rank=1, doubt="may be 1-D",
+                                          otherwise=only_copy)])
 
 
 def _shape_index(value: cst.BaseExpression, target: str, ctx):

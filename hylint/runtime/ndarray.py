@@ -95,9 +95,9 @@ class NDArray:
         return self._grad
 
     @property
-    def T(self):
-        if self.ndim > 2:
-            raise ValueError("Only 2D matrix is allowed to be transposed")
+    def T(self):  # as MXNet 1.9.1's NDArray.T: every axis reversed (a copy); a 1-D array is returned itself
+        if self.ndim < 2:
+            return self
         return transpose(self)
 
     @property

@@ -1731,3 +1731,21 @@ def test_broadcast_like_axes_equal_mxnet(lhs, rhs, lhs_axes, rhs_axes, expected)
             _broadcast_like_axes(real.nd, lhs, rhs, lhs_axes, rhs_axes).wait_to_read()
     else:
         assert _broadcast_like_axes(real.nd, lhs, rhs, lhs_axes, rhs_axes).shape == expected
+
+
+@pytest.mark.parametrize("shape", [(3,), (3, 4), (2, 3, 4)])
+def test_ndarray_T_as_measured_on_mxnet(shape):
+    """MXNet 1.9.1's NDArray.T reverses every axis (a copy) and returns a 1-D array itself."""
+    x = nd.array(np.arange(np.prod(shape), dtype=F32).reshape(shape))
+    np.testing.assert_array_equal(x.T.asnumpy(), np.arange(np.prod(shape), dtype=F32).reshape(shape).T)
+    assert (x.T is x) == (len(shape) == 1)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("shape", [(3,), (3, 4), (2, 3, 4)])
+def test_ndarray_T_equals_mxnet(shape):
+    real = _real_mxnet()
+    theirs = real.nd.array(np.arange(np.prod(shape), dtype=F32).reshape(shape))
+    ours = nd.array(np.arange(np.prod(shape), dtype=F32).reshape(shape))
+    np.testing.assert_array_equal(ours.T.asnumpy(), theirs.T.asnumpy())
+    assert (ours.T is ours) == (theirs.T is theirs)
