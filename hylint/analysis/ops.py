@@ -276,6 +276,20 @@ def broadcast_binary(call: OpCall) -> Shape:
     return UNKNOWN_SHAPE
 
 
+def elementwise_pair(call: OpCall) -> Shape:
+    """``maximum(a, b)`` and the other elementwise functions of two operands: NDArray broadcasts two tensors
+    (a Symbol needs them equal: HY103's question), and a number keeps the tensor's shape."""
+    if len(call.values) < 2:
+        return UNKNOWN_SHAPE
+    a, b = call.values[:2]
+    if a.kind is Kind.TENSOR and b.kind is Kind.TENSOR:
+        return merge_shapes(a.shape, b.shape)
+    for one, other in ((a, b), (b, a)):
+        if one.kind is Kind.TENSOR and other.kind is Kind.PY and not other.elements:
+            return one.shape
+    return UNKNOWN_SHAPE
+
+
 def dot(call: OpCall) -> Shape:
     """``dot(a, b)``: the axes of ``a`` but its last and of ``b`` but its first (measured on MXNet 1.9.1:
     (4, 84)·(84, 10) -> (4, 10), (2, 3, 4)·(4, 5) -> (2, 3, 5), two 1-D -> (1,)); the rank only."""
@@ -438,6 +452,7 @@ _declare("pick", shape=pick)
 _declare("linalg_gemm2 gemm2", shape=matrix_product)
 _declare("linalg_trmm trmm", shape=second_input)
 _declare("dot", shape=dot)
+_declare("maximum minimum power hypot arctan2", shape=elementwise_pair)
 _declare("batch_dot", shape=batch_matrix_product)
 _declare("slice_axis", shape=slice_axis)
 _declare("squeeze", shape=squeeze)
