@@ -101,8 +101,12 @@ def reduced_shape(base: Shape, call: OpCall, axis_position: int) -> Shape:
     # out_dtype, keepdims) is read by keyword only
     keepdims = call.arg(axis_position + 1, "keepdims") if axis_position == 1 else call.keyword("keepdims")
     if is_true(keepdims):
+        axes = literal_shape(call.arg(axis_position, "axis")) if call.arg(axis_position, "axis") is not None else None
+        # where the size-1 axes are, when every reduced axis is counted from the front (`sum(x, 1, keepdims=True)`
+        # against `sum(y, 0, keepdims=True)`: (m, 1) and (1, n), which only broadcasting adds)
+        units = frozenset(axes) | _front_units(base) if axes and all(a is not None and a >= 0 for a in axes) else None
         return Shape(rank=base.rank, unit_axis=True, static=base.static, rank_of=rank_source(base),
-                     why=f"`{label}(..., keepdims=True)` keeps a size-1 axis")
+                     why=f"`{label}(..., keepdims=True)` keeps a size-1 axis", unit_axes=units)
     if keepdims is not None and not (isinstance(keepdims, cst.Name) and keepdims.value == "False"):
         return Shape(static=base.static)  # `keepdims=self.keep`: the rank is not known
     if call.arg(axis_position + 2, "exclude") is not None if axis_position == 1 else call.keyword("exclude") is not None:

@@ -221,6 +221,8 @@ def shape_difference(a: Shape, b: Shape) -> Optional[str]:
             return f"shapes differ ({format_dims(a.dims)} vs {format_dims(b.dims)})"
     if a.unit_axis != b.unit_axis:
         return (a if a.unit_axis else b).why or "one operand has a size-1 axis"
+    if a.unit_axes and b.unit_axes and a.unit_axes != b.unit_axes:  # size-1 axes at different places
+        return a.why or b.why or "the operands have size-1 axes at different places"
     # a parameter (fixed shape) against a tensor of the input is no evidence by itself: that the input
     # has a batch axis the parameter lacks is an assumption (`w * x` with `shape=30` and `x` of (30,)
     # hybridizes), stated apart (``assumed_batch_axis``); a rank or a size known to differ, above, is the evidence
