@@ -406,13 +406,15 @@ def _differing_blocks(net, inputs, mode, recorder):
         for key, child in block._children.items():
             collect(child, f"{path}.{key}")
     collect(net, "net")
+    # before the hooks: MXNet's hybridize() formats a warning with repr(block) for a block with pre-hooks, and
+    # the repr of some blocks raises (gluonts' validated repr of a block whose argument it cannot serialize)
+    net.hybridize(active=False)
     hooks = []
     for path, block in blocks:
         def pre(block, args, path=path):
             captured.setdefault(path, [a.copy() if hasattr(a, "copy") else a for a in args])
         hooks.append(block.register_forward_pre_hook(pre))
     saved = _snapshot(net)
-    net.hybridize(active=False)
     try:
         _seed()
         if mode == "train":

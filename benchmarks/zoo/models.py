@@ -49,7 +49,8 @@ def model_names(library: str) -> list[str]:
         import gluoncv
         return sorted(gluoncv.model_zoo.get_model_list())
     if library == "gluonts":
-        return sorted(f"{estimator}:{network}" for estimator in GLUONTS_ESTIMATORS for network in ("train", "predict"))
+        return sorted([f"{estimator}:{network}" for estimator in GLUONTS_ESTIMATORS for network in ("train", "predict")]
+                      + [f"block:{block}" for block in GLUONTS_BLOCKS])
     if library == "gluonfr":
         from gluonfr.model_zoo import get_model_list
         return sorted(get_model_list()) + sorted(f"loss:{name}" for name in GLUONFR_LOSSES)
@@ -238,6 +239,11 @@ _DEEPAR_MORE_DISTRIBUTIONS = (
     ("genpareto", ("genpareto", "GenParetoOutput")), ("logitnormal", ("logit_normal", "LogitNormalOutput")),
     ("uniform", ("uniform", "UniformOutput")), ("nanmixture", ("nan_mixture", "NanMixtureOutput")),
     ("inflatedbeta", ("inflated_beta", "ZeroAndOneInflatedBetaOutput")),
+    # the other zero/one-inflated outputs: mixtures (MixtureDistributionOutput) of a point mass and a distribution
+    ("zeroinflatedbeta", ("inflated_beta", "ZeroInflatedBetaOutput")),
+    ("oneinflatedbeta", ("inflated_beta", "OneInflatedBetaOutput")),
+    ("zeroinflatedpoisson", ("poisson", "ZeroInflatedPoissonOutput")),
+    ("zeroinflatednegbin", ("neg_binomial", "ZeroInflatedNegativeBinomialOutput")),
 )
 # name -> (module, estimator class, keyword arguments beyond freq/prediction_length/trainer, multivariate)
 # The distribution variants of DeepAR exercise the distribution classes, which hold F and run in the trace.
@@ -300,17 +306,31 @@ GLUONTS_ESTIMATORS = {
     "gpvar": ("gluonts.model.gpvar", "GPVAREstimator",
               {"target_dim": _GLUONTS_DIM, "num_cells": 4, "num_layers": 1, "rank": 2, "lags_seq": [1, 2]}, True),
     "tft": ("gluonts.model.tft", "TemporalFusionTransformerEstimator", {"hidden_dim": 8, "num_heads": 2}, False),
-    "san": ("gluonts.model.san", "SelfAttentionEstimator", {"model_dim": 8, "ffn_dim_multiplier": 1,
-                                                           "num_heads": 4}, False),
+    # use_feat_dynamic_real defaults to True and reads a field the synthetic series lack; use_feat_static_cat
+    # (default True) needs the cardinalities of feat_static_cat (the series have one category, 0)
+    "san": ("gluonts.model.san", "SelfAttentionEstimator",
+            {"model_dim": 8, "ffn_dim_multiplier": 1, "num_heads": 4, "use_feat_dynamic_real": False,
+             "cardinalities": [1]}, False),
     "renewal": ("gluonts.model.renewal", "DeepRenewalProcessEstimator",
                 {"num_cells": 4, "num_layers": 1, "context_length": 8}, False),
 }
+
+
+# HybridBlocks of gluonts that no estimator builds, each called on its own (names "block:<class>"): the
+# spectral-norm layers (SNDense, and SNMLPBlock of SNDense and LipSwish layers, the network of the iResNet flow)
+# and the input representations of gluonts.mx.representation, called as an estimator would call them:
+# (data, observed_indicator, scale=None, rep_params=[]) on a (series, time) batch of the synthetic counts.
+GLUONTS_BLOCKS = ("SNDense", "SNMLPBlock", "LipSwish", "CustomBinning", "GlobalRelativeBinning",
+                  "LocalAbsoluteBinning", "MeanScaling", "RepresentationChain", "HybridRepresentation")
+_GLUONTS_BINS, _GLUONTS_UNITS = 8, 3
 
 
 def _import_gluonts():
     import importlib
     import gluonts.mx  # noqa: F401
     import gluonts.mx.distribution  # noqa: F401
+    import gluonts.mx.block.snmlp  # noqa: F401
+    import gluonts.mx.representation  # noqa: F401
     for module, *_ in GLUONTS_ESTIMATORS.values():
         importlib.import_module(module)
 
@@ -351,6 +371,8 @@ def _build_gluonts(name):
     from gluonts.mx.trainer import Trainer
     from gluonts.dataset.loader import InferenceDataLoader
     estimator_name, _, network = name.partition(":")
+    if estimator_name == "block":
+        return _build_gluonts_block(network)
     module, cls, kwargs, multivariate = GLUONTS_ESTIMATORS[estimator_name]
     kwargs = dict(kwargs)
     if "distr_output" in kwargs:
@@ -366,7 +388,9 @@ def _build_gluonts(name):
     transformation = estimator.create_transformation()
     training_net = estimator.create_training_network()
     from gluonts.mx.util import get_hybrid_forward_input_names
-    names = get_hybrid_forward_input_names(type(training_net))
+    # the block's own parameters (DeepRenewal's alpha biases) are passed by MXNet, not fed from the batch
+    names = [key for key in get_hybrid_forward_input_names(type(training_net))
+             if key not in training_net._reg_params]
     loader = estimator.create_training_data_loader(transformation.apply(data, is_train=True),
                                                    num_batches_per_epoch=1)
     batch = next(iter(loader))
@@ -381,6 +405,40 @@ def _build_gluonts(name):
                                  stack_fn=partial(batchify, ctx=mx.cpu(), dtype=estimator.dtype))
     batch = next(iter(loader))
     return predictor.prediction_net, [batch[key] for key in predictor.input_names]
+
+
+def _build_gluonts_block(name):
+    import mxnet as mx
+    import numpy as np
+    from gluonts.mx.activation import LipSwish
+    from gluonts.mx.block.sndense import SNDense
+    from gluonts.mx.block.snmlp import SNMLPBlock
+    from gluonts.mx import representation as rep
+    if name in ("SNDense", "SNMLPBlock", "LipSwish"):
+        net = {"SNDense": lambda: SNDense(units=4, in_units=_GLUONTS_UNITS),
+               "SNMLPBlock": lambda: SNMLPBlock(_GLUONTS_UNITS, 4, _GLUONTS_UNITS, num_hidden_layers=1),
+               "LipSwish": LipSwish}[name]()
+        # SNDense flattens its input by default (as nn.Dense); the others act on the last axis
+        return net, [_normal((2, _GLUONTS_UNITS) if name == "SNDense" else (2, 5, _GLUONTS_UNITS))]
+    data = np.stack([entry["target"][:12] for entry in _gluonts_dataset(False)])
+    observed = np.ones_like(data)
+    observed[0, :2] = 0.0  # a series whose first values are missing
+    centers = np.linspace(0.0, 14.0, _GLUONTS_BINS)
+    net = {"CustomBinning": lambda: rep.CustomBinning(bin_centers=centers),
+           "GlobalRelativeBinning": lambda: rep.GlobalRelativeBinning(num_bins=_GLUONTS_BINS),
+           "LocalAbsoluteBinning": lambda: rep.LocalAbsoluteBinning(num_bins=_GLUONTS_BINS),
+           "MeanScaling": rep.MeanScaling,
+           # a binning feeding an embedding of its bins, the use the embedding is written for
+           "RepresentationChain": lambda: rep.RepresentationChain(
+               chain=[rep.GlobalRelativeBinning(num_bins=_GLUONTS_BINS),
+                      rep.Embedding(num_bins=_GLUONTS_BINS, size=2)]),
+           "HybridRepresentation": lambda: rep.HybridRepresentation(representations=[
+               rep.RepresentationChain(chain=[rep.MeanScaling(), rep.DimExpansion()]),
+               rep.RepresentationChain(chain=[rep.CustomBinning(bin_centers=centers),
+                                              rep.Embedding(num_bins=_GLUONTS_BINS, size=2)])])}[name]()
+    # the bins a model learns from its training data (a no-op for representations without any)
+    net.initialize_from_array(data.reshape(-1).astype("float64"))
+    return net, [mx.nd.array(data), mx.nd.array(observed), None, []]
 
 
 # ---- gluonfr -------------------------------------------------------------------------------------------------

@@ -291,3 +291,39 @@ def _close(a, b):
         return a == b
     return all(x[:2] == y[:2] and all(abs(p - q) <= 1e-3 * max(1.0, abs(q)) for p, q in zip(x[2:], y[2:]))
                for x, y in zip(a, b)) and len(a) == len(b)
+
+
+@pytest.mark.mxnet
+def test_locating_a_failing_block_whose_repr_raises():
+    """A block whose repr raises (gluonts' validated repr of an argument it cannot serialize, e.g. LipSwish's
+    initializer) is located like any other: hybridize() formats repr(block) in a warning when pre-hooks are set."""
+    mx = pytest.importorskip("mxnet")
+
+    class Scaled(mx.gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.beta = self.params.get("beta", shape=(1,), init=mx.init.One())
+
+        def hybrid_forward(self, F, x, beta):
+            return x * beta  # eagerly (1,) broadcasts; hybridized, the elementwise product needs equal shapes
+
+        def __repr__(self):
+            raise RuntimeError("cannot serialize an argument")
+
+    class Outer(mx.gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.inner = Scaled()
+
+        def hybrid_forward(self, F, x):
+            return self.inner(x)
+
+    net = Outer()
+    net.initialize()
+    x = mx.nd.ones((2, 3))
+    net(x)
+    recorder = zoo_label._Recorder(zoo_label._package_roots())
+    (found,) = zoo_label._differing_blocks(net, [x], "predict", recorder)
+    assert (found["block"], found["class"], found["count"]) == ("net.inner", "Scaled", 1)
