@@ -14,7 +14,7 @@ from hylint.analysis import ops
 from hylint.analysis.evidence import classify_params, declared_parameter
 from hylint.analysis.layers import child_output
 from hylint.analysis.guards import GuardRegion, ends_control_flow, guard_mode, python_container_test
-from hylint.analysis.module import ClassInfo, ModuleInfo, in_numpy_mode
+from hylint.analysis.module import ClassInfo, ModuleInfo, class_family, in_numpy_mode
 from hylint.facts.attributes import NDARRAY_PYTHON_VALUES
 from hylint.facts.names import in_nd_namespace
 from hylint.syntax.nodes import dotted_name, literal_int, nested_literal_shape, param_names, parent_map, returns_tuple
@@ -683,18 +683,21 @@ class HybridContext:
         attr = name[5:] if name.startswith("self.") and name.count(".") == 1 else None
         if attr is None or self.cls is None:
             return Value(Kind.CHILD, certain=False)
-        constructor = self.cls.children.get(attr)
-        if constructor is None:
+        # the class that makes the child: this one, else a base of this module (`self.loading` made in the
+        # base's __init__ and called in an inherited method)
+        owner = next((cls for cls in class_family(self.cls, self.module.classes) if attr in cls.children), None)
+        if owner is None:
             return Value(Kind.CHILD, certain=False)
+        constructor = owner.children[attr]
         short = constructor.rsplit(".", 1)[-1]
-        added = self.cls.last_added.get(attr)
+        added = owner.last_added.get(attr)
         added_cls = self.module.classes.get(added.rsplit(".", 1)[-1]) if added else None
         if added_cls is not None and added_cls.hybrid_forward is not None and short.endswith("Sequential"):
             # a Sequential returns what its last block returns: a tuple of outputs is a Python tuple
             returned = self._returned_by_child(added_cls)
             if returned.kind in (Kind.SEQ, Kind.MULTI) or returns_tuple(added_cls.hybrid_forward):
                 return Value(Kind.SEQ)
-        built_in = child_output(short, self.cls.child_calls.get(attr), node, attr)
+        built_in = child_output(short, owner.child_calls.get(attr), node, attr)
         if built_in is not None:
             return built_in
         child_cls = self.module.classes.get(short)

@@ -261,13 +261,24 @@ def batch_matrix_product(call: OpCall) -> Shape:
     transposes included (measured on MXNet 1.9.1: (4, 2, 3)·(4, 3, 5) -> (4, 2, 5), (5, 3, 2, 2)·(5, 3, 2, 1)
     -> (5, 3, 2, 1); (5, 3, 2, 2)·(3, 2, 1) raises "batch_dot currently only support N-D*N-D array (N >= 3)",
     eagerly and in shape inference)."""
-    if len(call.values) < 2 or any(v.kind is not Kind.TENSOR for v in call.values[:2]):
+    # a block's output (`self.global_model(x)`, whose class is not known) counts as a tensor of unknown shape
+    if len(call.values) < 2 or call.values[1].kind is not Kind.TENSOR or \
+            call.values[0].kind not in (Kind.TENSOR, Kind.CHILD):
         return UNKNOWN_SHAPE
-    ranks = {v.shape.rank for v in call.values[:2]} - {None}
+    ranks = {v.shape.rank for v in call.values[:2] if v.kind is Kind.TENSOR} - {None}
     if len(ranks) != 1 or min(ranks) < 3:
         return Shape(static=call.static)
     rank = ranks.pop()
-    return Shape(rank=rank, static=call.values[0].shape.static and call.values[1].shape.static)
+    static = call.values[0].kind is Kind.TENSOR and call.values[0].shape.static and call.values[1].shape.static
+    rhs = call.values[1].shape
+    transposed = call.keyword("transpose_b")
+    if (transposed is None or isinstance(transposed, cst.Name) and transposed.value == "False") and \
+            (rhs.dims is not None and len(rhs.dims) == rank and rhs.dims[-1] == 1 or
+             rhs.unit_axes is not None and rank - 1 in rhs.unit_axes):
+        # (B, T, K)·(B, K, 1) -> (B, T, 1): the right operand's size-1 last axis is the result's
+        return Shape(rank=rank, static=static, unit_axis=True, unit_axes=frozenset({rank - 1}),
+                     why=f"`{call.label}` with a right operand of size 1 in its last axis keeps that axis")
+    return Shape(rank=rank, static=static)
 
 
 def broadcast_binary(call: OpCall) -> Shape:
