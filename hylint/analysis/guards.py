@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping, Optional
+from typing import AbstractSet, Mapping, Optional
 
 import libcst as cst
 
@@ -14,29 +14,33 @@ from hylint.syntax.nodes import dotted_name
 from hylint.syntax.walk import walk
 
 
-def guard_mode(test: cst.BaseExpression, f_name: str, helpers: Mapping[str, str] = MappingProxyType({})
-               ) -> Optional[str]:
+def guard_mode(test: cst.BaseExpression, f_name: str, helpers: Mapping[str, str] = MappingProxyType({}),
+               f_attrs: AbstractSet[str] = frozenset()) -> Optional[str]:
     """'nd' when ``test`` is true only eagerly, 'sym' when only hybridized, else None. ``helpers``: the names
     of the package's guard functions the module sees, with the mode each tests of its argument
-    (``mxnet_is_ndarray(F)``, analysis/reach/package.py). An ``and`` with an eager-only operand is true only eagerly
-    (``x is not None and F is nd``); its negation is no test of the mode, so it is never 'sym'."""
+    (``mxnet_is_ndarray(F)``, analysis/reach/package.py). ``f_attrs``: attributes that hold F as well
+    (``self.F`` of an object built in the trace: ``self.F is mx.nd``). An ``and`` with an eager-only operand
+    is true only eagerly (``x is not None and F is nd``); its negation is no test of the mode, so it is never
+    'sym'."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        modes = {guard_mode(test.left, f_name, helpers), guard_mode(test.right, f_name, helpers)}
+        modes = {guard_mode(test.left, f_name, helpers, f_attrs), guard_mode(test.right, f_name, helpers, f_attrs)}
         return "nd" if "nd" in modes and "sym" not in modes else None
-    return _exact_mode(test, f_name, helpers)
+    return _exact_mode(test, f_name, helpers, f_attrs)
 
 
-def _exact_mode(test: cst.BaseExpression, f_name: str, helpers: Mapping[str, str]) -> Optional[str]:
+def _exact_mode(test: cst.BaseExpression, f_name: str, helpers: Mapping[str, str],
+                f_attrs: AbstractSet[str] = frozenset()) -> Optional[str]:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _exact_mode(test.expression, f_name, helpers)
+        inner = _exact_mode(test.expression, f_name, helpers, f_attrs)
         return {"nd": "sym", "sym": "nd"}.get(inner or "")
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         left = dotted_name(test.left)
         comparison = test.comparisons[0]
         right = dotted_name(comparison.comparator)
-        if left != f_name and right == f_name:
+        holders = {f_name} | set(f_attrs)
+        if left not in holders and right in holders:
             left, right = right, left
-        if left == f_name and right is not None:
+        if left in holders and right is not None:
             mode = "nd" if right in ND_NAMES else "sym" if right in SYM_NAMES else None
             if mode is None:
                 return None

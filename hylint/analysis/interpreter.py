@@ -56,6 +56,7 @@ class HybridContext:
         self.reach_chain = reach_chain
         # for a method of a plain object the trace reaches: attributes of `self` that hold F, and tensors
         self.self_f_attrs, self.self_tensor_attrs = self_attrs
+        self._f_attrs = frozenset(f"self.{attr}" for attr in self.self_f_attrs)  # `self.F is mx.nd` tests F too
         self.cls = cls
         self.module = module
         self.is_helper = is_helper
@@ -158,7 +159,7 @@ class HybridContext:
             self._walk_stmt(stmt)
             self._eager_depth -= rest_eager
             if isinstance(stmt, cst.If):
-                mode = guard_mode(stmt.test, self.f_name, self.module.guards)
+                mode = guard_mode(stmt.test, self.f_name, self.module.guards, self._f_attrs)
                 ends = ends_control_flow(stmt.body)
                 if mode == "sym" and ends == "raise" and stmt.orelse is None:
                     self.opted_out = True
@@ -172,7 +173,7 @@ class HybridContext:
                 self._walk_small(small)
         elif isinstance(stmt, cst.If):
             self.expr(stmt.test)
-            mode = guard_mode(stmt.test, self.f_name, self.module.guards)
+            mode = guard_mode(stmt.test, self.f_name, self.module.guards, self._f_attrs)
             if mode is not None:
                 self.guards.append(GuardRegion(stmt, mode))
                 if mode == "nd":
@@ -408,7 +409,7 @@ class HybridContext:
             return result
         if kind is cst.IfExp:
             self.expr(node.test)
-            mode = guard_mode(node.test, self.f_name, self.module.guards)  # `a if F is nd else b`: one side runs eagerly only
+            mode = guard_mode(node.test, self.f_name, self.module.guards, self._f_attrs)  # `a if F is nd else b`: one side runs eagerly only
             eager_side = node.body if mode == "nd" else node.orelse if mode == "sym" else None
             if eager_side is not None:
                 self.eager_only.add(eager_side)
@@ -713,6 +714,13 @@ class HybridContext:
             self.module.in_progress.discard(fn)
         return context.return_value if context is not None else UNKNOWN
 
+    def _passes_f(self, arg: cst.Arg, value: Value) -> bool:
+        """The argument is F: this function's F name, or an attribute of self that holds it (``self.F``
+        of an object built in the trace, which the reach says holds F)."""
+        if isinstance(arg.value, cst.Name):
+            return arg.value.value == self.f_name
+        return isinstance(arg.value, cst.Attribute) and value.kind is Kind.F
+
     def _maybe_helper(self, helper: cst.FunctionDef, cls: Optional[ClassInfo], node: cst.Call,
                       arg_values: List[Value]) -> Value:
         """Record a call that passes F (or a tensor) to a function of this module (or a method of the class).
@@ -723,6 +731,8 @@ class HybridContext:
         """
         if helper.name.value.startswith("__") and helper.name.value.endswith("__"):
             return UNKNOWN  # `self.__call__(...)`: a protocol method, not a helper of the trace
+        if self._eager_depth:
+            return UNKNOWN  # `if F is nd: helper(F, x)`: the call runs eagerly only, never in a trace
         params = param_names(helper)
         offset = 1 if cls is not None and params and params[0].name.value in ("self", "cls") else 0
         f_param = None
@@ -732,13 +742,13 @@ class HybridContext:
             if offset + index >= len(params):
                 break
             pname = params[offset + index].name.value
-            if isinstance(arg.value, cst.Name) and arg.value.value == self.f_name:
+            if self._passes_f(arg, value):
                 f_param = pname
             else:
                 mapped[pname] = value
         for arg, value in zip(node.args, arg_values):
             if arg.keyword is not None:
-                if isinstance(arg.value, cst.Name) and arg.value.value == self.f_name:
+                if self._passes_f(arg, value):
                     f_param = arg.keyword.value
                 else:
                     mapped[arg.keyword.value] = value

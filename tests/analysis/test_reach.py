@@ -534,3 +534,63 @@ def test_statements_walk_yields_the_statements_of_ast_walk_in_its_order():
         tree = ast.parse(path.read_bytes())
         assert [n for n in _statements(tree) if isinstance(n, ast.stmt)] == \
             [n for n in ast.walk(tree) if isinstance(n, ast.stmt)], path
+
+
+def test_a_call_under_an_eager_only_guard_is_not_reached():
+    # gluonts 0.8.1 gaussian_process.py: `elif self.jitter_method == "iter" and self.F is mx.nd: jitter_cholesky(...)`,
+    # where `self.F` holds F. Measured on MXNet 1.9.1 (the pattern rebuilt as a block): eager runs, hybridized
+    # runs too (the trace takes the else branch); the same call without the guard fails once hybridized
+    # (NotImplementedForSymbol: the helper takes a tensor's truth value)
+    result = reach(pkg=GET_F + """
+    def strict(F, m):
+        return m
+
+    def on_symbols(F, m):
+        return m
+
+    def plain(F, m):
+        return m
+
+    class Factorizer:
+        def __init__(self, x, method="iter", F=None):
+            self.F = F if F else getF(x)
+            self.method = method
+
+        def factor(self, m):
+            if self.method == "eig":
+                return plain(self.F, m)
+            elif self.method == "iter" and self.F is mx.nd:
+                return strict(self.F, m)
+            elif self.F is not mx.nd:
+                return on_symbols(self.F, m)
+            return m
+
+    class Model(HybridBlock):
+        def hybrid_forward(self, F, x):
+            if F is mx.nd:
+                strict(F, x)
+            return Factorizer(x, F=F).factor(x)
+    """)
+    assert get(result, "pkg", "strict") is None
+    assert get(result, "pkg", "plain").certain
+    assert get(result, "pkg", "on_symbols").certain
+    assert "factor" in get(result, "pkg", "on_symbols").describe()
+
+
+def test_an_attribute_that_holds_no_f_is_no_guard():
+    # `self.mode is mx.nd` where `self.mode` is a string: no test of F, the branch may run in a trace
+    result = reach(pkg="""
+    def helper(F, m):
+        return m
+
+    class Model(HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.mode = "nd"
+
+        def hybrid_forward(self, F, x):
+            if self.mode is mx.nd:
+                return helper(F, x)
+            return x
+    """)
+    assert get(result, "pkg", "helper").certain

@@ -3,8 +3,9 @@ it returns, which of its parameters and names hold F or tensors.
 
 Reads the function's statements and expressions with the values its parameters are bound to (and, for a
 nested function or lambda, the live environment of the function defining it); answers by updating its
-``Reached`` and ``_Entry`` and the attributes it sets on objects (``_Class.attrs``). A branch on
-``isinstance`` true only eagerly is not followed (guards.py); after a test true only in a trace (``F is
+``Reached`` and ``_Entry`` and the attributes it sets on objects (``_Class.attrs``). A branch whose test is
+true only eagerly (``isinstance(x, mx.nd.NDArray)``, ``F is nd``, ``self.F is mx.nd`` with ``self.F`` holding
+F, in an ``and`` too) is not followed (guards.py); after a test true only in a trace (``F is
 mx.sym``, a guard helper of the package, ...) whose branch ends in ``raise`` or ``return``, the rest of
 the block runs eagerly only and is not followed either. Calls: calls.py.
 """
@@ -83,7 +84,6 @@ class _Function(_Calls):
                 mode = self.package.guard_helper(atom[1]) if atom[0] == "fn" else None
                 if mode is not None and F in self.eval(test.args[0]):
                     return mode
-            return None
         return _isinstance_mode(test)
 
     def statement(self, stmt: ast.stmt) -> None:
@@ -128,8 +128,10 @@ class _Function(_Calls):
             self.block(stmt.finalbody)
         elif isinstance(stmt, (ast.If, ast.While)):
             self.eval(stmt.test)
-            mode = _isinstance_mode(stmt.test) if isinstance(stmt, ast.If) else None
-            if mode != "nd":  # `if isinstance(x, mx.nd.NDArray):` runs eagerly only, never in a trace
+            mode = self._mode(stmt.test) if isinstance(stmt, ast.If) else None
+            # `if isinstance(x, mx.nd.NDArray):`, `elif method == "iter" and self.F is mx.nd:` run eagerly only,
+            # never in a trace: what their branch calls is not reached from here
+            if mode != "nd":
                 self.block(stmt.body)
             if mode != "sym":
                 self.block(stmt.orelse)

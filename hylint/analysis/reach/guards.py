@@ -34,8 +34,9 @@ def _static_mode(test: ast.expr, name: str) -> Optional[str]:
 
 
 def _compare_mode(test: ast.expr, holds_f: Callable[[ast.expr], bool]) -> Optional[str]:
-    """The mode a comparison tests of F (``F is nd``, ``F is not mx.sym``, ``F.__name__ ==
-    'mxnet.ndarray'``): `holds_f` says whether an expression holds F."""
+    """The mode a comparison tests of F (``F is nd``, ``F is not mx.sym``, ``self.F is mx.nd`` where the
+    attribute holds F, ``F.__name__ == 'mxnet.ndarray'``): `holds_f` says whether an expression (a name or
+    an attribute) holds F."""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and
             isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))):
         return None
@@ -43,7 +44,7 @@ def _compare_mode(test: ast.expr, holds_f: Callable[[ast.expr], bool]) -> Option
     for holder, namespace in (sides, sides[::-1]):
         text = _text(namespace)
         mode = "nd" if text in ND_NAMES else "sym" if text in SYM_NAMES else None
-        if mode is not None and isinstance(holder, ast.Name) and holds_f(holder):
+        if mode is not None and isinstance(holder, (ast.Name, ast.Attribute)) and holds_f(holder):
             return {"nd": "sym", "sym": "nd"}[mode] if isinstance(test.ops[0], (ast.IsNot, ast.NotEq)) else mode
         mode = _module_name_mode(holder, namespace, test.ops[0])  # `F.__name__ == 'mxnet.ndarray'`
         if mode is not None and holds_f(holder.value):
