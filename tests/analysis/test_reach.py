@@ -594,3 +594,54 @@ def test_an_attribute_that_holds_no_f_is_no_guard():
             return x
     """)
     assert get(result, "pkg", "helper").certain
+
+
+def test_the_path_a_constructor_switch_declares_eager_only_is_not_reached():
+    # gluoncv2 0.0.64 superpointnet: `hybridizable=True` kept on self, `assert (use_map_resize or not
+    # hybridizable)`; `if self.hybridizable: return desc_map`, then eager-only post-processing, and the `else`
+    # of `if self.use_map_resize:` calls `interpolate_bilinear`. Measured on MXNet 1.9.1 (the pattern rebuilt
+    # as fixtures/HY301_6): built with the defaults it hybridizes with equal output; with hybridizable=False
+    # the hybridized call fails, as declared
+    result = reach(pkg="""
+    def after_switch(x):
+        return x
+
+    def in_else(x):
+        return x
+
+    def kept(x):
+        return x
+
+    def undeclared_rest(x):
+        return x
+
+    class Descriptor(HybridBlock):
+        def __init__(self, use_resize=True, hybridizable=True):
+            super().__init__()
+            assert (use_resize or not hybridizable)
+            self.use_resize = use_resize
+            self.hybridizable = hybridizable
+
+        def hybrid_forward(self, F, x):
+            if self.use_resize:
+                y = kept(x)
+                if self.hybridizable:
+                    return y
+                return after_switch(y)
+            else:
+                return in_else(x)
+
+    class Undeclared(HybridBlock):
+        def __init__(self, fast=False):
+            super().__init__()
+            self.fast = fast
+
+        def hybrid_forward(self, F, x):
+            if self.fast:
+                return x
+            return undeclared_rest(x)
+    """)
+    assert get(result, "pkg", "after_switch") is None
+    assert get(result, "pkg", "in_else") is None
+    assert get(result, "pkg", "kept").certain
+    assert get(result, "pkg", "undeclared_rest").certain  # a switch that says nothing of hybridizing

@@ -30,6 +30,10 @@ trace, across the package's modules:
   guard reaches nothing (``elif method == "iter" and self.F is mx.nd: jitter_cholesky(...)``); after a guard true only in a trace whose branch ends in
   ``raise`` or ``return`` (``if F is mx.sym: raise ValueError(...)``, ``if F is not nd: return ...``), the
   rest of the block runs eagerly only and is not followed;
+* the path a constructor switch declares eager-only is not followed either: with ``self.hybridizable``
+  (a switch named so, kept on self) and the options ``__init__`` asserts with it (``assert (use_nms or
+  not hybridizable)``), ``if self.hybridizable: return y`` ends the block, and the ``else`` of ``if
+  self.use_nms:`` is skipped (gluoncv2's superpointnet);
 * methods called on an object of a known class, and, when the class of the receiver is not known
   (``self.distr_output.distribution(args)`` with ``distr_output`` a constructor argument), every method of
   that name defined by a non-block class of the package, marked ``certain=False`` ("by name"); what such a
@@ -70,7 +74,8 @@ bottom up:
 
 * ``atoms``: what a name may hold (values as sets of atoms) and the keys naming functions and classes;
 * ``syntax``: helpers reading CPython ``ast`` (a function's statements and parameters, a label's text);
-* ``guards``: which tests of F or ``isinstance`` are true only eagerly or only in a trace;
+* ``guards``: which tests of F or ``isinstance`` are true only eagerly or only in a trace, and which
+  tests of self a class's ``__init__`` declares true only for a block built not to be hybridized;
 * ``modules``: module names, parsing a package folder, the records of a module and of a class;
 * ``stored``: what a class stores on self before any trace (a base of the package index);
 * ``package``: the package index, loading modules lazily, resolving names, classes and their methods;
