@@ -1,42 +1,48 @@
 """Mode guards: regions of a hybrid function that run only eagerly (``if F is nd:``) or only
-hybridized, and functions that opt out of hybridization (``if F is sym: raise``)."""
+hybridized, functions that opt out of hybridization (``if F is sym: raise``), and the paths a block's
+constructor switch declares eager-only (``if self.hybridizable: return y``)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping, Optional
+from typing import AbstractSet, Dict, FrozenSet, Mapping, Optional, Tuple
 
 import libcst as cst
 
-from hylint.facts.names import (ND_MODULE_NAME, ND_NAMES, ND_TYPES, SYM_MODULE_NAME, SYM_NAMES,  # noqa: F401
+from hylint.facts.names import (HYBRIDIZABLE_FLAG, ND_MODULE_NAME, ND_NAMES, ND_TYPES, SYM_MODULE_NAME, SYM_NAMES,  # noqa: F401
                                 SYM_TYPES)  # (ND_NAMES read through here)
 from hylint.syntax.nodes import dotted_name
 from hylint.syntax.walk import walk
 
 
-def guard_mode(test: cst.BaseExpression, f_name: str, helpers: Mapping[str, str] = MappingProxyType({})
-               ) -> Optional[str]:
+def guard_mode(test: cst.BaseExpression, f_name: str, helpers: Mapping[str, str] = MappingProxyType({}),
+               f_attrs: AbstractSet[str] = frozenset()) -> Optional[str]:
     """'nd' when ``test`` is true only eagerly, 'sym' when only hybridized, else None. ``helpers``: the names
     of the package's guard functions the module sees, with the mode each tests of its argument
-    (``mxnet_is_ndarray(F)``, analysis/reach/package.py). An ``and`` with an eager-only operand is true only eagerly
-    (``x is not None and F is nd``); its negation is no test of the mode, so it is never 'sym'."""
+    (``mxnet_is_ndarray(F)``, analysis/reach/package.py). ``f_attrs``: attributes that hold F as well
+    (``self.F`` of an object built in the trace: ``self.F is mx.nd``). An ``and`` with an eager-only operand
+    is true only eagerly (``x is not None and F is nd``); its negation is no test of the mode, so it is never
+    'sym'."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        modes = {guard_mode(test.left, f_name, helpers), guard_mode(test.right, f_name, helpers)}
+        modes = {guard_mode(test.left, f_name, helpers, f_attrs), guard_mode(test.right, f_name, helpers, f_attrs)}
         return "nd" if "nd" in modes and "sym" not in modes else None
-    return _exact_mode(test, f_name, helpers)
+    return _exact_mode(test, f_name, helpers, f_attrs)
 
 
-def _exact_mode(test: cst.BaseExpression, f_name: str, helpers: Mapping[str, str]) -> Optional[str]:
+def _exact_mode(test: cst.BaseExpression, f_name: str, helpers: Mapping[str, str],
+                f_attrs: AbstractSet[str] = frozenset()) -> Optional[str]:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _exact_mode(test.expression, f_name, helpers)
+        inner = _exact_mode(test.expression, f_name, helpers, f_attrs)
         return {"nd": "sym", "sym": "nd"}.get(inner or "")
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         left = dotted_name(test.left)
         comparison = test.comparisons[0]
         right = dotted_name(comparison.comparator)
-        if left != f_name and right == f_name:
+        holders = {f_name} | set(f_attrs)
+        if left not in holders and right in holders:
             left, right = right, left
-        if left == f_name and right is not None:
+        if left in holders and right is not None:
             mode = "nd" if right in ND_NAMES else "sym" if right in SYM_NAMES else None
             if mode is None:
                 return None
@@ -91,6 +97,74 @@ def ends_control_flow(block: cst.BaseSuite) -> Optional[str]:
         return "return"
     return None
 
+
+
+# `if self.hybridizable: return pts, confs`, then eager-only post-processing
+HYBRIDIZABLE = re.compile(HYBRIDIZABLE_FLAG)
+
+
+def declared_opt_outs(init: Optional[cst.FunctionDef]) -> FrozenSet[Tuple[str, str]]:
+    """The tests of self that ``__init__`` declares true only for a block not to be hybridized:
+    ``("not", "hybridizable")`` for a switch named like ``hybridizable`` kept on self; with ``self.use_nms =
+    use_nms`` and ``assert (use_nms or not hybridizable)``, ``("not", "use_nms")``; with ``assert (size is
+    not None) or not hybridizable``, ``("is None", "size")``. The code under such a test is the author's
+    eager-only path: a block built so is not meant to be hybridized (gluoncv2 superpointnet)."""
+    if init is None:
+        return frozenset()
+    stored: Dict[str, str] = {}  # parameter -> the attribute of self keeping it
+    flags = set()
+    for stmt in _simple_statements(init.body):
+        if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1:
+            target = dotted_name(stmt.targets[0].target) or ""
+            if target.startswith("self.") and target.count(".") == 1:
+                attr = target[5:]
+                if isinstance(stmt.value, cst.Name):
+                    stored[stmt.value.value] = attr
+                if HYBRIDIZABLE.fullmatch(attr):
+                    flags.add(attr)
+    declared = {("not", attr) for attr in flags}
+    for stmt in _simple_statements(init.body):
+        test = stmt.test if isinstance(stmt, cst.Assert) else None
+        if not (isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or)):
+            continue
+        for this, other in ((test.left, test.right), (test.right, test.left)):
+            if not (isinstance(other, cst.UnaryOperation) and isinstance(other.operator, cst.Not) and
+                    isinstance(other.expression, cst.Name) and stored.get(other.expression.value) in flags):
+                continue
+            if isinstance(this, cst.Name) and this.value in stored:
+                declared.add(("not", stored[this.value]))
+            elif isinstance(this, cst.Comparison) and len(this.comparisons) == 1 and \
+                    isinstance(this.comparisons[0].operator, cst.IsNot) and \
+                    dotted_name(this.comparisons[0].comparator) == "None" and \
+                    isinstance(this.left, cst.Name) and this.left.value in stored:
+                declared.add(("is None", stored[this.left.value]))
+    return frozenset(declared)
+
+
+def _simple_statements(block: cst.BaseSuite):
+    for line in getattr(block, "body", ()):
+        if isinstance(line, cst.SimpleStatementLine):
+            yield from line.body
+
+
+def opt_out_test(test: cst.BaseExpression, declared: AbstractSet[Tuple[str, str]]) -> Optional[bool]:
+    """True when ``test`` holds only for a block declared not to be hybridized (``declared_opt_outs``),
+    False when its negation does (``if self.hybridizable: return ...``), else None."""
+    if not declared:
+        return None
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = opt_out_test(test.expression, declared)
+        return None if inner is None else not inner
+    name = dotted_name(test) or ""
+    if name.startswith("self.") and name.count(".") == 1:
+        return False if ("not", name[5:]) in declared else None
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and \
+            dotted_name(test.comparisons[0].comparator) == "None":
+        subject = dotted_name(test.left) or ""
+        if subject.startswith("self.") and ("is None", subject[5:]) in declared:
+            operator = test.comparisons[0].operator
+            return True if isinstance(operator, cst.Is) else False if isinstance(operator, cst.IsNot) else None
+    return None
 
 
 @dataclass

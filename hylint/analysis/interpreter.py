@@ -13,7 +13,8 @@ import libcst as cst
 from hylint.analysis import ops
 from hylint.analysis.evidence import classify_params, declared_parameter
 from hylint.analysis.layers import child_output
-from hylint.analysis.guards import GuardRegion, ends_control_flow, guard_mode, python_container_test
+from hylint.analysis.guards import (GuardRegion, declared_opt_outs, ends_control_flow, guard_mode, opt_out_test,
+                                    python_container_test)
 from hylint.analysis.module import ClassInfo, ModuleInfo, class_family, in_numpy_mode
 from hylint.facts.attributes import NDARRAY_PYTHON_VALUES
 from hylint.facts.names import in_nd_namespace
@@ -22,6 +23,15 @@ from hylint.analysis.values import (NUMPY, PY, UNKNOWN, Kind, Shape, Value, is_p
                                    tensor, why_not_proven)
 
 NO_F = "__hylint_no_F__"  # the F name of a helper that does not take F (a name no code uses)
+
+
+def _dict_of(values: List[Value]) -> Value:
+    """A dict built in the function: a dict of tensors (like hybrid_forward's ``**kwargs``) when every value
+    is a tensor and one at least a proven one (`{"x": x, "y": y}`, `dict(a=x, b=y)`, as a list of them is a
+    list of tensors), else a Python value."""
+    if values and all(v.kind is Kind.TENSOR for v in values) and any(v.certain for v in values):
+        return Value(Kind.KWARGS, elements=tuple(values))
+    return PY
 
 
 def _detached(value: Value, caller_is_helper: bool) -> Value:
@@ -56,6 +66,10 @@ class HybridContext:
         self.reach_chain = reach_chain
         # for a method of a plain object the trace reaches: attributes of `self` that hold F, and tensors
         self.self_f_attrs, self.self_tensor_attrs = self_attrs
+        self._f_attrs = frozenset(f"self.{attr}" for attr in self.self_f_attrs)  # `self.F is mx.nd` tests F too
+        # `if self.hybridizable: return ...`: what follows is the eager-only path of a block built not to be
+        # hybridized (guards.declared_opt_outs)
+        self._opt_outs = declared_opt_outs(cls.methods.get("__init__")) if cls is not None else frozenset()
         self.cls = cls
         self.module = module
         self.is_helper = is_helper
@@ -158,12 +172,15 @@ class HybridContext:
             self._walk_stmt(stmt)
             self._eager_depth -= rest_eager
             if isinstance(stmt, cst.If):
-                mode = guard_mode(stmt.test, self.f_name, self.module.guards)
+                mode = guard_mode(stmt.test, self.f_name, self.module.guards, self._f_attrs)
                 ends = ends_control_flow(stmt.body)
                 if mode == "sym" and ends == "raise" and stmt.orelse is None:
                     self.opted_out = True
                 if mode == "sym" and ends in ("return", "raise") and stmt.orelse is None:
                     rest_eager = True
+                if ends in ("return", "raise") and stmt.orelse is None and \
+                        opt_out_test(stmt.test, self._opt_outs) is False:
+                    rest_eager = True  # `if self.hybridizable: return out`
         self._eager_depth -= eager
 
     def _walk_stmt(self, stmt: cst.CSTNode) -> None:
@@ -172,13 +189,18 @@ class HybridContext:
                 self._walk_small(small)
         elif isinstance(stmt, cst.If):
             self.expr(stmt.test)
-            mode = guard_mode(stmt.test, self.f_name, self.module.guards)
+            mode = guard_mode(stmt.test, self.f_name, self.module.guards, self._f_attrs)
             if mode is not None:
                 self.guards.append(GuardRegion(stmt, mode))
                 if mode == "nd":
                     self.eager_only.add(stmt.body)
                 elif stmt.orelse is not None:
                     self.eager_only.add(stmt.orelse)
+            declared = opt_out_test(stmt.test, self._opt_outs)
+            if declared is True:
+                self.eager_only.add(stmt.body)
+            elif declared is False and isinstance(stmt.orelse, cst.Else):
+                self.eager_only.add(stmt.orelse)
             before = dict(self._env)
             narrowed = python_container_test(stmt.test)
             if narrowed is not None:  # `if isinstance(x, (list, tuple)):` x is no tensor in the body
@@ -298,6 +320,8 @@ class HybridContext:
             self.expr(target)
 
     def _unpack(self, value: Value, index: int) -> Value:
+        if value.kind is Kind.KWARGS:
+            return PY  # `a, b = d` unpacks a dict's keys
         if value.elements and index < len(value.elements):
             return value.elements[index]
         if value.kind is Kind.MULTI:
@@ -322,6 +346,15 @@ class HybridContext:
                 return Value(Kind.PY, elements=tuple(
                     self._element_of(self.values.get(a.value, UNKNOWN), a.value) for a in node.args))
             if callee == "range":
+                return PY
+            if isinstance(node.func, cst.Attribute) and not node.args and \
+                    self.values.get(node.func.value, UNKNOWN).kind is Kind.KWARGS:
+                # `d.items()` / `d.values()` of a dict of tensors: its values are tensors
+                method = node.func.attr.value
+                if method == "items":
+                    return Value(Kind.PY, elements=(PY, tensor()))
+                if method == "values":
+                    return tensor()
                 return PY
         if value.kind is Kind.SEQ:  # the elements of a list of uncertain kind may be lists themselves
             return tensor(certain=value.certain, assumed=not value.certain)
@@ -368,11 +401,15 @@ class HybridContext:
                 return Value(Kind.SEQ, elements=elements)
             return Value(Kind.PY, elements=elements)
         if kind is cst.Dict:
+            values = []
             for element in node.elements:
                 if isinstance(element, cst.DictElement):
                     self.expr(element.key)
-                self.expr(element.value)
-            return PY
+                    values.append(self.expr(element.value))
+                else:
+                    self.expr(element.value)
+                    values.append(UNKNOWN)  # `**other`: what it holds is not known
+            return _dict_of(values)
         if kind in (cst.ListComp, cst.GeneratorExp, cst.SetComp):
             self._comprehension(node.for_in)
             element = self.expr(node.elt)
@@ -380,8 +417,7 @@ class HybridContext:
         if kind is cst.DictComp:
             self._comprehension(node.for_in)
             self.expr(node.key)
-            self.expr(node.value)
-            return PY
+            return _dict_of([self.expr(node.value)])
         if kind is cst.BinaryOperation:
             left = self.expr(node.left)
             right = self.expr(node.right)
@@ -394,7 +430,7 @@ class HybridContext:
         if kind is cst.BooleanOperation:
             left = self.expr(node.left)
             # `F is nd and x.sum() > 0` (or `F is sym or ...`): the right side is evaluated only eagerly
-            mode = guard_mode(node.left, self.f_name, self.module.guards)
+            mode = guard_mode(node.left, self.f_name, self.module.guards, self._f_attrs)
             eager_right = mode == ("nd" if isinstance(node.operator, cst.And) else "sym")
             if eager_right:
                 self.eager_only.add(node.right)
@@ -415,8 +451,11 @@ class HybridContext:
             return result
         if kind is cst.IfExp:
             self.expr(node.test)
-            mode = guard_mode(node.test, self.f_name, self.module.guards)  # `a if F is nd else b`: one side runs eagerly only
+            mode = guard_mode(node.test, self.f_name, self.module.guards, self._f_attrs)  # `a if F is nd else b`: one side runs eagerly only
             eager_side = node.body if mode == "nd" else node.orelse if mode == "sym" else None
+            declared = opt_out_test(node.test, self._opt_outs)
+            if eager_side is None and declared is not None:  # `size if self.size is not None else x.shape[2]`
+                eager_side = node.body if declared else node.orelse
             if eager_side is not None:
                 self.eager_only.add(eager_side)
             sides = {}
@@ -563,6 +602,8 @@ class HybridContext:
             if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
                 return Value(Kind.SEQ)
             return tensor(certain=False, assumed=True)
+        if base.kind is Kind.KWARGS and base.elements:
+            return tensor()  # `inputs["x"]` of a dict of tensors built here
         if base.kind is Kind.KWARGS:
             return self._keyword_parameter(node.slice[0].slice.value if len(node.slice) == 1 and
                                            isinstance(node.slice[0].slice, cst.Index) else None)
@@ -643,6 +684,8 @@ class HybridContext:
                     return tensor(certain=False)
                 if name in ("list", "tuple") and arg_values and arg_values[0].kind in (Kind.SEQ, Kind.MULTI):
                     return Value(Kind.SEQ)
+                if name == "dict" and node.args and all(arg.keyword is not None for arg in node.args):
+                    return _dict_of(arg_values)  # `dict(a=x, b=y)`
                 return PY
             helper = self.module.functions.get(name)
             if helper is not None:
@@ -723,6 +766,13 @@ class HybridContext:
             self.module.in_progress.discard(fn)
         return context.return_value if context is not None else UNKNOWN
 
+    def _passes_f(self, arg: cst.Arg, value: Value) -> bool:
+        """The argument is F: this function's F name, or an attribute of self that holds it (``self.F``
+        of an object built in the trace, which the reach says holds F)."""
+        if isinstance(arg.value, cst.Name):
+            return arg.value.value == self.f_name
+        return isinstance(arg.value, cst.Attribute) and value.kind is Kind.F
+
     def _maybe_helper(self, helper: cst.FunctionDef, cls: Optional[ClassInfo], node: cst.Call,
                       arg_values: List[Value]) -> Value:
         """Record a call that passes F (or a tensor) to a function of this module (or a method of the class).
@@ -733,6 +783,8 @@ class HybridContext:
         """
         if helper.name.value.startswith("__") and helper.name.value.endswith("__"):
             return UNKNOWN  # `self.__call__(...)`: a protocol method, not a helper of the trace
+        if self._eager_depth:
+            return UNKNOWN  # `if F is nd: helper(F, x)`: the call runs eagerly only, never in a trace
         params = param_names(helper)
         offset = 1 if cls is not None and params and params[0].name.value in ("self", "cls") else 0
         f_param = None
@@ -742,13 +794,13 @@ class HybridContext:
             if offset + index >= len(params):
                 break
             pname = params[offset + index].name.value
-            if isinstance(arg.value, cst.Name) and arg.value.value == self.f_name:
+            if self._passes_f(arg, value):
                 f_param = pname
             else:
                 mapped[pname] = value
         for arg, value in zip(node.args, arg_values):
             if arg.keyword is not None:
-                if isinstance(arg.value, cst.Name) and arg.value.value == self.f_name:
+                if self._passes_f(arg, value):
                     f_param = arg.keyword.value
                 else:
                     mapped[arg.keyword.value] = value

@@ -24,6 +24,9 @@ def in_nd_namespace(callee: str) -> bool:
 
 
 # the namespace's `__name__` eagerly and when traced (measured on MXNet 1.9.1): `F.__name__ == 'mxnet.ndarray'`
+# a switch a block's constructor takes to say whether the block may be hybridized (gluoncv2's
+# `hybridizable=True`); read by analysis/guards.py and analysis/reach/guards.py
+HYBRIDIZABLE_FLAG = r"_*(hybridi[sz]able|can_hybridi[sz]e|allow_hybridi[sz]e)"
 ND_MODULE_NAME = "mxnet.ndarray"
 SYM_MODULE_NAME = "mxnet.symbol"
 

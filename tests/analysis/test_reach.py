@@ -534,3 +534,114 @@ def test_statements_walk_yields_the_statements_of_ast_walk_in_its_order():
         tree = ast.parse(path.read_bytes())
         assert [n for n in _statements(tree) if isinstance(n, ast.stmt)] == \
             [n for n in ast.walk(tree) if isinstance(n, ast.stmt)], path
+
+
+def test_a_call_under_an_eager_only_guard_is_not_reached():
+    # gluonts 0.8.1 gaussian_process.py: `elif self.jitter_method == "iter" and self.F is mx.nd: jitter_cholesky(...)`,
+    # where `self.F` holds F. Measured on MXNet 1.9.1 (the pattern rebuilt as a block): eager runs, hybridized
+    # runs too (the trace takes the else branch); the same call without the guard fails once hybridized
+    # (NotImplementedForSymbol: the helper takes a tensor's truth value)
+    result = reach(pkg=GET_F + """
+    def strict(F, m):
+        return m
+
+    def on_symbols(F, m):
+        return m
+
+    def plain(F, m):
+        return m
+
+    class Factorizer:
+        def __init__(self, x, method="iter", F=None):
+            self.F = F if F else getF(x)
+            self.method = method
+
+        def factor(self, m):
+            if self.method == "eig":
+                return plain(self.F, m)
+            elif self.method == "iter" and self.F is mx.nd:
+                return strict(self.F, m)
+            elif self.F is not mx.nd:
+                return on_symbols(self.F, m)
+            return m
+
+    class Model(HybridBlock):
+        def hybrid_forward(self, F, x):
+            if F is mx.nd:
+                strict(F, x)
+            return Factorizer(x, F=F).factor(x)
+    """)
+    assert get(result, "pkg", "strict") is None
+    assert get(result, "pkg", "plain").certain
+    assert get(result, "pkg", "on_symbols").certain
+    assert "factor" in get(result, "pkg", "on_symbols").describe()
+
+
+def test_an_attribute_that_holds_no_f_is_no_guard():
+    # `self.mode is mx.nd` where `self.mode` is a string: no test of F, the branch may run in a trace
+    result = reach(pkg="""
+    def helper(F, m):
+        return m
+
+    class Model(HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.mode = "nd"
+
+        def hybrid_forward(self, F, x):
+            if self.mode is mx.nd:
+                return helper(F, x)
+            return x
+    """)
+    assert get(result, "pkg", "helper").certain
+
+
+def test_the_path_a_constructor_switch_declares_eager_only_is_not_reached():
+    # gluoncv2 0.0.64 superpointnet: `hybridizable=True` kept on self, `assert (use_map_resize or not
+    # hybridizable)`; `if self.hybridizable: return desc_map`, then eager-only post-processing, and the `else`
+    # of `if self.use_map_resize:` calls `interpolate_bilinear`. Measured on MXNet 1.9.1 (the pattern rebuilt
+    # as fixtures/HY301_6): built with the defaults it hybridizes with equal output; with hybridizable=False
+    # the hybridized call fails, as declared
+    result = reach(pkg="""
+    def after_switch(x):
+        return x
+
+    def in_else(x):
+        return x
+
+    def kept(x):
+        return x
+
+    def undeclared_rest(x):
+        return x
+
+    class Descriptor(HybridBlock):
+        def __init__(self, use_resize=True, hybridizable=True):
+            super().__init__()
+            assert (use_resize or not hybridizable)
+            self.use_resize = use_resize
+            self.hybridizable = hybridizable
+
+        def hybrid_forward(self, F, x):
+            if self.use_resize:
+                y = kept(x)
+                if self.hybridizable:
+                    return y
+                return after_switch(y)
+            else:
+                return in_else(x)
+
+    class Undeclared(HybridBlock):
+        def __init__(self, fast=False):
+            super().__init__()
+            self.fast = fast
+
+        def hybrid_forward(self, F, x):
+            if self.fast:
+                return x
+            return undeclared_rest(x)
+    """)
+    assert get(result, "pkg", "after_switch") is None
+    assert get(result, "pkg", "in_else") is None
+    assert get(result, "pkg", "kept").certain
+    assert get(result, "pkg", "undeclared_rest").certain  # a switch that says nothing of hybridizing

@@ -23,12 +23,17 @@ trace, across the package's modules:
   for each (the caller may pass any of them); classes assigned in a class body (``distr_cls: type =
   GenPareto``), built by ``self.distr_cls(...)``;
 * branches on ``isinstance(x, mx.nd.NDArray)`` / ``isinstance(x, mx.sym.Symbol)`` (and their negation), on
-  ``F is nd``, ``F.__name__ == 'mxnet.ndarray'`` and on a guard helper of the package (a function whose body
-  is ``return <one of these tests of its parameter>``: autogluon's ``mxnet_is_ndarray(F)``), alone or in an
-  ``and`` (``x is not None and F is nd`` is true only eagerly): only
-  the branch that runs with Symbols is followed; after a guard true only in a trace whose branch ends in
+  ``F is nd`` (or an attribute that holds F: gluonts' ``self.F is mx.nd``), ``F.__name__ == 'mxnet.ndarray'``
+  and on a guard helper of the package (a function whose body is ``return <one of these tests of its
+  parameter>``: autogluon's ``mxnet_is_ndarray(F)``), alone or in an ``and`` (``x is not None and F is nd``
+  is true only eagerly): only the branch that runs with Symbols is followed, so a call under an eager-only
+  guard reaches nothing (``elif method == "iter" and self.F is mx.nd: jitter_cholesky(...)``); after a guard true only in a trace whose branch ends in
   ``raise`` or ``return`` (``if F is mx.sym: raise ValueError(...)``, ``if F is not nd: return ...``), the
   rest of the block runs eagerly only and is not followed;
+* the path a constructor switch declares eager-only is not followed either: with ``self.hybridizable``
+  (a switch named so, kept on self) and the options ``__init__`` asserts with it (``assert (use_nms or
+  not hybridizable)``), ``if self.hybridizable: return y`` ends the block, and the ``else`` of ``if
+  self.use_nms:`` is skipped (gluoncv2's superpointnet);
 * methods called on an object of a known class, and, when the class of the receiver is not known
   (``self.distr_output.distribution(args)`` with ``distr_output`` a constructor argument), every method of
   that name defined by a non-block class of the package, marked ``certain=False`` ("by name"); what such a
@@ -55,8 +60,9 @@ through the by-name methods above and through the merging described under call-s
   the first binding;
 * the values inside containers (a list or dict of tensors is known to hold tensors, not which index does);
   loop bodies are read once with the loop variable bound to what the iterable yields;
-* flow sensitivity: a name holds the union of everything assigned to it in the function; the branches of
-  ``if F is mx.nd:`` (other than the early exit above) or on the training mode are not pruned;
+* flow sensitivity: a name holds the union of everything assigned to it in the function; branches on the
+  training mode are not pruned; an explicit ``mx.nd`` is read as F (a helper called with ``mx.nd`` in the
+  trace has its ``F is nd`` branch pruned all the same);
 * call-site sensitivity: a method is read once per class of ``self``, any other function once for all its
   callers, so a helper called with two different functions (``_sample_multiple(sample_func)``) calls both
   from each call (a nested function or lambda stays as certain as the function that defines it);
@@ -68,7 +74,8 @@ bottom up:
 
 * ``atoms``: what a name may hold (values as sets of atoms) and the keys naming functions and classes;
 * ``syntax``: helpers reading CPython ``ast`` (a function's statements and parameters, a label's text);
-* ``guards``: which tests of F or ``isinstance`` are true only eagerly or only in a trace;
+* ``guards``: which tests of F or ``isinstance`` are true only eagerly or only in a trace, and which
+  tests of self a class's ``__init__`` declares true only for a block built not to be hybridized;
 * ``modules``: module names, parsing a package folder, the records of a module and of a class;
 * ``stored``: what a class stores on self before any trace (a base of the package index);
 * ``package``: the package index, loading modules lazily, resolving names, classes and their methods;

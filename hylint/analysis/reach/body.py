@@ -3,8 +3,9 @@ it returns, which of its parameters and names hold F or tensors.
 
 Reads the function's statements and expressions with the values its parameters are bound to (and, for a
 nested function or lambda, the live environment of the function defining it); answers by updating its
-``Reached`` and ``_Entry`` and the attributes it sets on objects (``_Class.attrs``). A branch on
-``isinstance`` true only eagerly is not followed (guards.py); after a test true only in a trace (``F is
+``Reached`` and ``_Entry`` and the attributes it sets on objects (``_Class.attrs``). A branch whose test is
+true only eagerly (``isinstance(x, mx.nd.NDArray)``, ``F is nd``, ``self.F is mx.nd`` with ``self.F`` holding
+F, in an ``and`` too) is not followed (guards.py); after a test true only in a trace (``F is
 mx.sym``, a guard helper of the package, ...) whose branch ends in ``raise`` or ``return``, the rest of
 the block runs eagerly only and is not followed either. Calls: calls.py.
 """
@@ -17,7 +18,7 @@ from hylint.analysis.reach.atoms import (
     F, F_MEMBER, NOTHING, TENSOR, TENSOR_METHOD, FunctionKey, Value, _BUILTIN_METHODS, _ordered, _TENSOR_EXITS,
     _TENSOR_PY_ATTRS)
 from hylint.analysis.reach.calls import _Calls
-from hylint.analysis.reach.guards import _compare_mode, _isinstance_mode
+from hylint.analysis.reach.guards import _compare_mode, _isinstance_mode, declared_opt_outs, opt_out_test
 from hylint.analysis.reach.reaching import Ctx, _Analysis, _Entry
 
 
@@ -62,8 +63,11 @@ class _Function(_Calls):
         for stmt in body:
             self.statement(stmt)
             if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body and \
-                    isinstance(stmt.body[-1], (ast.Raise, ast.Return)) and self._mode(stmt.test) == "sym":
-                return  # `if F is mx.sym: raise ...`: what follows runs eagerly only, never in a trace
+                    isinstance(stmt.body[-1], (ast.Raise, ast.Return)) and \
+                    (self._mode(stmt.test) == "sym" or self._opt_out(stmt.test) is False):
+                # `if F is mx.sym: raise ...`: what follows runs eagerly only, never in a trace; `if
+                # self.hybridizable: return y`: what follows runs only in a block built not to be hybridized
+                return
 
     def _mode(self, test: ast.expr, exact: bool = False) -> Optional[str]:
         """'sym' when ``test`` is true only in a trace (``F is mx.sym``, ``F is not nd``, ``not isinstance(x,
@@ -83,8 +87,16 @@ class _Function(_Calls):
                 mode = self.package.guard_helper(atom[1]) if atom[0] == "fn" else None
                 if mode is not None and F in self.eval(test.args[0]):
                     return mode
-            return None
         return _isinstance_mode(test)
+
+    def _opt_out(self, test: ast.expr) -> Optional[bool]:
+        """Whether `test` holds only for a block built not to be hybridized, as the `__init__` of the class of
+        self declares it (guards.declared_opt_outs): True, False for its negation, None."""
+        cls = self.recv or self.entry.owner
+        init = self.package.method(cls, "__init__") if cls is not None else None
+        if init is None:
+            return None
+        return opt_out_test(test, declared_opt_outs(self.package.functions.get(init)))
 
     def statement(self, stmt: ast.stmt) -> None:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -128,10 +140,13 @@ class _Function(_Calls):
             self.block(stmt.finalbody)
         elif isinstance(stmt, (ast.If, ast.While)):
             self.eval(stmt.test)
-            mode = _isinstance_mode(stmt.test) if isinstance(stmt, ast.If) else None
-            if mode != "nd":  # `if isinstance(x, mx.nd.NDArray):` runs eagerly only, never in a trace
+            mode = self._mode(stmt.test) if isinstance(stmt, ast.If) else None
+            # `if isinstance(x, mx.nd.NDArray):`, `elif method == "iter" and self.F is mx.nd:` run eagerly only,
+            # never in a trace: what their branch calls is not reached from here
+            declared = self._opt_out(stmt.test) if isinstance(stmt, ast.If) else None
+            if mode != "nd" and declared is not True:
                 self.block(stmt.body)
-            if mode != "sym":
+            if mode != "sym" and declared is not False:
                 self.block(stmt.orelse)
         else:
             for child in ast.iter_child_nodes(stmt):

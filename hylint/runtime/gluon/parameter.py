@@ -164,8 +164,10 @@ class Parameter:
 
     def var(self):
         if self._var is None:
+            # the initializer goes along serialized, as MXNet's does: `init.Constant([1.0, 2.0])` fails here
+            # (its dumps() takes a number or an array only), so a hybridized call fails as on MXNet 1.9.1
             self._var = _sym.var(self.name, shape=self.shape, dtype=self.dtype, lr_mult=self.lr_mult,
-                                 wd_mult=self.wd_mult)
+                                 wd_mult=self.wd_mult, init=self.init)
         return self._var
 
     def cast(self, dtype):
