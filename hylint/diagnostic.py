@@ -77,6 +77,9 @@ class Diagnostic:
     # cell's) and the row of that line in the notebook file (hylint/batch/notebook.py)
     cell: Optional[int] = None
     file_row: Optional[int] = None
+    # the longer explanation the message leaves out: what to write instead, how the trace reaches the code,
+    # what follows from it; the full format's help line and the editor's hover show it, one-line formats not
+    help: Optional[str] = None
 
     @property
     def url(self) -> Optional[str]:

@@ -20,6 +20,8 @@ BAD = ("class Net(HybridBlock):\n"
        "        return y[0]\n")
 CLEAN = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.relu(x)\n"
 HY301_URL = rule_url("HY301", "tensor-subscript")
+# the help line of the HY301 diagnostic of `y[0]`: what its one-line message leaves out
+HELP = "After hybridize() `y` is a Symbol and `y[0]` selects graph output 0 and silently returns all of `y`."
 HY090_URL = rule_url("HY090", "unused-noqa")
 
 
@@ -56,23 +58,21 @@ def test_output_format_from_config(project):
     (project / "pyproject.toml").write_text('[tool.hylint]\noutput-format = "pylint"\n')
     code, out = run(".")
     assert code == 1
-    assert out == "pkg dir/net.py:4: [HY301] `y[0]`: `y` is a tensor; after hybridize() this selects graph " \
-                  "output 0 and silently returns all of `y`\n"
+    assert out == "pkg dir/net.py:4: [HY301] `y[0]` indexes graph outputs after hybridize(), not rows of `y`\n"
 
 
 def test_pylint_exact(project):
     code, out = lint("pylint")
     assert out.splitlines() == [
         "pkg dir/net.py:3: [HY090] Unused `noqa` directive (unused: `HY301`)",
-        "pkg dir/net.py:4: [HY301] `y[0]`: `y` is a tensor; after hybridize() this selects graph output 0 and "
-        "silently returns all of `y`",
+        "pkg dir/net.py:4: [HY301] `y[0]` indexes graph outputs after hybridize(), not rows of `y`",
     ]
 
 
 def test_grouped_exact(project):
     (project / "other.py").write_text(BAD.replace("  # noqa: HY301", ""))
     code, out = lint("grouped")
-    msg = "`y[0]`: `y` is a tensor; after hybridize() this selects graph output 0 and silently returns all of `y`"
+    msg = "`y[0]` indexes graph outputs after hybridize(), not rows of `y`"
     assert out == (
         "other.py:\n"
         f"  4:16 HY301 [*] {msg}\n"
@@ -110,8 +110,8 @@ def test_junit_one_testcase_per_file(project):
     assert failure.text.splitlines() == [
         "pkg dir/net.py:3:24: HY090 Unused `noqa` directive (unused: `HY301`)",
         f"  {HY090_URL}",
-        "pkg dir/net.py:4:16: HY301 `y[0]`: `y` is a tensor; after hybridize() this selects graph output 0 and "
-        "silently returns all of `y`",
+        "pkg dir/net.py:4:16: HY301 `y[0]` indexes graph outputs after hybridize(), not rows of `y`",
+        f"  {HELP}",
         f"  {HY301_URL}",
     ]
 
@@ -160,8 +160,7 @@ def test_github_exact(project):
         "::error title=hylint (HY090),file=pkg dir/net.py,line=3,col=24,endLine=3,endColumn=37::"
         f"HY090 Unused `noqa` directive (unused: `HY301`)%0A{HY090_URL}",
         "::error title=hylint (HY301),file=pkg dir/net.py,line=4,col=16,endLine=4,endColumn=20::"
-        "HY301 `y[0]`: `y` is a tensor; after hybridize() this selects graph output 0 and silently returns all "
-        f"of `y`%0A{HY301_URL}",
+        f"HY301 `y[0]` indexes graph outputs after hybridize(), not rows of `y`%0A{HELP}%0A{HY301_URL}",
     ]
 
 
@@ -233,7 +232,7 @@ def test_sarif_shape(project):
     result = results[1]
     assert driver["rules"][result["ruleIndex"]]["id"] == "HY301"
     assert result["level"] == "error"
-    assert result["message"]["text"].startswith("`y[0]`: `y` is a tensor")
+    assert result["message"]["text"].startswith(f"`y[0]` indexes graph outputs after hybridize(), not rows of `y`. {HELP}")
     assert HY301_URL in result["message"]["text"]
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"] == {"uri": "pkg%20dir/net.py", "uriBaseId": "%SRCROOT%"}
@@ -356,14 +355,14 @@ def test_full_code_frame_shows_source_lines_as_they_are(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out = run("net.py", "--output-format", "full")
     assert code == 1
-    assert out == ("net.py:4:16: HY301 `x[0]`: `x` is a tensor; after hybridize() this selects graph output 0 and "
-                   "silently returns all of `x`\n"
+    assert out == ("net.py:4:16: HY301 `x[0]` indexes graph outputs after hybridize(), not rows of `x`\n"
                    "  |\n"
                    '3 |         s = "[bold]x"  # [red] ends in \\\n'
                    "4 |         return x[0] \\\n"
                    "  |                ^^^^ HY301\n"
                    "5 |             + s\n"
                    "  |\n"
+                   f"  = help: {HELP.replace('`y', '`x')}\n"
                    "  = help: Use `F.slice_axis`/`F.slice` and `F.squeeze`\n"
                    f"  = docs: {HY301_URL}\n"
                    "\n"
@@ -425,7 +424,7 @@ def test_short_message(message, short):
 def test_short_message_keeps_the_reach_chain():
     from hylint.report._common import short_message
 
-    chain = " (reached from Model.hybrid_forward via distr.log_prob)"
+    chain = " (via distr.log_prob -> self._helper)"
     short = short_message(HY806 + chain)
     assert short.endswith("…" + chain) and len(short) <= 160 and short.startswith("`autograd.is_training()`")
 

@@ -58,7 +58,7 @@ def test_a_module_the_package_reaches_gets_what_hylint_check_reports(tmp_path):
     found = checker.check(DIST, package / "dist.py").diagnostics
     assert [(d.code, d.start[0], d.message) for d in found] == [(d["code"], d["location"]["row"], d["message"])
                                                                for d in cli]
-    assert len(found) == 1 and found[0].message.endswith("(reached from Model.hybrid_forward via Categorical)")
+    assert len(found) == 1 and found[0].help.endswith("Reached from Model.hybrid_forward via Categorical.")
     (package / "model.py").write_text(MODEL.replace("Categorical(F, x).num", "2"))  # saved: nothing reaches it
     time.sleep(1.1)  # the server stats the package's files again at most once a second
     assert checker.check(DIST, package / "dist.py").diagnostics == []
@@ -71,7 +71,7 @@ def test_a_notebook_and_an_untitled_buffer_get_the_reach_of_their_own_text(tmp_p
     checker = Checker(tmp_path)
     untitled = checker.check(local, None).diagnostics
     assert [(d.code, d.start[0]) for d in untitled] == [("HY201", 4)]
-    assert untitled[0].message.endswith("(reached from Model.hybrid_forward via Categorical)")
+    assert untitled[0].help.endswith("Reached from Model.hybrid_forward via Categorical.")
     cells = [(True, DIST), (False, "The model:"), (True, MODEL.replace("from pkg.dist import Categorical\n", ""))]
     found = checker.check_notebook(cells, tmp_path / "model.ipynb").diagnostics
     assert [(d.code, d.cell, d.start[0]) for d in found] == [("HY201", 1, 4)]
