@@ -19,10 +19,18 @@ BAD = ("class Net(HybridBlock):\n"
        "        y = F.relu(x)  # noqa: HY301\n"
        "        return y[0]\n")
 CLEAN = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.relu(x)\n"
-HY301_URL = rule_url("HY301", "tensor-subscript")
+# where a team serves docs/rules.md (HYLINT_DOCS_URL, set for every test here but the ones without a page):
+# the links the formats write
+DOCS = "https://docs.example.org/hylint/rules.md"
+HY301_URL = f"{DOCS}#hy301-tensor-subscript"
 # the help line of the HY301 diagnostic of `y[0]`: what its one-line message leaves out
 HELP = "After hybridize() `y` is a Symbol and `y[0]` selects graph output 0 and silently returns all of `y`."
-HY090_URL = rule_url("HY090", "unused-noqa")
+HY090_URL = f"{DOCS}#hy090-unused-noqa"
+
+
+@pytest.fixture(autouse=True)
+def served_docs(monkeypatch):
+    monkeypatch.setenv("HYLINT_DOCS_URL", DOCS)
 
 
 @pytest.fixture
@@ -220,7 +228,7 @@ def test_sarif_shape(project):
     (run_,) = log["runs"]
     driver = run_["tool"]["driver"]
     assert driver["name"] == "hylint" and driver["version"] == __version__
-    assert driver["informationUri"] == docs_base() and docs_base().startswith("file://")  # this checkout's page
+    assert driver["informationUri"] == docs_base() == DOCS
     assert [r["id"] for r in driver["rules"]] == list(all_rules())
     for rule in driver["rules"]:
         assert set(rule) >= {"id", "name", "shortDescription", "fullDescription", "helpUri", "defaultConfiguration"}
@@ -294,17 +302,17 @@ def test_url_points_at_a_heading_of_docs_rules_md():
                for line in docs.splitlines() if line.startswith("#")}
     for code, rule in all_rules().items():
         url = rule_url(code, rule.NAME)
-        assert url.split("#", 1)[0].endswith("docs/rules.md")
+        assert url.split("#", 1)[0] == DOCS
         assert url.split("#", 1)[1] in anchors, code
 
 
 def test_a_link_only_where_the_page_exists(monkeypatch, tmp_path):
-    """No public site exists: without a docs/rules.md beside the package (a copied, not editable, install)
+    """No public site exists: without a rules page the project declares (pyproject's [project.urls] "Rules")
     and without HYLINT_DOCS_URL, diagnostics carry no link, and the text says `hylint rule CODE`."""
     import hylint.diagnostic as diagnostic
 
     monkeypatch.delenv("HYLINT_DOCS_URL", raising=False)
-    monkeypatch.setattr(diagnostic, "RULES_PAGE", tmp_path / "missing" / "rules.md")
+    monkeypatch.setattr(diagnostic, "project_rules_url", lambda: None)  # no page declared
     d = Diagnostic("HY301", "tensor-subscript", "m", "a.py", (1, 1), (1, 2))
     assert d.url is None
     full, as_json, linked = io.StringIO(), io.StringIO(), io.StringIO()
@@ -320,14 +328,14 @@ def test_a_link_only_where_the_page_exists(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_every_format_renders_without_a_docs_page(fmt, monkeypatch, tmp_path):
-    """A normal install has no docs/rules.md beside the package: every diagnostic's url is None. github
+    """Without a rules page to link to, every diagnostic's url is None. github
     wrote `d.url.replace(...)` (an internal error, exit 2); sarif and junit wrote the text `None`."""
     import hylint.diagnostic as diagnostic
     from hylint.diagnostic import Applicability, Edit, Fix
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("HYLINT_DOCS_URL", raising=False)
-    monkeypatch.setattr(diagnostic, "RULES_PAGE", tmp_path / "missing" / "rules.md")
+    monkeypatch.setattr(diagnostic, "project_rules_url", lambda: None)  # no page declared
     fix = Fix(Applicability.SAFE, "Select with F.slice_axis", (Edit("F.slice_axis(y)", (4, 16), (4, 20)),))
     plain = Diagnostic("HY301", "tensor-subscript", "m", "net.py", (4, 16), (4, 20), fix)
     in_cell = Diagnostic("HY301", "tensor-subscript", "m", "nb.ipynb", (1, 1), (1, 2), cell=2, file_row=7)
@@ -442,3 +450,47 @@ def test_concise_and_grouped_are_short_json_sarif_and_full_keep_the_whole_messag
     assert json.loads(outputs["json"])[0]["message"] == HY806
     assert json.loads(outputs["sarif"])["runs"][0]["results"][0]["message"]["text"].startswith(HY806)
     assert HY806 in outputs["full"] and HY806 in outputs["json-lines"]
+
+
+def test_the_link_is_the_https_rules_page_the_project_declares(monkeypatch):
+    """Issue 44 item 7: a diagnostic links to the rules page pyproject's [project.urls] declares as "Rules"
+    (the installed distribution's Project-URL), only over https; never a file:// path into a checkout (an
+    editable install linked every diagnostic to file:///<checkout>/docs/rules.md)."""
+    import importlib.metadata
+
+    import hylint.diagnostic as diagnostic
+
+    monkeypatch.delenv("HYLINT_DOCS_URL", raising=False)
+
+    class Metadata:
+        def __init__(self, entries):
+            self.entries = entries
+
+        def get_all(self, name):
+            return self.entries if name == "Project-URL" else None
+
+    def declared(*entries):
+        monkeypatch.setattr(importlib.metadata, "metadata",
+                            lambda name: Metadata(list(entries)) if name == "hylint" else None)
+        diagnostic.project_rules_url.cache_clear()
+        return Diagnostic("HY301", "tensor-subscript", "m", "a.py", (1, 1), (1, 2)).url
+
+    try:
+        assert declared("Homepage, https://example.org/hylint",
+                        "Rules, https://example.org/hylint/docs/rules.md") == \
+            "https://example.org/hylint/docs/rules.md#hy301-tensor-subscript"
+        assert declared("Rules, file:///work/hylint/docs/rules.md") is None
+        assert declared("Homepage, https://example.org/hylint") is None
+        assert declared() is None
+    finally:
+        diagnostic.project_rules_url.cache_clear()
+
+
+def test_this_checkout_links_nowhere_on_disk(monkeypatch):
+    """hylint run from this checkout (an editable install) declares no rules page: no link, no file://."""
+    import hylint.diagnostic as diagnostic
+
+    monkeypatch.delenv("HYLINT_DOCS_URL", raising=False)
+    diagnostic.project_rules_url.cache_clear()
+    assert diagnostic.docs_base() is None
+    assert Diagnostic("HY301", "tensor-subscript", "m", "a.py", (1, 1), (1, 2)).url is None
