@@ -3,8 +3,8 @@ tests' extras (the rest of the suite runs an editable install, where docs/rules.
 
 hylint declares no rules page (pyproject's [project.urls] "Rules"): every diagnostic's url is None, which made
 `--output-format github` an internal error (exit 2); never a file:// link (an editable install linked to the
-checkout's docs/rules.md). `hylint rule` prints the documentation from the package itself. And `hylint server` needs pygls and lsprotocol, which
-were an extra: it exited 2 after README's install.
+checkout's docs/rules.md). `hylint rule` prints the documentation from the package itself. And `hylint server`
+needs pygls and lsprotocol, which were an extra: it exited 2 after README's install.
 """
 from __future__ import annotations
 

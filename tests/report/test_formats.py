@@ -240,7 +240,8 @@ def test_sarif_shape(project):
     result = results[1]
     assert driver["rules"][result["ruleIndex"]]["id"] == "HY301"
     assert result["level"] == "error"
-    assert result["message"]["text"].startswith(f"`y[0]` indexes graph outputs after hybridize(), not rows of `y`. {HELP}")
+    text = result["message"]["text"]
+    assert text.startswith(f"`y[0]` indexes graph outputs after hybridize(), not rows of `y`. {HELP}")
     assert HY301_URL in result["message"]["text"]
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"] == {"uri": "pkg%20dir/net.py", "uriBaseId": "%SRCROOT%"}

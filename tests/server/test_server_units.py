@@ -153,7 +153,8 @@ def test_diagnostic_to_lsp(monkeypatch):
     d = Diagnostic("HY201", "ndarray-only-attribute", "m", "f.py", (2, 3), (2, 10))
     item = convert.to_lsp(d, convert.Text("x\n  x.shape\n"), {"HY201"})
     assert item.range == lsp.Range(lsp.Position(1, 2), lsp.Position(1, 9))
-    assert item.code_description.href == d.url == "https://docs.example.org/hylint/rules.md#hy201-ndarray-only-attribute"
+    assert item.code_description.href == d.url
+    assert d.url == "https://docs.example.org/hylint/rules.md#hy201-ndarray-only-attribute"
     assert item.severity == lsp.DiagnosticSeverity.Warning
     assert convert.to_lsp(d, convert.Text(""), set()).code_description is None
 
