@@ -113,4 +113,9 @@ class Diagnostic:
 def rule_url(code: str, name: str) -> Optional[str]:
     """The rule's section of docs/rules.md (its heading's GitHub anchor), or None without a page to link to."""
     base = docs_base()
-    return None if base is None else f"{base}#{code.lower()}-{name}"
+    return None if base is None else f"{base}#{rule_anchor(code, name)}"
+
+
+def rule_anchor(code: str, name: str) -> str:
+    """The GitHub anchor of a rule's heading in docs/rules.md (`hy301-tensor-subscript`)."""
+    return f"{code.lower()}-{name}"
