@@ -1,6 +1,6 @@
 """How fast `hylint server` answers, and how much memory it keeps: not a test, a measurement.
 
-    python benchmarks/server_speed.py [--file MODEL.py] [--runs 15] [--edits 1000]
+    python benchmarks/server_speed.py [--file MODEL.py] [--runs 15] [--edits 1000] [--package]
 
 Starts the server over stdio (tests/server/lsp_client.py), warms it up on a small file (imports,
 rule selection), then on a ~500-line model file measures
@@ -14,6 +14,9 @@ rule selection), then on a ~500-line model file measures
 
 as wall-clock medians, with the server's own CPU time per answer (/proc/PID/stat), which the other
 load on the machine changes less; then RSS of the server over 1,000 edits (``--wait-every``).
+
+``--package`` puts the file in a package (``pkg/__init__.py`` beside it, and a helper module its blocks
+call), so that every answer includes the package's reach (docs/reach.md), as in a real project.
 
 ``--in-process N`` times only the check an open runs (``Checker.check`` of a fresh buffer, N times in
 this process, CPU time in microsecond ticks rather than the server's 10 ms ones), without the protocol.
@@ -49,6 +52,16 @@ def model_file(lines: int = 500) -> str:
         parts = more
     text = "\n\n\n".join(parts)
     return text + "\n" * max(0, lines - text.count("\n"))
+
+
+# a helper module of the package (--package): the model's first block calls it, so the reach reaches it
+HELPERS = """def centred(x):
+    return x - x.mean(axis=1, keepdims=True)
+
+
+def rows(x):
+    return x.shape[0]
+"""
 
 
 def cpu_seconds(pid: int) -> float:
@@ -98,6 +111,8 @@ def main() -> None:
     parser.add_argument("--wait-every", type=int, default=1, metavar="N",
                         help="in the memory run, wait for the diagnostics of every Nth edit only (the debounce "
                              "then lints one text per N edits); 1: every edit is linted")
+    parser.add_argument("--package", action="store_true",
+                        help="the file in a package with a helper module, so the reach is part of each answer")
     parser.add_argument("--in-process", type=int, default=0, metavar="N",
                         help="time the check of an open N times in this process instead (no server)")
     args = parser.parse_args()
@@ -107,6 +122,13 @@ def main() -> None:
         return
     folder = Path(tempfile.mkdtemp(prefix="hylint-server-bench-"))
     path = folder / "model.py"
+    if args.package:
+        (folder / "pkg").mkdir()
+        (folder / "pkg" / "__init__.py").write_text("")
+        (folder / "pkg" / "helpers.py").write_text(HELPERS)
+        path = folder / "pkg" / "model.py"
+        text = "from .helpers import centred\n" + text.replace("x = x - x.mean(axis=1, keepdims=True)",
+                                                             "x = centred(x)", 1)
     path.write_text(text)
     uri = path.as_uri()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT)] + os.environ.get("PYTHONPATH", "").split(os.pathsep)))

@@ -6,7 +6,7 @@ Usage: python scripts/gen_rule_docs.py           write docs/rules.md and README.
 README.md's table lives between the markers ``<!-- rules-table:start -->`` and
 ``<!-- rules-table:end -->``; README is left alone when it does not have them.
 Each rule gets a heading ``## HY301 tensor-subscript``, whose GitHub anchor
-(``#hy301-tensor-subscript``) is what every diagnostic's ``url`` points at (hylint.diagnostic.rule_url).
+(``#hy301-tensor-subscript``) is what every diagnostic's ``url`` points at (hylint.diagnostic.rule_anchor, rule_url).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from typing import List, Optional
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hylint.diagnostic import rule_url  # noqa: E402
+from hylint.diagnostic import rule_anchor  # noqa: E402
 from hylint.selection import RETIRED, all_rules  # noqa: E402
 
 RULES_MD = ROOT / "docs" / "rules.md"
@@ -47,7 +47,7 @@ def table(link_prefix: str, retired: bool = True) -> str:
     for code, rule in all_rules().items():
         if code in RETIRED and not retired:
             continue
-        anchor = rule_url(code, rule.NAME).split("#", 1)[1]
+        anchor = rule_anchor(code, rule.NAME)
         rows.append(f"| [{code}]({link_prefix}#{anchor}) | `{rule.NAME}` | {_cell(rule.summary())} | "
                     f"{default_of(code, rule)} | {fix_kind(rule)} |")
     return "\n".join(rows) + "\n"

@@ -63,7 +63,7 @@ def clean(folder: Path) -> bool:
 
     shutil.rmtree(folder)
     return True
-FORMAT = 2  # 2: a fix keeps the facts it relies on and why it is unsafe
+FORMAT = 3  # 2: a fix keeps the facts it relies on and why it is unsafe; 3: a diagnostic's help
 UNKNOWN_KEYS = object()  # ResultCache.prefilter_keys before any run recorded them
 RACY_NS = 2_000_000_000  # a file modified this close to the time it was hashed is re-hashed next time
 STALE_TEMP_SECONDS = 3600
@@ -148,11 +148,11 @@ def _diagnostic_to_json(d: Diagnostic) -> list:
         fix = [d.fix.applicability.value, d.fix.message,
                [[e.content, list(e.start), list(e.end), e.start_offset, e.end_offset] for e in d.fix.edits],
                [[c.expression, c.fact, c.proven, c.evidence] for c in d.fix.relies_on], d.fix.why_unsafe]
-    return [d.code, d.name, d.message, list(d.start), list(d.end), fix, d.noqa_row]
+    return [d.code, d.name, d.message, list(d.start), list(d.end), fix, d.noqa_row, d.help]
 
 
 def _diagnostic_from_json(data: list, filename: str) -> Diagnostic:
-    code, name, message, start, end, fix, noqa_row = data
+    code, name, message, start, end, fix, noqa_row, help_text = data
     if fix is not None:
         applicability, fix_message, edits, relies_on, why_unsafe = fix
         fix = Fix(Applicability(applicability), str(fix_message),
@@ -161,7 +161,8 @@ def _diagnostic_from_json(data: list, filename: str) -> Diagnostic:
                   tuple(FactCheck(str(x), str(f), bool(p), str(w)) for x, f, p, w in relies_on),
                   None if why_unsafe is None else str(why_unsafe))
     return Diagnostic(str(code), str(name), str(message), filename, (int(start[0]), int(start[1])),
-                      (int(end[0]), int(end[1])), fix, None if noqa_row is None else int(noqa_row))
+                      (int(end[0]), int(end[1])), fix, None if noqa_row is None else int(noqa_row),
+                      help=None if help_text is None else str(help_text))
 
 
 class CachedResult:

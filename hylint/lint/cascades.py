@@ -1,5 +1,5 @@
 """One diagnostic per root cause: the reports that follow, by data flow, from a statement where a hybrid
-function leaves the graph are dropped, and the root's message says so. Independent hazards after it
+function leaves the graph are dropped, and the root's help says so. Independent hazards after it
 are still reported (fixing the root cause would only reveal them)."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import libcst as cst
 from hylint.analysis.guards import hybridize_opt_out
 from hylint.analysis.interpreter import HybridContext
 from hylint.analysis.module import ClassInfo, ModuleInfo
-from hylint.lint.dispatch import _Report
+from hylint.lint.dispatch import _Report, join_help
 from hylint.syntax.nodes import dotted_name, param_names
 from hylint.syntax.walk import walk
 
@@ -236,9 +236,9 @@ def _collapse_cascades(reports: List[_Report]) -> List[_Report]:
         if stmt is None or hybrid.statement_order[stmt] not in roots[hybrid]:
             continue
         count = later_count[(hybrid, hybrid.statement_order[stmt])]
-        report.message += (f"; `{hybrid.fn.name.value}` leaves the graph here, so the block cannot hybridize"
-                           + (f" ({count} later diagnostic{'s follow' if count > 1 else ' follows'} from it, "
-                              f"not shown)" if count else ""))
+        report.help = join_help([report.help, f"`{hybrid.fn.name.value}` leaves the graph here, so the block cannot "
+                                 f"hybridize" + (f" ({count} later diagnostic{'s follow' if count > 1 else ' follows'}"
+                                                 f" from it, not shown)" if count else "")])
     return [report for report in reports if id(report) not in dropped]
 
 
@@ -263,12 +263,13 @@ def _fold_opted_out(reports: List[_Report], module_info: ModuleInfo) -> List[_Re
             continue
         cls, first = module_info.classes[name], folded[0]
         count = len(folded)
-        message = (f"`{name}` overrides hybridize() without hybridizing: it runs eagerly when hybridized on "
-                   f"its own, but a hybridized parent still traces it with F = mxnet.sym, and then "
-                   f"{'its one diagnostic applies' if count == 1 else f'its {count} diagnostics apply'} "
-                   f"(the first, {first.rule.CODE}: {first.message}); derive it from gluon.Block if it is "
-                   f"eager-only")
-        kept.append(_Report(first.rule, cls.node.name, message, None, first.statement, None, None))
+        message = (f"`{name}` overrides hybridize() without hybridizing, but a hybridized parent still "
+                   f"traces it ({'1 diagnostic' if count == 1 else f'{count} diagnostics'})")
+        applies = "its one diagnostic applies" if count == 1 else f"its {count} diagnostics apply"
+        help_text = join_help([f"It runs eagerly when hybridized on its own, but a hybridized parent traces it with "
+                               f"F = mxnet.sym, and then {applies} (the first, {first.rule.CODE}: {first.message})",
+                               first.help, "Derive it from gluon.Block if it is eager-only"])
+        kept.append(_Report(first.rule, cls.node.name, message, None, first.statement, None, None, help_text))
     return kept
 
 

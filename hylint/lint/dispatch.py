@@ -30,6 +30,7 @@ class _Report:
     statement: int  # index of the top-level statement holding node
     hybrid: Optional[HybridContext] = None  # the hybrid context the rule was called in
     function: Optional[cst.FunctionDef] = None  # the outermost function the rule was called in
+    help: str = ""  # the diagnostic's help: what to write instead, how the trace gets here, what follows
 
 
 class RuleContext:
@@ -63,40 +64,57 @@ class RuleContext:
         return code
 
     def report(self, node: cst.CSTNode, message: Optional[str] = None, fix: Optional[PendingFix] = None,
-               instead: Optional[str] = None) -> None:
-        """``instead``: what to write by hand, said in the message when there is no fix to apply."""
+               instead: Optional[str] = None, help: Optional[str] = None) -> None:
+        """``message``: what is wrong, short (one line of a concise report); ``help``: the longer explanation,
+        shown by the full format and the editor's hover; ``instead``: what to write by hand, said in the help
+        when there is no fix to apply."""
         rule = self._rule
         assert rule is not None
         if fix is not None and fix.relies_on:
             fix = settle(fix, self.value, self.code)
+        message = message or rule.MESSAGE
+        notes = [help] if help else []
         withheld = None
         if self.hybrid is not None and not self.hybrid.takes_f:
             withheld, fix = fix, None  # a helper without F: a rewrite to `F.<op>` would name nothing
             # messages name the F a fix would use; here that is the F the helper should be given
-            message = (message or rule.MESSAGE).replace(self.hybrid.f_name, "F")
+            message = message.replace(self.hybrid.f_name, "F")
+            notes = [note.replace(self.hybrid.f_name, "F") for note in notes]
         if self.hybrid is not None and self.hybrid.reach_chain and fix is not None and \
                 not self.hybrid.f_bound_at(node):
             # code a trace reaches from elsewhere in the package: the rewrite uses the name the function
             # gives F (`F = self.F`); where no name holds F at the node there is none to write
             withheld, fix = fix, None
         if withheld is not None:  # what the fix would have done is what to write by hand
-            message = _with_advice(message or rule.MESSAGE, withheld.message.replace(self.hybrid.f_name, "F"))
+            advice = _advice(message, notes, withheld.message.replace(self.hybrid.f_name, "F"))
+            notes += [advice] if advice else []
         elif fix is None and instead is not None:
             if self.hybrid is not None and not self.hybrid.takes_f:
                 instead = instead.replace(self.hybrid.f_name, "F")
-            message = f"{message or rule.MESSAGE}; write instead: {instead}"
+            notes.append(f"Write instead: {instead}")
         if self.hybrid is not None and self.hybrid.reach_chain:
-            message = f"{message or rule.MESSAGE} ({self.hybrid.reach_chain})"  # say how the trace gets here
-        self._linter.reports.append(_Report(rule, node, message or rule.MESSAGE, fix, self._linter.statement_index,
-                                            self.hybrid, self.outer_function))
+            # how the trace gets here: the calls in the message (the first and the last of a longer chain), the
+            # whole chain from its root in the help
+            calls = self.hybrid.reach_chain.partition(" via ")[2].split(" -> ")
+            message = f"{message} (via {' -> '.join(calls if len(calls) < 3 else [calls[0], '…', calls[-1]])})"
+            notes.append(self.hybrid.reach_chain)
+        self._linter.reports.append(_Report(rule, node, message, fix, self._linter.statement_index,
+                                            self.hybrid, self.outer_function, join_help(notes)))
 
 
-def _with_advice(message: str, fix_title: str) -> str:
-    """``message`` ending with the withheld fix's title as what to write, unless it says so already."""
+def join_help(notes: Sequence[str]) -> str:
+    """The help's notes as sentences: each begun with a capital and ended by a full stop."""
+    return " ".join(note[:1].upper() + note[1:] + ("" if note.endswith((".", "!", "?")) else ".")
+                    for note in notes if note)
+
+
+def _advice(message: str, notes: Sequence[str], fix_title: str) -> str:
+    """The withheld fix's title as what to write, unless the message or the help says so already ('')."""
     quoted = re.findall(r"`([^`]+)`", fix_title)
-    if "write instead" in message or quoted and all(f"`{code}`" in message for code in quoted):
-        return message
-    return f"{message}; write instead: {fix_title[:1].lower()}{fix_title[1:]}"
+    said = " ".join([message, *notes])
+    if "write instead" in said.lower() or quoted and all(f"`{code}`" in said for code in quoted):
+        return ""
+    return f"Write instead: {fix_title[:1].lower()}{fix_title[1:]}"
 
 
 class _Dispatcher(cst.CSTVisitor):

@@ -266,7 +266,7 @@ class Linter:
             fix = self._resolve_fix(report, positions, text, module) if report.fix is not None else None
             diagnostics.append(Diagnostic(
                 report.rule.CODE, report.rule.NAME, report.message, filename,
-                (start[0], start[1] + 1), (end[0], end[1] + 1), fix, noqa_row=start[0]))
+                (start[0], start[1] + 1), (end[0], end[1] + 1), fix, noqa_row=start[0], help=report.help or None))
         diagnostics.extend(self._check_noqa(source, filename, used))
         diagnostics.sort(key=Diagnostic.sort_key)
         return diagnostics

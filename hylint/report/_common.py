@@ -96,14 +96,14 @@ _OPENERS, _CLOSERS = "([{", ")]}"
 _NOT_SENTENCE_ENDS = ("..", "e.g.", "i.e.", "etc.", "vs.")
 # how the trace reaches code outside a hybrid_forward, which the engine appends to the message
 # (hylint/lint/dispatch.py): kept whole by short_message, it says where the hazard comes from
-_CHAIN = re.compile(r" \(reached from .*\)\Z", re.DOTALL)
+_CHAIN = re.compile(r" \(via .*\)\Z", re.DOTALL)
 
 
 def short_message(message: str, limit: int = SHORT) -> str:
     """``message`` for a one-line format: its first sentence, and when that is longer than ``limit``, the
     clauses (ended by `;`) that fit whole if they keep at least half of it, else the words that fit; an
     ellipsis where anything was left out. Code in backticks and text in brackets are never cut inside
-    (where another place to cut exists). A closing ``(reached from ...)`` chain is kept, within the limit
+    (where another place to cut exists). A closing ``(via ...)`` chain is kept, within the limit
     as far as half of it leaves room. json, sarif and the full format keep the whole message."""
     chain = _CHAIN.search(message)
     if chain is not None and chain.start() > 0:

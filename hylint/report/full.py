@@ -49,6 +49,12 @@ def _printable(text: str) -> bool:
     return text.isprintable() or text.replace("\n", "").isprintable()  # a message may hold a line break
 
 
+def _help(d) -> Iterator[List[Piece]]:
+    """The diagnostic's help line: the explanation its one-line message leaves out."""
+    if d.help:
+        yield [("  ", "", None), ("= help:", "cyan", None), (" " + d.help, "", None)]
+
+
 def _lines(report: Report) -> Iterator[List[Piece]]:
     lines_cache = {}
     for d in report.diagnostics:
@@ -58,6 +64,7 @@ def _lines(report: Report) -> Iterator[List[Piece]]:
         docs = [("  ", "", None), ("= docs:", "cyan", None), (" " + docs_reference(d), "", None)]
         source = source_of(d, report.sources, report.cell_sources)
         if source is None:
+            yield from _help(d)
             yield docs
             continue
         lines = lines_cache.get(where(d))
@@ -78,6 +85,7 @@ def _lines(report: Report) -> Iterator[List[Piece]]:
                 yield gutter + [(" " + " " * len(prefix), "", None), ("^" * span, "bold red", None), (" ", "", None),
                                 (d.code, "bold red", None)]
         yield gutter
+        yield from _help(d)
         if d.fix is not None:
             yield [("  ", "", None), ("= help:", "cyan", None), (" " + d.fix.message, "", None)]
         yield docs

@@ -30,4 +30,5 @@ def render(report: Report, out: TextIO) -> None:
             properties = [("title", f"hylint ({d.code})"), ("file", path), ("line", str(d.file_row or 1))]
             message = f"{d.code} {where(d)}:{d.start[0]}:{d.start[1]}: {d.message}"
         joined = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
-        out.write(f"::error {joined}::{escape_data(message)}%0A{escape_data(docs_reference(d))}\n")
+        help_line = f"%0A{escape_data(d.help)}" if d.help else ""  # an annotation shows several lines
+        out.write(f"::error {joined}::{escape_data(message)}{help_line}%0A{escape_data(docs_reference(d))}\n")

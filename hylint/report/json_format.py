@@ -34,6 +34,9 @@ def diagnostic_dict(d: Diagnostic) -> Dict[str, Any]:
         "url": d.url,
         "noqa_row": d.noqa_row,
         "cell": d.cell,  # ruff's field: the notebook cell the rows refer to (null outside notebooks)
+        # hylint's own field: the longer explanation the message leaves out (what to write instead, how the
+        # trace reaches the code, what follows from it), null when there is none
+        "help": d.help,
     }
 
 

@@ -34,8 +34,9 @@ def render(report: Report, out: TextIO) -> None:
         codes = sorted({d.code for d in found})
         failure = ET.SubElement(case, "failure", type="hylint",
                                 message=f"{len(found)} diagnostic{'s' if len(found) != 1 else ''}: {', '.join(codes)}")
-        failure.text = _xml("".join(f"{where(d)}:{d.start[0]}:{d.start[1]}: {d.code} {d.message}\n  {docs_reference(d)}\n"
-                               for d in found))
+        failure.text = _xml("".join(f"{where(d)}:{d.start[0]}:{d.start[1]}: {d.code} {d.message}\n"
+                                    + (f"  {d.help}\n" if d.help else "") + f"  {docs_reference(d)}\n"
+                                    for d in found))
     ET.indent(suites)
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
     out.write(ET.tostring(suites, encoding="unicode"))

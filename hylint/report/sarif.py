@@ -61,7 +61,7 @@ def _result(d: Diagnostic, index: Dict[str, int], root: Path, fingerprint: str) 
     result: Dict[str, Any] = {
         "ruleId": d.code,
         "level": level(d.code),
-        "message": {"text": f"{d.message} ({docs_reference(d)})"},
+        "message": {"text": f"{d.message}{'. ' + d.help if d.help else ''} ({docs_reference(d)})"},
         "locations": [{"physicalLocation": {"artifactLocation": location, "region": _region(d.start, d.end)}}],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
     }

@@ -135,15 +135,15 @@ class FunctionCalls:
         made = _made_function(node.func, functions)
         attr = self_attr(node.func)
         if made is not None:
-            return FunctionCall(f"`{ctx.code(node.func)}` makes an mx.autograd.Function ({made}) in a hybrid context",
+            return FunctionCall(f"`{ctx.code(node.func)}` makes an autograd.Function ({made})",
                                 made, False, symbol_failure(functions[made], functions))
         if attr and ctx.cls is not None and ctx.cls.children.get(attr, "").rsplit(".", 1)[-1] in functions:
             made = ctx.cls.children[attr].rsplit(".", 1)[-1]
-            return FunctionCall(f"`self.{attr}` is one {made} instance (an mx.autograd.Function) made in __init__",
+            return FunctionCall(f"`self.{attr}` is one {made} (an autograd.Function) made in __init__",
                                 made, True, symbol_failure(functions[made], functions))
         if isinstance(node.func, cst.Name) and node.func.value in self._local_instances(ctx, functions):
             made = self._local_instances(ctx, functions)[node.func.value]
-            return FunctionCall(f"`{node.func.value}` is an mx.autograd.Function ({made}) called in a hybrid context",
+            return FunctionCall(f"`{node.func.value}` is an autograd.Function ({made})",
                                 made, False, symbol_failure(functions[made], functions))
         return None
 

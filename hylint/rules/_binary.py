@@ -56,7 +56,7 @@ def tensor_pairs(node: cst.CSTNode, ctx) -> Iterator[Tuple[str, cst.BaseExpressi
 
 
 def describe(node: cst.BaseExpression, ctx) -> str:
-    code = ctx.code(node).strip()
+    code = " ".join(ctx.code(node).split())
     return code if len(code) <= 40 else code[:37] + "..."
 
 

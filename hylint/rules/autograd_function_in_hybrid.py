@@ -154,5 +154,6 @@ to eager, parameter and input gradients equal to the Function's backward, eagerl
         rewrite = None if call.stored else straight_through(node, call.cls, functions, ctx)
         fix = custom_op(node, call.cls, functions, ctx) if rewrite is None else \
             PendingFix(Applicability.UNSAFE, rewrite.title, [replace(node, rewrite.replacement)])
-        ctx.report(node, f"{call.what}: {stored}after hybridize() its forward runs once on Symbols, when the graph "
-                         f"is traced, and {traced}; {instead(ctx.f_name)}", fix)
+        ctx.report(node, f"{call.what}: it fails {'on a second call and ' if call.stored else ''}after hybridize()",
+                   fix, help=f"{stored}after hybridize() its forward runs once on Symbols, when the graph is "
+                             f"traced, and {traced}; {instead(ctx.f_name)}")

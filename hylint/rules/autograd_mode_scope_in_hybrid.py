@@ -87,10 +87,10 @@ No fix: which mode the author meant the layer to run in decides the rewrite.
                 continue
             other = "predict" if mode == "training" else "training"
             code = ctx.code(call).strip()
-            ctx.report(call, f"`with {code}:` around `{evidence}(...)`: eagerly it runs in {mode} mode; after "
-                             f"hybridize() the scope is ignored (it ran once, while the graph was traced) and "
-                             f"`{evidence}` follows the caller's mode, so a call in {other} mode computes something "
-                             f"else",
+            ctx.report(call, f"`with {code}:` is ignored after hybridize(): `{evidence}` follows the caller's mode",
+                       help=f"Eagerly `{evidence}` runs in {mode} mode; after hybridize() the scope is ignored (it ran "
+                            f"once, while the graph was traced) and `{evidence}` follows the caller's mode, so a call in "
+                            f"{other} mode computes something else",
                        instead="say the mode in the operator (BatchNorm `use_global_stats=True` for predict mode, "
                                "`F.Dropout(..., mode='always')` for training mode, or no dropout), or set the mode "
                                "around the block's call")

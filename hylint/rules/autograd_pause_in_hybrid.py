@@ -76,7 +76,7 @@ is the author's decision.
             if not tensors:
                 continue
             code = ctx.code(found[1]).strip()
-            ctx.report(found[1], f"`with {code}:` inside a hybrid context: eagerly the tensors computed inside pass no "
-                                 f"gradient; after hybridize() the scope is ignored (it ran once, while the graph was "
-                                 f"traced) and gradients flow through them",
+            ctx.report(found[1], f"`with {code}:` is ignored after hybridize(): gradients flow through it",
+                       help="Eagerly the tensors computed inside pass no gradient; after hybridize() the scope is ignored "
+                            "(it ran once, while the graph was traced) and gradients flow through them",
                        instead=f"`{ctx.f_name}.stop_gradient(...)` around the values computed inside")

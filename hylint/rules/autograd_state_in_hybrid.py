@@ -50,7 +50,7 @@ No fix.
         callee = dotted_name(node.func) or ""
         module, _, name = callee.rpartition(".")
         if name in CALLS and module in MODULES:
-            ctx.report(node, f"`{callee}()` inside a hybrid context: after hybridize() it is read once, when the graph "
-                             f"is traced, and the branch it selects is frozen for later calls in the other mode; use operators "
-                             f"that read the mode on every call (`F.Dropout`, `F.BatchNorm`), or call hybridize() "
-                             f"again after switching the mode")
+            ctx.report(node, f"`{callee}()` is read once after hybridize(): the branch it selects is frozen",
+                       help="After hybridize() it is read once, when the graph is traced, and the branch it selects is "
+                            "frozen for later calls in the other mode; use operators that read the mode on every call "
+                            "(`F.Dropout`, `F.BatchNorm`), or call hybridize() again after switching the mode")

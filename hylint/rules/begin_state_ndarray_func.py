@@ -125,11 +125,11 @@ the eager states are unchanged. A receiver hylint does not know (a block from an
             prefix, namespace, op = parts
             f_op = ".".join([f] + ([] if namespace == "top" else [namespace]) + [op])
             written = ctx.code(func.value).strip()
-            ctx.report(node, f"`{receiver}.begin_state(..., func={written})` makes NDArray states: after hybridize() "
-                             f"they meet the graph's Symbols and the call fails (ValueError: mixed NDArrays and "
-                             f"Symbols); `{f_op}` makes the same arrays eagerly and Symbols hybridized",
+            ctx.report(node, f"`{receiver}.begin_state(..., func={written})` makes NDArray states: use `{f_op}`",
                        PendingFix(Applicability.SAFE, f"Make the states with `{f_op}`",
-                                  [replace(func.value, cst.parse_expression(f_op))]))
+                                  [replace(func.value, cst.parse_expression(f_op))]),
+                       help=f"After hybridize() NDArray states meet the graph's Symbols and the call fails (ValueError: "
+                            f"mixed NDArrays and Symbols); `{f_op}` makes the same arrays eagerly and Symbols hybridized")
             return
         known = self._known_receiver(node.func.value, ctx)
         if known is None:
@@ -138,10 +138,10 @@ the eager states are unchanged. A receiver hylint does not know (a block from an
         fix = None if starred else PendingFix(
             Applicability.SAFE, f"Make the states with `{f}.zeros`: `begin_state(..., func={f}.zeros)`",
             [replace(node, self._with_func(node, f))])
-        ctx.report(node, f"`{receiver}.begin_state(...)` without `func` makes its states with `mx.nd.zeros` "
-                         f"(`{known}.begin_state`'s default): after hybridize() they meet the graph's Symbols and the "
-                         f"call fails (ValueError: mixed NDArrays and Symbols); pass `func={f}.zeros`",
-                   fix, instead=f"`begin_state(..., func={f}.zeros)`")
+        ctx.report(node, f"`{receiver}.begin_state(...)` without `func` makes NDArray states: pass `func={f}.zeros`",
+                   fix, instead=f"`begin_state(..., func={f}.zeros)`",
+                   help=f"`{known}.begin_state` makes its states with `mx.nd.zeros` by default: after hybridize() they "
+                        f"meet the graph's Symbols and the call fails (ValueError: mixed NDArrays and Symbols)")
 
     @staticmethod
     def _known_receiver(receiver: cst.BaseExpression, ctx) -> Optional[str]:

@@ -58,11 +58,11 @@ Unsafe when it is a tensor by assumption only: with a Python int, `2 + True` is 
         for literal, other in ((left, right), (right, left)):
             if _is_bool(literal) and ctx.value(other).kind is Kind.TENSOR:
                 number = "1.0" if literal.value == "True" else "0.0"
-                ctx.report(literal, f"`{literal.value}` as an operand of a tensor operator: after hybridize() the Symbol "
-                                    f"operator cannot parse the scalar '{literal.value}' (MXNetError); use {number}",
+                ctx.report(literal, f"`{literal.value}` as an operand of a tensor operator fails after hybridize(): use {number}",
                            # `2 + True` is the int 3, `2 + 1.0` the float 3.0: exact only on a tensor
                            PendingFix(Applicability.SAFE, self.FIX_TITLE, [replace(literal, cst.Float(number))],
-                                      relies_on=[Reliance(other, Fact.TENSOR)]))
+                                      relies_on=[Reliance(other, Fact.TENSOR)]),
+                           help=f"After hybridize() the Symbol operator cannot parse the scalar '{literal.value}' (MXNetError)")
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation, ctx) -> None:
         if type(node.operator) in OPERATOR_SYMBOLS:

@@ -66,7 +66,7 @@ Evidence hylint tracks for each tensor of a hybrid context:
 - in a helper called with F (`_attention(F, q, k)`, `self._step(F, x)`), each parameter carries
   the evidence of the argument passed at the (first) call.
 A declared parameter against a tensor of unknown rank (a hand-written layer norm's `normed * gamma`, `gamma`
-of shape `(C,)`) is reported on an assumption, which the message states: "if `normed` has a batch axis (rank
+of shape `(C,)`) is reported on an assumption, which the help states: "if `normed` has a batch axis (rank
 above 1)". That is not evidence: `w * x` with `shape=30` and `x` of shape (30,) hybridizes. The calls of the
 block that the module shows settle it where the tensor has the rank of an input of the block (the input
 itself, or what shape-preserving ops, keepdims reductions and broadcasts with them make of it): a call on an
@@ -208,9 +208,9 @@ written). Chained comparisons (`a < b < c`) are reported without a fix.
                 if fix is not None:
                     fix.relies_on.append(Reliance(other, Fact.RANK_ABOVE, rank, otherwise=(
                         f"with rank {rank} the operator needs no broadcast and the code hybridizes as written")))
-            message = (f"`{describe(left, ctx)} {symbol} {describe(right, ctx)}`: {why}; NDArray broadcasts, but after "
-                       f"hybridize() `{symbol}` needs equal shapes and fails in shape inference")
-            ctx.report(node, message, fix)
+            message = f"`{describe(left, ctx)} {symbol} {describe(right, ctx)}` fails after hybridize(): shapes differ"
+            ctx.report(node, message, fix, help=f"{why}; NDArray broadcasts, but after "
+                                                f"hybridize() `{symbol}` needs equal shapes and fails in shape inference")
             return
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation, ctx) -> None:

@@ -84,9 +84,10 @@ unknown are not flagged.
         if target is None or target <= value.shape.rank or len(node.args) != 1:
             return
         name = ctx.code(receiver).strip()
-        ctx.report(node, f"`{name}.{method}(...)`: `{name}` has rank {value.shape.rank}, the target rank {target}; the "
-                         f"NDArray method adds leading axes, the Symbol operator needs equal ranks and fails after "
-                         f"hybridize()", self._fix(node, ctx, receiver, arg, target - value.shape.rank))
+        ctx.report(node, f"`{name}.{method}(...)` from rank {value.shape.rank} to {target} fails after hybridize()",
+                   self._fix(node, ctx, receiver, arg, target - value.shape.rank),
+                   help=f"`{name}` has rank {value.shape.rank}, the target rank {target}; the NDArray method adds leading "
+                        f"axes, the Symbol operator needs equal ranks and fails after hybridize()")
 
     def _fix(self, node: cst.Call, ctx, receiver, arg, missing: int) -> Optional[PendingFix]:
         method = node.func.attr.value

@@ -97,6 +97,7 @@ identical, and hybridized it accepts the same shapes.
             why = f"`{extra}` is an input whose shape the caller chooses"
         op = FUNCTIONS[name]
         new = node.with_changes(func=f_call(ctx.f_name, op, []).func)
-        ctx.report(node, f"`{callee}` of two tensors ({why}): eagerly it broadcasts (`{op}`), after hybridize() it is "
-                         f"the elementwise op and fails unless the shapes are identical",
-                   PendingFix(Applicability.SAFE, f"Use `{ctx.f_name}.{op}`", [replace(node, new)]))
+        ctx.report(node, f"`{callee}` of two tensors does not broadcast after hybridize(): use `{ctx.f_name}.{op}`",
+                   PendingFix(Applicability.SAFE, f"Use `{ctx.f_name}.{op}`", [replace(node, new)]),
+                   help=f"{why}: eagerly it broadcasts (`{op}`), after hybridize() it is the elementwise op and fails "
+                        f"unless the shapes are identical")

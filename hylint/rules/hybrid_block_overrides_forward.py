@@ -136,9 +136,9 @@ renamed body now runs hybridized, where its NDArray-only code (which hylint then
             return
         if _only_delegates(node, cls.children):
             return  # its children are hybridized and run graphs: nothing of its own runs eagerly
-        ctx.report(node.name, f"`{cls.name}` is a HybridBlock but overrides forward(): hybridize() silently does "
-                              f"nothing (every call runs eagerly) and export() raises; define hybrid_forward(self, F, ...)",
-                   self._fix(node, ctx))
+        ctx.report(node.name, f"`{cls.name}` is a HybridBlock but overrides forward(): hybridize() silently does nothing",
+                   self._fix(node, ctx),
+                   help="Every call runs eagerly and export() raises; define hybrid_forward(self, F, ...)")
 
     def _fix(self, node: cst.FunctionDef, ctx) -> Optional[PendingFix]:
         cls = ctx.cls

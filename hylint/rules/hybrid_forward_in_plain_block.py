@@ -82,9 +82,9 @@ base is reported without a fix (HybridBlock may not be imported).
             return
         if not any(base in BLOCK_BASE_NAMES for base in _all_bases(cls, ctx.module_info.classes)):
             return
-        ctx.report(node.name, f"`{cls.name}` is not a HybridBlock: nothing calls its hybrid_forward (calling the block "
-                              f"raises NotImplementedError) and hybridize() does nothing; derive it from HybridBlock, or "
-                              f"rename the method to forward(self, x)", self._fix(cls))
+        ctx.report(node.name, f"`{cls.name}` is not a HybridBlock: nothing calls its hybrid_forward", self._fix(cls),
+                   help="Calling the block raises NotImplementedError and hybridize() does nothing; derive it from "
+                        "HybridBlock, or rename the method to forward(self, x)")
 
     def _fix(self, cls) -> Optional[PendingFix]:
         if len(cls.node.bases) != 1:

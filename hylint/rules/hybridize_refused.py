@@ -5,6 +5,7 @@ import libcst as cst
 from hylint.analysis.guards import ends_control_flow, guard_mode
 from hylint.analysis.module import is_hybrid_class
 from hylint.rule import Invalid, LintRule, Valid
+from hylint.rules._binary import describe
 from hylint.syntax.nodes import param_names
 
 
@@ -95,10 +96,10 @@ No fix: whether the block should hybridize is the author's decision.
             return
         raised = _raise_of(guard.body)
         reason = _message(raised, ctx) if raised is not None else None
-        ctx.report(guard.test, f"`{cls.name}` refuses to be hybridized: "
-                               + (f"{reason}, raised" if reason else "it raises")
-                               + f" under `{ctx.code(guard.test).strip()}`, true only in a trace; hybridize() of "
-                                 f"the block, or of a block holding it, fails at the first call",
+        ctx.report(guard.test, f"`{cls.name}` refuses to be hybridized: it raises under `{describe(guard.test, ctx)}`",
+                   help=(f"{reason}, raised" if reason else "It raises")
+                        + f" under `{ctx.code(guard.test).strip()}`, true only in a trace; hybridize() of "
+                          f"the block, or of a block holding it, fails at the first call",
                    instead="a plain Block, if it must always run eagerly (hybridize() then leaves it eager), or "
                            "the refused code written with F operators and the guard removed")
 

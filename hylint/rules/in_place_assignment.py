@@ -123,8 +123,9 @@ two facts it states (`tensor-or-number`: a list extends itself and a NumPy array
         if value.kind is not Kind.TENSOR:
             return
         name = ctx.code(node.target).strip()
-        ctx.report(node, f"`{name} {SYMBOLS[operator]} ...`: after hybridize() `{name}` is a Symbol, whose in-place "
-                         f"operators raise NotImplementedForSymbol", self._fix(node, ctx))
+        ctx.report(node, f"`{name} {SYMBOLS[operator]} ...` fails after hybridize(): a Symbol has no in-place operators",
+                   self._fix(node, ctx), help=f"After hybridize() `{name}` is a Symbol, whose in-place operators raise "
+                                              f"NotImplementedForSymbol")
 
     def visit_Assign(self, node: cst.Assign, ctx) -> None:
         for target in node.targets:
@@ -136,9 +137,10 @@ two facts it states (`tensor-or-number`: a list extends itself and a NumPy array
         if value.kind is not Kind.TENSOR or not value.certain:
             return
         name = ctx.code(target.value).strip()
-        ctx.report(node, f"item assignment to `{name}`: after hybridize() `{name}` is a Symbol, which does not "
-                         f"support item assignment (TypeError); build a new tensor instead: `F.where(mask, value, {name})`, "
-                         f"or `F.concat` of slices around the written part")
+        ctx.report(node, f"item assignment to `{name}` fails after hybridize(): a Symbol cannot be written",
+                   help=f"After hybridize() `{name}` is a Symbol, which does not support item assignment (TypeError); "
+                        f"build a new tensor instead: `F.where(mask, value, {name})`, or `F.concat` of slices around "
+                        f"the written part")
 
     def _fix(self, node: cst.AugAssign, ctx) -> Optional[PendingFix]:
         if not isinstance(node.target, cst.Name):

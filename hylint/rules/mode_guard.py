@@ -1,6 +1,7 @@
 import libcst as cst
 
 from hylint.rule import Invalid, LintRule, Valid
+from hylint.rules._binary import describe
 from hylint.rules._hazards import CLS
 
 
@@ -50,5 +51,5 @@ No fix: which branch is right is the author's decision.
         for guard in ctx.hybrid.guards:
             if guard.node is node:
                 which = "eagerly (F = mxnet.ndarray)" if guard.mode == "nd" else "only after hybridize()"
-                ctx.report(node.test, f"mode guard `{ctx.code(node.test).strip()}`: its branch runs {which}, the other "
-                                      f"branch in the other mode; check that both compute the same values")
+                ctx.report(node.test, f"mode guard `{describe(node.test, ctx)}`: its branch runs {which}",
+                           help="The other branch runs in the other mode; check that both compute the same values")

@@ -106,17 +106,19 @@ Safe: `get_prob=False` is what the code did eagerly.
         fix = PendingFix(Applicability.SAFE, self.FIX_TITLE, [replace(node, node.with_changes(args=args))])
         uses = self._uses_as_one_tensor(node, ctx)
         if not uses:
-            ctx.report(node, "`random.multinomial` without get_prob: eagerly one output (get_prob=False), after "
-                             "hybridize() two outputs (mxnet.symbol defaults to get_prob=True): silently different", fix)
+            ctx.report(node, "`random.multinomial` without get_prob has two outputs after hybridize(): pass get_prob=False",
+                       fix, help="Eagerly it has one output (get_prob=False), after hybridize() two (mxnet.symbol "
+                                 "defaults to get_prob=True): silently different")
             return
         # the trace fails where the two outputs meet an operator: report there, each read that may come first
         # (the fix, at the call, is carried by the first report only, so it is applied once)
         name = uses[0].value
         for index, use in enumerate(uses):
-            ctx.report(use, f"`{name}` is `{ctx.code(node.func)}(...)` without get_prob: one tensor eagerly, but after "
-                            f"hybridize() two outputs (mxnet.symbol defaults to get_prob=True), so this operator "
-                            f"fails when traced (MXNetError: Keyword Argument ... is a tuple, single value is "
-                            f"required); pass get_prob=False", fix if index == 0 else None)
+            ctx.report(use, f"`{name}` is two outputs after hybridize(): pass get_prob=False to `{ctx.code(node.func)}`",
+                       fix if index == 0 else None,
+                       help="It is one tensor eagerly, but after hybridize() two outputs (mxnet.symbol defaults to "
+                            "get_prob=True), so this operator fails when traced (MXNetError: Keyword Argument ... is a "
+                            "tuple, single value is required)")
 
     @staticmethod
     def _uses_as_one_tensor(call: cst.Call, ctx) -> List[cst.Name]:

@@ -461,9 +461,9 @@ No fix.
         outside_reads: Optional[Dict[str, Set[str]]] = None
         for attr, write in writes:
             if attr in flow.first_read:
-                ctx.report(write, f"`self.{attr}` carries a value from one call to the next (read before this "
-                                  f"call sets it): after hybridize() the body runs once, when the graph is traced, "
-                                  f"so the value is frozen there",
+                ctx.report(write, f"`self.{attr}` carries a value between calls: after hybridize() it is frozen in the graph",
+                           help="It is read before this call sets it; after hybridize() the body runs once, when the "
+                                "graph is traced, so the value is frozen there",
                            instead="the state as an input of hybrid_forward and the new state as an output, or "
                                    "state set at the top of every call")
                 continue
@@ -471,8 +471,8 @@ No fix.
                 outside_reads = {name: info.memo("first-reads", method, _first_reads) for name, method in others.items()}
             readers = sorted(name for name, read in outside_reads.items() if attr in read)
             if readers:
-                ctx.report(write, f"`self.{attr}` is read by `{readers[0]}()`: after hybridize() it holds the Symbol "
-                                  f"of the trace (written once), not this call's value",
+                ctx.report(write, f"`self.{attr}` is read by `{readers[0]}()`: after hybridize() it holds the trace's Symbol",
+                           help="After hybridize() it holds the Symbol of the trace (written once), not this call's value",
                            instead="return the value as an output of hybrid_forward")
         for attr, read in reads:
             if attr in traced_writes:
@@ -481,8 +481,9 @@ No fix.
                              and attr in info.memo("written-attrs", method, _written_attrs)
                              and not info.memo("clears-cache", method, _clears_cache))
             if setters:
-                ctx.report(read, f"`self.{attr}` is changed by `{setters[0]}()`, which does not call "
-                                 f"`self.{CLEAR_CACHE}()`: after hybridize() the value read when the graph was traced "
-                                 f"stays baked into it",
+                ctx.report(read, f"`self.{attr}` is changed by `{setters[0]}()`, but after hybridize() the graph keeps its "
+                                 f"old value",
+                           help=f"`{setters[0]}()` does not call `self.{CLEAR_CACHE}()`: after hybridize() the value "
+                                f"read when the graph was traced stays baked into it",
                            instead=f"a call of `self.{CLEAR_CACHE}()` in `{setters[0]}()`, so that the next call "
                                    f"traces again, or a parameter (`set_data`) instead of the attribute")

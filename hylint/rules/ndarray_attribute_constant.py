@@ -85,6 +85,7 @@ part of the checkpoint and need `initialize()`).
             call = ctx.hybrid.parents.get(parent)
             if isinstance(call, cst.Call) and dotted_name(call.func) in ("len", "isinstance", "type", "id"):
                 return  # `len(self.table)`: a Python value of the container, fine in both modes
-        ctx.report(node, f"`self.{attr}` is an NDArray made in __init__ ({ctx.cls.ndarrays[attr]}): after hybridize() "
-                         f"it cannot enter the graph (TypeError/AssertionError); make it a constant parameter "
-                         f"(self.params.get_constant) and take it as the `{attr}` argument")
+        ctx.report(node, f"`self.{attr}` is an NDArray made in __init__: it cannot enter the graph after hybridize()",
+                   help=f"It is made by {ctx.cls.ndarrays[attr]}: after hybridize() it cannot enter the graph "
+                        f"(TypeError/AssertionError); make it a constant parameter (self.params.get_constant) and take "
+                        f"it as the `{attr}` argument")

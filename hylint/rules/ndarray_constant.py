@@ -99,11 +99,13 @@ Blocks without `__init__`, helpers called with F, and `F.array(..., dtype=...)` 
         namespace, _, last = callee.rpartition(".")
         if last != "array" or not (namespace in ND_NAMES or namespace == ctx.f_name):
             return
-        where = "does not exist in mxnet.symbol (AttributeError)" if namespace == ctx.f_name else \
-            "is an NDArray that cannot enter the graph (TypeError: type NDArray not supported)"
-        ctx.report(node, f"`{callee}(...)` inside a hybrid context: after hybridize() it {where}; "
-                         f"create constants with {ctx.f_name}.full/ones/zeros or a constant parameter",
-                   self._fix(node, ctx))
+        brief, where = ("does not exist in mxnet.symbol", "does not exist in mxnet.symbol (AttributeError)") \
+            if namespace == ctx.f_name else \
+            ("makes an NDArray, which cannot enter a hybridized graph",
+             "is an NDArray that cannot enter the graph (TypeError: type NDArray not supported)")
+        ctx.report(node, f"`{callee}(...)` {brief}", self._fix(node, ctx),
+                   help=f"After hybridize() it {where}; create constants with {ctx.f_name}.full/ones/zeros or a "
+                        f"constant parameter")
 
     def _fix(self, node: cst.Call, ctx) -> Optional[PendingFix]:
         if not node.args or node.args[0].keyword is not None:

@@ -109,10 +109,13 @@ replacements such as `F.broadcast_add` for `nd.add`).
         nd_only = op in mxnet_api.ND_ONLY.get(namespace, [])
         f_op = ".".join([ctx.f_name] + ([] if namespace == "top" else [namespace]) + [op])
         instead = nd_only_instead(namespace, op, ctx.f_name) if nd_only else None
-        where = f"`{callee}` exists only in mx.nd (no `{f_op}` in mx.sym{f'; use {instead}' if instead else ''})" \
-            if nd_only else \
-            f"`{callee}` takes NDArrays, so it fails on the Symbols hybridize() passes (use `{f_op}`)"
-        ctx.report(node, f"`{callee}(...)` inside a hybrid context: {where}", None if nd_only else self._fix(node, ctx))
+        if nd_only:
+            ctx.report(node, f"`{callee}(...)` exists only in mx.nd: no `{f_op}` after hybridize()",
+                       help=f"`{callee}` exists only in mx.nd (no `{f_op}` in mx.sym)" +
+                            (f"; use {instead}" if instead else ""))
+            return
+        ctx.report(node, f"`{callee}(...)` fails on the Symbols of hybridize(): use `{f_op}`", self._fix(node, ctx),
+                   help=f"`{callee}` takes NDArrays, so it fails on the Symbols hybridize() passes")
 
     def _fix(self, node: cst.Call, ctx) -> Optional[PendingFix]:
         prefix, namespace, op = split_callee(dotted_name(node.func))

@@ -130,7 +130,7 @@ MXNet 1.9.1: outputs and gradients bit-identical to the size-reading call, eager
 conditions hylint cannot check: the child's hooks and any later change to its `hybrid_forward` no longer
 apply to the rewritten call, and with `A if C`, `A` is not None when `C` holds.
 
-Every other use is reported without a fix; the message says what to write: a static size passed to the
+Every other use is reported without a fix; the help says what to write: a static size passed to the
 constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, `-3` merge two axes,
 `-4` split one), the `like` operators (`F.reshape_like`, `F.slice_like`, `F.broadcast_like`,
 `F.zeros_like`, `F.contrib.arange_like`, `F.contrib.BilinearResize2D(y, x, mode='like')`), or
@@ -170,7 +170,7 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
                 RESIZER + "class N(HybridBlock):\n    def __init__(self):\n        super().__init__()\n"
                 "        self.fit = Fit()\n\n    def hybrid_forward(self, F, img, mask):\n"
                 "        return F.contrib.BilinearResize2D(mask, img, mode='like', align_corners=True)\n", unsafe=True),
-        # no ndarray binding the hybrid function uses: no fix, the message says what to write
+        # no ndarray binding the hybrid function uses: no fix, the help says what to write
         Invalid(GUARDED.format("assert y.shape[1] % 4 == 0").replace(" if G is nd else G.sigmoid(y)", "")),
         Invalid(GUARDED.format("assert y.shape[1] % 4 == 0; y = y * 2")),
     ]
@@ -184,26 +184,26 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
             return
         name = ctx.code(node.value).strip()
         what = WHAT_HAPPENS.get(attr, f"raises AttributeError ('Symbol' object has no attribute '{attr}')")
-        message = f"`{name}.{attr}` is NDArray-only: after hybridize() `{name}` is a Symbol and `.{attr}` {what}"
+        message = f"`{name}.{attr}` is NDArray-only: a Symbol (hybridized) has no `.{attr}`"
+        why = f"After hybridize() `{name}` is a Symbol and `.{attr}` {what}"
         parents = ctx.hybrid.parents if ctx.hybrid is not None else {}
         statement = enclosing_assert(node, parents)
         if statement is not None:
             guarded = eager_guard(statement, parents, ctx)
-            message += (f"; an assert on sizes can run only eagerly: guard it with `if {ctx.f_name} is mx.nd:` "
-                        f"(the check is then skipped when traced), or check the sizes in __init__")
+            why += (f". An assert on sizes can run only eagerly: guard it with `if {ctx.f_name} is mx.nd:` "
+                    f"(the check is then skipped when traced), or check the sizes in __init__")
             if guarded is None:
-                message += (f" (hylint guards it when the module imports MXNet's ndarray module under a name "
-                            f"the hybrid function also uses, e.g. `from mxnet import nd` and `{ctx.f_name} is nd`)")
-            ctx.report(node, message, None if guarded is None else PendingFix(
-                Applicability.UNSAFE, self.GUARD_TITLE.replace("F is mx.nd", guarded.split(":", 1)[0][3:]),
-                [replace(statement, guarded)]))
+                why += (f" (hylint guards it when the module imports MXNet's ndarray module under a name "
+                        f"the hybrid function also uses, e.g. `from mxnet import nd` and `{ctx.f_name} is nd`)")
+            ctx.report(node, f"`{name}.{attr}` is NDArray-only: this assert fails after hybridize()",
+                       None if guarded is None else PendingFix(
+                           Applicability.UNSAFE, self.GUARD_TITLE.replace("F is mx.nd", guarded.split(":", 1)[0][3:]),
+                           [replace(statement, guarded)]), help=why)
             return
         fix = self._fix(node, ctx)
-        if fix is None and attr == "shape":
-            message += f"; write instead: {instead(node, parents, ctx.f_name, name)}"
-        elif fix is None:
-            message += f"; write instead: {write_instead(attr, name, ctx.f_name)}"
-        ctx.report(node, message, fix)
+        advice = instead(node, parents, ctx.f_name, name) if attr == "shape" else \
+            write_instead(attr, name, ctx.f_name)
+        ctx.report(node, message, fix, instead=advice, help=why)
 
     def visit_Call(self, node: cst.Call, ctx) -> None:
         if dotted_name(node.func) != "len" or len(node.args) != 1:
@@ -212,13 +212,12 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
         if value.kind is not Kind.TENSOR or not value.certain:
             return
         name = ctx.code(node.args[0].value).strip()
-        message = (f"`len({name})` is the number of rows eagerly, but after hybridize() it is the Symbol's number "
-                   f"of outputs (1): the result is silently wrong")
         fix = repeat_like_fix(node, node.args[0].value, 0, ctx.hybrid.parents if ctx.hybrid is not None else {}, ctx)
-        if fix is None:
-            message += (f"; write instead: a row count given to `__init__`, or `{ctx.f_name}.slice_axis("
-                        f"{ctx.f_name}.shape_array({name}), axis=0, begin=0, end=1)` where it only feeds data")
-        ctx.report(node, message, fix)
+        ctx.report(node, f"`len({name})` is silently wrong after hybridize(): the Symbol's number of outputs (1)", fix,
+                   instead=f"a row count given to `__init__`, or `{ctx.f_name}.slice_axis({ctx.f_name}.shape_array("
+                           f"{name}), axis=0, begin=0, end=1)` where it only feeds data",
+                   help=f"Eagerly `len({name})` is the number of rows, but after hybridize() it is the Symbol's "
+                        f"number of outputs (1)")
 
     # -- fixes --------------------------------------------------------------------------------
     @staticmethod

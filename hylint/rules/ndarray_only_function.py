@@ -106,8 +106,9 @@ bodies of the nd functions). Operands whose kind is unknown, `moveaxis`, `onehot
         fix = self._fix(node, ctx, namespace, name)
         instead = nd_only_instead(namespace, name, ctx.f_name) if fix is None else None
         hint = f"; use {instead}" if instead else ""
-        ctx.report(node, f"`{callee}(...)` exists only in mxnet.ndarray: after hybridize() it raises "
-                         f"AttributeError (module '{module}' has no attribute '{name}'){hint}", fix)
+        ctx.report(node, f"`{callee}(...)` exists only in mxnet.ndarray: it fails after hybridize()", fix,
+                   help=f"After hybridize() it raises AttributeError (module '{module}' has no attribute '{name}')"
+                        f"{hint}")
 
     # -- fixes --------------------------------------------------------------------------------
     def _fix(self, node: cst.Call, ctx, namespace: str, name: str) -> Optional[PendingFix]:

@@ -81,5 +81,6 @@ autograd, so a faithful rewrite needs `F.stop_gradient`; a Python `if` on it nee
                                                        and not value.assumed):
             return
         name = ctx.code(node.func.value).strip()
-        ctx.report(node, f"`{name}.{method}()` is NDArray-only: after hybridize() `{name}` is a Symbol and "
-                         f"`.{method}()` {what_happens(method)}; write instead: {write_instead(method, name, ctx.f_name)}")
+        ctx.report(node, f"`{name}.{method}()` is NDArray-only: it fails on a Symbol after hybridize()",
+                   instead=write_instead(method, name, ctx.f_name),
+                   help=f"After hybridize() `{name}` is a Symbol and `.{method}()` {what_happens(method)}")

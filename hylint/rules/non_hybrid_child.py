@@ -102,9 +102,9 @@ body may use NDArray-only code. Bare imported names (`Sequential()`) are reporte
         if attr is None or block_constructor(callee, ctx.module_info.classes) != "plain":
             return
         short = callee.rsplit(".", 1)[-1]
-        ctx.report(node.value, f"`self.{attr} = {callee}(...)` in a HybridBlock: `{short}` is not hybrid, so building "
-                               f"the block raises ValueError (Children of HybridBlock must also be HybridBlock)",
-                   self._fix(node.value, ctx, attr, callee, short),
+        ctx.report(node.value, f"`{callee}` is not hybrid: a HybridBlock's child `self.{attr}` must be",
+                   fix=self._fix(node.value, ctx, attr, callee, short),
+                   help="Building the block raises ValueError (Children of HybridBlock must also be HybridBlock)",
                    instead=(f"`{HYBRID_NAME[short]}`" if short in HYBRID_NAME else
                             f"`{short}` derived from HybridBlock") + ", or make this block a Block")
 

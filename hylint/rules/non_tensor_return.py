@@ -10,6 +10,7 @@ from hylint.analysis.ops import NDARRAY_ONLY_ATTRS, NDARRAY_ONLY_METHODS
 from hylint.rule import Invalid, LintRule, Valid, block_constructions
 from hylint.syntax.walk import iter_nodes, skipped_types, walk, walk_types
 from hylint.rules._hazards import ADDING_METHODS, CLS, child_only, names_in, tests_around
+from hylint.rules._binary import describe
 
 
 RETURN_INSTEAD = ("tensors only, one or a tuple of them: leave None and Python values out of the outputs, or make a "
@@ -144,9 +145,10 @@ No fix: the callers unpack the outputs.
         if not (found or optional or passed) or ctx.cls is not None and ctx.cls.name in child_only(ctx):
             return  # a child's outputs reach its parent's Python code, never the graph's outputs
         if passed:
-            ctx.report(node.value, f"`{ctx.code(node.value.func)}(...)` returns {passed}, None as this call leaves it "
-                                   f"out: hybridized, this block's outputs then hold None and the call raises "
-                                   f"TypeError (Expected a list of symbols as input)",
+            ctx.report(node.value, f"`{ctx.code(node.value.func)}(...)` returns None in its outputs: it fails after "
+                                   f"hybridize()",
+                       help=f"It returns {passed}, None as this call leaves it out: hybridized, this block's outputs "
+                            f"then hold None and the call raises TypeError (Expected a list of symbols as input)",
                        instead="the argument passed in this call, or only the tensor outputs of the child returned")
         reported = ctx.module_info.memo("none-defaults-reported", ctx.hybrid.fn, lambda fn: set())
         aliases = ctx.module_info.memo("none-default-aliases", ctx.hybrid.fn, _none_default_aliases)
@@ -156,18 +158,20 @@ No fix: the callers unpack the outputs.
                 continue  # once per argument: its other returns fail alike
             reported.add(argument)
             held = f"`{value.value}`, which holds `{argument}`," if argument != value.value else f"`{argument}`,"
-            ctx.report(value, f"hybrid_forward returns {held} an argument that defaults to None and that "
-                              f"it only passes through: called hybridized without it, the block returns None and "
-                              f"the call raises TypeError (Expected a list of symbols as input)",
+            ctx.report(value, f"hybrid_forward returns {held} an argument that defaults to None: it may fail after "
+                              f"hybridize()",
+                       help="It only passes the argument through: called hybridized without it, the block returns "
+                            "None and the call raises TypeError (Expected a list of symbols as input)",
                        instead=f"outputs without `{argument}` (the caller has it already), or `{argument}` "
                                f"passed on every call")
         if node.value is None:
-            ctx.report(node, "bare `return` in hybrid_forward returns None: after hybridize() the call raises TypeError "
-                             "(Expected a list of symbols)", instead=RETURN_INSTEAD.format(F=ctx.f_name))
+            ctx.report(node, "bare `return` in hybrid_forward returns None: it fails after hybridize()",
+                       instead=RETURN_INSTEAD.format(F=ctx.f_name),
+                       help="After hybridize() the call raises TypeError (Expected a list of symbols)")
             return
         for value in found:
-            ctx.report(value, f"hybrid_forward returns `{ctx.code(value).strip()}`, a Python value: after hybridize() "
-                              f"outputs must be Symbols and the call raises ValueError/TypeError",
+            ctx.report(value, f"hybrid_forward returns `{describe(value, ctx)}`, a Python value: it fails after hybridize()",
+                       help="After hybridize() outputs must be Symbols and the call raises ValueError/TypeError",
                        instead=RETURN_INSTEAD.format(F=ctx.f_name))
 
 

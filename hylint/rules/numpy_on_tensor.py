@@ -75,8 +75,9 @@ same name, and `np.maximum/minimum` of a tensor and a number.
                    any(is_tensor(ctx.value(e.value)) for e in a.value.elements)]
         if not tensors:
             return
-        ctx.report(node, f"`{callee}(...)` on a tensor: numpy treats an NDArray as a nested sequence (an object array "
-                         f"eagerly) and fails after hybridize(); use `{ctx.f_name}.` operators", self._fix(node, ctx, name))
+        ctx.report(node, f"`{callee}(...)` on a tensor fails after hybridize(): use `{ctx.f_name}.` operators",
+                   self._fix(node, ctx, name),
+                   help="numpy treats an NDArray as a nested sequence (an object array eagerly) and fails on a Symbol")
 
     def _fix(self, node: cst.Call, ctx, name: str) -> Optional[PendingFix]:
         args = node.args

@@ -27,7 +27,7 @@ A few operators have no `out` parameter at all (measured on MXNet 1.9.1, the lis
 `hylint/facts/operators.py`): `F.maximum`, `F.minimum`, `F.power`, `F.arange`, `F.linspace`,
 `F.split_v2` and `F.contrib.cond`/`foreach`/`while_loop` raise `TypeError: ... got an unexpected
 keyword argument 'out'` eagerly and hybridized; `F.histogram` raises eagerly and drops `out=`
-hybridized. The message says which of the three happens for the operator called.
+hybridized. The help says which of the three happens for the operator called.
 
 ## Example
 ```python
@@ -78,8 +78,9 @@ rewrite replaces a TypeError raised in both modes with the binding.
         if out is None:
             return
         target = ctx.code(out.value).strip()
-        ctx.report(node, f"`{callee}(..., out={target})`: {self._what_happens(callee, ctx.hybrid.f_name, target)}",
-                   self._fix(node, out, ctx), instead=f"bind the result, `{target} = {callee}(...)` without `out=`")
+        ctx.report(node, f"`{callee}(..., out={target})`: `out=` does not work after hybridize()",
+                   self._fix(node, out, ctx), instead=f"bind the result, `{target} = {callee}(...)` without `out=`",
+                   help=self._what_happens(callee, ctx.hybrid.f_name, target))
 
     @staticmethod
     def _what_happens(callee: str, f_name: str, target: str) -> str:

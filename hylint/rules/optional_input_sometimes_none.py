@@ -115,7 +115,7 @@ No fix: which tensor stands for "nothing" is the author's decision.
                     why = _sometimes_none(arg.value, locals_, optional, tested, fn, ctx)
                     if why is not None and id(call) not in reported:
                         reported.add(id(call))
-                        ctx.report(arg.value, _message(attr, position, why), instead=SAME_STRUCTURE)
+                        ctx.report(arg.value, _message(attr, position), instead=SAME_STRUCTURE, help=_help(why))
                 # calls that one block may make on different calls: every test deciding whether they run reads
                 # something of the call (a test on `self.<config>` alone picks one of them for good)
                 if all(names & locals_ for names in tests.get(id(call), [])):
@@ -129,8 +129,8 @@ No fix: which tensor stands for "nothing" is the author's decision.
                 position = _structure_clash(call, sites)
                 if position is not None:
                     reported.add(id(call))
-                    ctx.report(call, _message(attr, position, "`None` (or no argument) on one of its calls and a "
-                                                              "value on another"), instead=SAME_STRUCTURE)
+                    ctx.report(call, _message(attr, position), instead=SAME_STRUCTURE,
+                               help=_help("`None` (or no argument) on one of its calls and a value on another"))
                     break
 
 
@@ -158,9 +158,13 @@ def _helpers_called(forward: cst.FunctionDef, cls: ClassInfo, ctx) -> List[cst.F
     return found
 
 
-def _message(attr: str, position: int, why: str) -> str:
-    return (f"`self.{attr}` is a HybridBlock and its input {position + 1} is {why}: hybridized, it keeps the "
-            f"argument structure of its first call, and a call with the other raises {STRUCTURE_ERROR}")
+def _message(attr: str, position: int) -> str:
+    return f"input {position + 1} of `self.{attr}` is sometimes `None`: hybridized, a call with the other fails"
+
+
+def _help(why: str) -> str:
+    return (f"The input is {why}: a hybridized block keeps the argument structure of its first call, and a call "
+            f"with the other raises {STRUCTURE_ERROR}")
 
 
 def _positional(call: cst.Call) -> List[cst.Arg]:

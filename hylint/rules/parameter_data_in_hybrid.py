@@ -66,13 +66,16 @@ fix: it must be passed down (call the child) or re-registered on this block.
         if cls is None or parts[0] != "self":
             return
         if len(parts) == 2 and parts[1] in cls.params:
-            ctx.report(node, f"`{owner}.{node.func.attr.value}()` is an NDArray: after hybridize() the graph needs the "
-                             f"Symbol passed as the `{parts[1]}` argument of hybrid_forward", self._fix(node, ctx, parts[1]),
+            ctx.report(node, f"`{owner}.{node.func.attr.value}()` is an NDArray: after hybridize() use the `{parts[1]}` "
+                             f"argument", self._fix(node, ctx, parts[1]),
+                       help=f"After hybridize() the graph needs the Symbol passed as the `{parts[1]}` argument of "
+                            f"hybrid_forward",
                        instead=f"`{parts[1]}`, added to hybrid_forward's parameters (Gluon passes the parameter "
                                f"under its attribute name)")
         elif len(parts) == 3 and parts[1] in cls.children:
-            ctx.report(node, f"`{owner}.{node.func.attr.value}()` is an NDArray of a child's parameter: after hybridize() "
-                             f"it cannot enter the graph; call the child, or register the parameter on this block")
+            ctx.report(node, f"`{owner}.{node.func.attr.value}()` is a child's parameter's NDArray: it cannot enter the "
+                             f"graph", help="After hybridize() it cannot enter the graph; call the child, or register "
+                                            "the parameter on this block")
 
     def _fix(self, node: cst.Call, ctx, name: str) -> Optional[PendingFix]:
         hybrid = ctx.hybrid

@@ -88,7 +88,7 @@ No fix: where the update belongs (after the call, in the training loop) is the a
         else:
             what = ("after hybridize() it runs once, while the graph is traced, and later calls never update the "
                     "parameter")
-        ctx.report(node, f"`{owner}.set_data(...)` inside a hybrid context: eagerly it updates the parameter on every "
-                         f"call; {what}",
+        ctx.report(node, f"`{owner}.set_data(...)` in a hybrid context does not update the parameter after hybridize()",
+                   help=f"Eagerly it updates the parameter on every call; {what}",
                    instead=f"return the new value from hybrid_forward and call `set_data` after the block's call "
                            f"(or update it in a plain Block's forward)")

@@ -51,6 +51,6 @@ No fix: deleting the print changes what the program outputs.
         if dotted_name(node.func) != "print":
             return
         if any(ctx.value(a.value).kind in (Kind.TENSOR, Kind.CHILD) for a in node.args):
-            ctx.report(node, "print() of a tensor: eagerly it prints the values on every call; after hybridize() it runs "
-                             "once, while the graph is traced, and prints a Symbol; remove it, or print only eagerly under "
-                             "`if F is mx.nd:`")
+            ctx.report(node, "print() of a tensor prints a Symbol, once, after hybridize()",
+                       help="Eagerly it prints the values on every call; after hybridize() it runs once, while the graph "
+                            "is traced, and prints a Symbol; remove it, or print only eagerly under `if F is mx.nd:`")

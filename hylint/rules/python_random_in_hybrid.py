@@ -195,6 +195,6 @@ the rewrite would draw other numbers even eagerly.
         function = python_random_function(callee, bound, generators)
         if function is None:
             return
-        ctx.report(node, f"`{callee}()` draws a Python random number ({function}): after hybridize() it is drawn "
-                         f"once, when the graph is traced, and every call reuses it; use "
-                         f"`{ctx.f_name}.random.*` operators")
+        ctx.report(node, f"`{callee}()` is drawn once, for every call, after hybridize()",
+                   help=f"It calls {function}: after hybridize() it is drawn once, when the graph is traced, and every "
+                        f"call reuses it; use `{ctx.f_name}.random.*` operators")

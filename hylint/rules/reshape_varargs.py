@@ -60,6 +60,6 @@ Safe: NDArray packs the arguments into exactly this tuple.
             return
         shape = tuple_node([a.value for a in positional])
         new = node.with_changes(args=[cst.Arg(value=shape)])
-        ctx.report(node, "`reshape` with several positional sizes: after hybridize() Symbol.reshape reads the second "
-                         "one as `reverse` and raises MXNetError; pass one tuple",
-                   PendingFix(Applicability.SAFE, self.FIX_TITLE, [replace(node, new)]))
+        ctx.report(node, "`reshape` with several positional sizes fails after hybridize(): pass one tuple",
+                   PendingFix(Applicability.SAFE, self.FIX_TITLE, [replace(node, new)]),
+                   help="After hybridize() Symbol.reshape reads the second size as `reverse` and raises MXNetError")

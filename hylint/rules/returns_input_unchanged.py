@@ -96,7 +96,7 @@ a new array instead of the caller's own (only in-place writes to the output coul
                 rebound = bound_names(hybrid.fn)
             if element.value in rebound:
                 continue
-            ctx.report(element, f"`{element.value}` is returned unchanged: hybridized, the graph output is its input and "
-                                f"backward() through the block fails; return {ctx.f_name}.identity({element.value})",
-                       PendingFix(Applicability.SAFE, f"Return `{ctx.f_name}.identity({element.value})`",
-                                  [replace(element, f_call(ctx.f_name, "identity", [element]))]))
+            ctx.report(element, f"`{element.value}` is returned unchanged: return {ctx.f_name}.identity({element.value})",
+                       fix=PendingFix(Applicability.SAFE, f"Return `{ctx.f_name}.identity({element.value})`",
+                                      [replace(element, f_call(ctx.f_name, "identity", [element]))]),
+                       help="Hybridized, the graph output is its input and backward() through the block fails")

@@ -73,6 +73,7 @@ Safe: `-1` is the default axis of `sort`, so eager results are unchanged.
                 return
         else:
             return
-        ctx.report(node, "`sort` without `axis`: after hybridize() the graph fails (Invalid Parameter format for axis "
-                         "... value='' in _backward_topk, an MXNet bug); pass axis=-1",
-                   PendingFix(Applicability.SAFE, self.FIX_TITLE, [replace(node, _with_axis(node))]))
+        ctx.report(node, "`sort` without `axis` fails after hybridize(): pass axis=-1",
+                   PendingFix(Applicability.SAFE, self.FIX_TITLE, [replace(node, _with_axis(node))]),
+                   help="After hybridize() the graph fails (Invalid Parameter format for axis ... value='' in "
+                        "_backward_topk, an MXNet bug)")

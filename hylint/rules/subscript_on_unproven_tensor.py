@@ -2,6 +2,7 @@ import libcst as cst
 
 from hylint.analysis.values import Kind
 from hylint.rule import Invalid, LintRule, Valid
+from hylint.rules._binary import describe
 from hylint.rules._subscript import (is_assignment_target, is_whole_slice, subscript_fix, subscript_instead,
                                      what_happens)
 
@@ -74,5 +75,6 @@ As HY301, but always unsafe: the value may be a Python sequence, for which the r
         if fix is not None:
             from hylint.diagnostic import Applicability
             fix.applicability = Applicability.UNSAFE
-        ctx.report(node, f"`{ctx.code(node).strip()}`: if `{name}` is a tensor, after hybridize() this "
-                         f"{what_happens(node, name)}", fix, instead=subscript_instead(name, ctx.f_name))
+        ctx.report(node, f"`{describe(node, ctx)}`: if `{name}` is a tensor, this indexes graph outputs after hybridize()",
+                   fix, instead=subscript_instead(name, ctx.f_name),
+                   help=f"If `{name}` is a tensor, after hybridize() `{ctx.code(node).strip()}` {what_happens(node, name)}")

@@ -76,12 +76,13 @@ names, and operands whose kind is unknown, are reported without a fix.
         if in_mode_branch(node, ctx, "sym"):
             return  # `if F is sym:` runs only hybridized
         module = "mxnet.ndarray" + ("" if namespace == "top" else f".{namespace}")
-        ctx.report(node, f"`{callee}(...)` exists only in mxnet.symbol: before hybridize() (F = mxnet.ndarray) it "
-                         f"raises AttributeError (module '{module}' has no attribute '{name}')",
+        ctx.report(node, f"`{callee}(...)` exists only in mxnet.symbol: it fails before hybridize()",
                    self._fix(node, ctx, namespace, name),
                    instead="an input of hybrid_forward (an argument, or a Parameter of the block), which is a Symbol "
                            "when traced and an NDArray eagerly" if name == "var" else
-                   "the same code only when traced, under `if F is mx.sym:`, and an NDArray counterpart eagerly")
+                   "the same code only when traced, under `if F is mx.sym:`, and an NDArray counterpart eagerly",
+                   help=f"Before hybridize() (F = mxnet.ndarray) it raises AttributeError (module '{module}' has no "
+                        f"attribute '{name}')")
 
     def _fix(self, node: cst.Call, ctx, namespace: str, name: str) -> Optional[PendingFix]:
         if namespace != "top" or name not in ("pow", "hypot"):

@@ -299,10 +299,11 @@ prove either. Offered only for a guard that is a statement of `hybrid_forward`'s
             attr = self_attr(read)
             _, guard, builder = cached[attr]
             where = "in hybrid_forward" if builder == "hybrid_forward" else f"by `self.{builder}(F)`"
-            ctx.report(read, f"`self.{attr}` is a tensor built {where} with the first call's F, under a guard on "
-                             f"self, and kept for later calls: after an eager call the trace gets an NDArray "
-                             f"where it needs a Symbol (AssertionError: Argument must be Symbol instances), and "
-                             f"after a trace an eager call gets a Symbol",
+            ctx.report(read, f"`self.{attr}` keeps a tensor of the first call's F: it fails after hybridize()",
                        fix=every_call_fix(guard, class_family(cls, classes), ctx.module),
+                       help=f"It is built {where} with the first call's F, under a guard on self, and kept for later "
+                            f"calls: after an eager call the trace gets an NDArray where it needs a Symbol "
+                            f"(AssertionError: Argument must be Symbol instances), and after a trace an eager call "
+                            f"gets a Symbol",
                        instead="the tensor built on every call from that call's F, or a constant parameter made in "
                                "`__init__` (`self.params.get_constant`) and taken as an argument")

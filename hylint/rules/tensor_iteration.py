@@ -57,8 +57,9 @@ No fix: the number of rows is not known when the graph is built.
     def _flag(self, node, iterated, ctx, how: str) -> None:
         if is_tensor(ctx.value(iterated)):
             name = ctx.code(iterated).strip()
-            ctx.report(node, f"{how} `{name}`: eagerly this iterates over the rows, but after hybridize() `{name}` is a "
-                             f"Symbol and iterating yields its outputs (itself, once): silently wrong",
+            ctx.report(node, f"{how} `{name}` is silently wrong after hybridize(): it yields `{name}` itself, once",
+                       help=f"Eagerly this iterates over the rows, but after hybridize() `{name}` is a Symbol and "
+                            f"iterating yields its outputs (itself, once)",
                        instead=f"one operator over the whole tensor (`{ctx.f_name}.sum({name}, axis=0)`), or "
                                f"`{ctx.f_name}.split({name}, num_outputs=n, axis=0, squeeze_axis=True)` with `n` "
                                f"known when the block is built")

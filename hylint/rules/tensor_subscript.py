@@ -2,6 +2,7 @@ import libcst as cst
 
 from hylint.analysis.values import Kind
 from hylint.rule import Invalid, LintRule, Valid
+from hylint.rules._binary import describe
 from hylint.rules._subscript import (is_assignment_target, is_whole_slice, subscript_fix, subscript_instead,
                                      what_happens)
 
@@ -112,6 +113,7 @@ always raise eagerly (`x[2:1]`) are reported without a fix.
         if is_whole_slice(node) or is_assignment_target(node, ctx):
             return
         name = ctx.code(node.value).strip()
-        ctx.report(node, f"`{ctx.code(node).strip()}`: `{name}` is a tensor; after hybridize() this "
-                         f"{what_happens(node, name)}", subscript_fix(node, ctx),
-                   instead=subscript_instead(name, ctx.f_name))
+        ctx.report(node, f"`{describe(node, ctx)}` indexes graph outputs after hybridize(), not rows of `{name}`",
+                   subscript_fix(node, ctx), instead=subscript_instead(name, ctx.f_name),
+                   help=f"After hybridize() `{name}` is a Symbol and `{ctx.code(node).strip()}` "
+                        f"{what_happens(node, name)}")

@@ -9,6 +9,7 @@ from hylint.syntax.rewrite import f_call
 from hylint.rule import Invalid, LintRule, MXNET_IMPORTS, PendingEdit, PendingFix, Valid, replace
 from hylint.repairs.eager_guard import eager_guard, eager_only_condition, eager_test
 from hylint.rules._hazards import CLS, is_pure, is_tensor
+from hylint.rules._binary import describe
 
 CONVERSIONS = {"bool", "float", "int", "complex"}
 
@@ -113,11 +114,10 @@ imports MXNet's ndarray module under a name the function also uses (`import mxne
         if not is_tensor(value):
             return False
         code = ctx.code(test).strip()
-        message = (f"{how} `{code}`: a tensor used as a Python value; after hybridize() it is a Symbol, which "
-                   f"has no truth value or number (NotImplementedForSymbol / TypeError)")
-        if fix is None:
-            message += f"; write instead: {_instead(how, ctx.f_name)}"
-        ctx.report(node, message, fix)
+        ctx.report(node, f"{how} on a tensor (`{describe(test, ctx)}`) fails after hybridize()", fix,
+                   instead=_instead(how, ctx.f_name),
+                   help=f"After hybridize() `{code}` is a Symbol, which has no truth value or number "
+                        f"(NotImplementedForSymbol / TypeError)")
         return True
 
     def visit_If(self, node: cst.If, ctx) -> None:

@@ -103,7 +103,7 @@ be Python literals, the output shape must follow from the input shapes and its d
         rewrite = straight_through(node, call.cls, functions, ctx)
         fix = custom_op(node, call.cls, functions, ctx) if rewrite is None else \
             PendingFix(Applicability.UNSAFE, rewrite.title, [replace(node, rewrite.replacement)])
-        ctx.report(node, f"{call.what}: after hybridize() its forward runs once on Symbols, when the graph is "
-                         f"traced, and the graph keeps that run: training after a predict call runs the predict "
-                         f"path without its backward, and {training}; {instead(ctx.f_name)}",
-                   fix)
+        ctx.report(node, f"{call.what}: hybridize() freezes one traced run of its forward", fix,
+                   help=f"After hybridize() its forward runs once on Symbols, when the graph is traced, and the graph "
+                        f"keeps that run: training after a predict call runs the predict path without its backward, "
+                        f"and {training}; {instead(ctx.f_name)}")

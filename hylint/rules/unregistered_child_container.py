@@ -50,6 +50,11 @@ def _registers_elements(fn: cst.FunctionDef, attr: str) -> bool:
     return False
 
 
+_NOT_REGISTERED = ("Their parameters are never initialized, and hybridize() fails with "
+                   "'Unknown input to HybridBlock'; use "
+                   "nn.HybridSequential or register_child")
+
+
 class UnregisteredChildContainer(LintRule):
     CODE = "HY702"
     NAME = "unregistered-child-container"
@@ -122,9 +127,8 @@ No fix: the container is iterated or indexed elsewhere, which the rewrite must f
             return
         if _builds_block(node.value, ctx.module_info.classes) and not _registers_elements(ctx.function, attr):
             ctx.report(node, f"`self.{attr}` holds blocks in a Python {type(node.value).__name__.lower().replace('comp', '')}: "
-                             f"they are not registered children, so their parameters are never initialized, and "
-                             f"hybridize() fails with 'Unknown input to HybridBlock'; use nn.HybridSequential or "
-                             f"register_child")
+                             f"they are not registered children",
+                       help=_NOT_REGISTERED)
 
     def visit_Call(self, node: cst.Call, ctx) -> None:
         if not self._in_init(ctx) or not isinstance(node.func, cst.Attribute):
@@ -137,5 +141,4 @@ No fix: the container is iterated or indexed elsewhere, which the rewrite must f
             return
         if any(_builds_block(a.value, ctx.module_info.classes) for a in node.args):
             ctx.report(node, f"`self.{attr}.{node.func.attr.value}(<block>)`: blocks in a Python list are not "
-                             f"registered children; hybridize() fails with 'Unknown input to HybridBlock'; use "
-                             f"nn.HybridSequential or register_child")
+                             f"registered children", help=_NOT_REGISTERED)

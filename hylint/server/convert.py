@@ -108,9 +108,12 @@ _FIX_KIND = {Applicability.SAFE: "Fix", Applicability.UNSAFE: "Fix (unsafe: `--u
 
 
 def hover_markdown(diagnostic: Diagnostic, rule_type) -> str:
-    """What hovering a diagnostic shows: its message, its fix's title, the rule's "What it does" section and
-    where the whole page is (its link where the page exists, else `hylint rule CODE`), not the whole page."""
+    """What hovering a diagnostic shows: its message and help, its fix's title, the rule's "What it does"
+    section and where the whole page is (its link where the page exists, else `hylint rule CODE`), not the
+    whole page."""
     parts = [f"**{diagnostic.code}** ({rule_type.NAME}): {diagnostic.message}"]
+    if diagnostic.help:
+        parts.append(diagnostic.help)
     if diagnostic.fix is not None:
         parts.append(f"{_FIX_KIND[diagnostic.fix.applicability]}: {diagnostic.fix.message}")
     what = doc_section(rule_type.DOC or "", "What it does")

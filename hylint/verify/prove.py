@@ -8,7 +8,7 @@ import linecache
 import re
 import sys
 from pathlib import Path
-from typing import Any, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -233,10 +233,22 @@ def _try_unsafe(mx: Any, report: TargetReport, linter: Any, text: str, source: s
                         and executed.intersection(range(d.start[0], d.end[0] + 1))]
     if unsafe:
         report.write_source = proven_text
+    report.notes.extend(unsafe_notes(fixes))
+
+
+def unsafe_notes(fixes: List[AppliedFix]) -> List[str]:
+    """A note per distinct unsafe rewrite proven on the inputs, quoting the code it replaces once: the
+    diagnostics that share one rewrite (gluoncv's GroupNorm: five HY201, one block rewritten) are named
+    together."""
+    lines: Dict[tuple, List[str]] = {}
     for fix in fixes:
-        report.notes.append(f"{fix.code} line {fix.line}, `{fix.replaced}` -> `{fix.replacement}`, is unsafe in "
-                            f"general (the rule's doc: \"{fix.why_unsafe}\"). Proven on these inputs: with it, the "
-                            f"block's eager and hybridized outputs equal the original's eager output")
+        rows = lines.setdefault((fix.code, fix.replaced, fix.replacement, fix.why_unsafe), [])
+        if str(fix.line) not in rows:  # two diagnostics on one line (`x.context` twice) name it once
+            rows.append(str(fix.line))
+    return [f"{code} line{'s' if len(rows) > 1 else ''} {', '.join(rows)}, `{replaced}` -> `{replacement}`, is "
+            f"unsafe in general (the rule's doc: \"{why}\"). Proven on these inputs: with it, the block's eager "
+            f"and hybridized outputs equal the original's eager output"
+            for (code, replaced, replacement, why), rows in lines.items()]
 
 
 def unsafe_reason(code: str, fix_text: str = "") -> str:

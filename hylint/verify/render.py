@@ -56,8 +56,9 @@ def render_full(report: TargetReport) -> str:
         codes = ", ".join(sorted({f.code for f in report.fixes}))
         unsafe = report.proven_unsafe
         if unsafe:
+            named = dict.fromkeys(f"{f.code} line {f.line}" for f in unsafe)  # a line with two diagnostics, once
             verdict += (f" ({codes}), with the unsafe fix{'es' if len(unsafe) > 1 else ''} "
-                        + ", ".join(f"{f.code} line {f.line}" for f in unsafe) + " proven on these inputs")
+                        + ", ".join(named) + " proven on these inputs")
         else:
             verdict += f" ({codes})"
         if report.written:

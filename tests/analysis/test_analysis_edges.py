@@ -24,8 +24,8 @@ def test_a_parameter_against_an_input_of_unknown_rank_is_an_assumption_stated():
     unsafe fix whose why_unsafe names the assumption."""
     found = _lint(PARAM.format(shape="30", body="        return w * x\n"))
     assert [(d.start[0], d.code) for d in found] == [(7, "HY101")]
-    assert "parameter `w` declared with shape=(30,); if `x` has a batch axis (rank above 1), the shapes differ" \
-        in found[0].message
+    assert "Parameter `w` declared with shape=(30,); if `x` has a batch axis (rank above 1), the shapes differ" \
+        in found[0].help
     fix = found[0].fix
     assert fix.applicability.value == "unsafe"
     assert "`x` may have no batch axis: its rank is unknown" in fix.why_unsafe
@@ -57,7 +57,7 @@ def test_the_calls_the_module_shows_drop_or_confirm_the_batch_axis():
     one of another rank confirms it: the message says so without "if", and names the call. `normed` has the
     rank of the input `x` (keepdims reductions and broadcasts of `x` keep it)."""
     assumed = _lint(LAYER_NORM.format(calls=""))
-    assert [d.start[0] for d in assumed] == [15] and "if `normed` has a batch axis (rank above 1)" in assumed[0].message
+    assert [d.start[0] for d in assumed] == [15] and "if `normed` has a batch axis (rank above 1)" in assumed[0].help
     for calls in ("\n\ndef demo():\n    net = N()\n    net.initialize()\n    return net(mx.nd.ones(4))\n",
                   "\n\nout = N()(nd.array([1.0, 2.0, 3.0, 4.0]))\n",
                   "\n\ndef demo():\n    x = nd.random.uniform(shape=(4,))\n    return N()(x)\n",
@@ -67,7 +67,7 @@ def test_the_calls_the_module_shows_drop_or_confirm_the_batch_axis():
     confirmed = ("\n\ndef demo():\n    net = N()\n    net(nd.ones(4))\n    return net(nd.ones((2, 5, 4)))\n")
     found = _lint(LAYER_NORM.format(calls=confirmed))
     assert [d.start[0] for d in found] == [15]
-    message = found[0].message
+    message = found[0].help
     assert " if " not in message and "while `normed` has the rank of the input `x`, which is of rank 3 in " \
         "`net(nd.ones((2, 5, 4)))`" in message
     assert found[0].fix.applicability.value == "unsafe"  # one call is no proof for every caller
@@ -75,7 +75,7 @@ def test_the_calls_the_module_shows_drop_or_confirm_the_batch_axis():
     parent = ("\n\nclass P(HybridBlock):\n    def __init__(self, **kwargs):\n        super().__init__(**kwargs)\n"
               "        self.norm = N()\n\n    def hybrid_forward(self, F, x):\n"
               "        return self.norm(x.reshape((-1, {rank})))\n")
-    assert "of rank 3 in `self.norm(x.reshape((-1, 5, 4)))`" in _lint(LAYER_NORM.format(calls=parent.format(rank="5, 4")))[0].message
+    assert "of rank 3 in `self.norm(x.reshape((-1, 5, 4)))`" in _lint(LAYER_NORM.format(calls=parent.format(rank="5, 4")))[0].help
     assert _lint(LAYER_NORM.format(calls=parent.format(rank="")).replace("(-1, )", "(-1,)")) == []  # a vector
     # a call of an input of unknown rank says nothing; nor does a function's call of a block it does not name
     for calls in ("\n\ndef demo(x):\n    return N()(x)\n", "\n\nNET = N()\n\n\ndef demo():\n    return NET(nd.ones(4))\n"):
@@ -159,7 +159,7 @@ def test_a_block_whose_hybridize_does_nothing_gets_one_diagnostic_at_the_class()
         found = Linter(select_rules(())).lint_source(OPTED.format(body=body), "m.py").diagnostics
         assert [(d.start, d.code) for d in found] == [((4, 7), "HY401")], body
         assert "`Eager` overrides hybridize() without hybridizing" in found[0].message
-        assert "its 5 diagnostics apply" in found[0].message and "`x.asnumpy()`" in found[0].message
+        assert "its 5 diagnostics apply" in found[0].help and "`x.asnumpy()`" in found[0].help
         assert found[0].fix is None
 
 

@@ -66,7 +66,7 @@ def test_one_diagnostic_where_the_function_leaves_the_graph():
     source = _forward("v = x.asnumpy()\nw = nd.array(v)\nreturn x * F.broadcast_mul(w, w)")
     found = _diagnostics(source)
     assert found == [(3, "HY401")]  # nd.array(v) follows from it: `v` is NumPy
-    message = Linter(select_rules()).lint_source(source, "m.py").diagnostics[0].message
+    message = Linter(select_rules()).lint_source(source, "m.py").diagnostics[0].help
     assert "cannot hybridize" in message and "1 later diagnostic follows" in message
     # an accidental x.shape is no exit: each hazard after it is reported
     assert _diagnostics(_forward("n = x.shape[0]\nreturn x[1:] * n")) == [(3, "HY201"), (4, "HY301")]
@@ -79,7 +79,7 @@ def test_hazards_that_do_not_follow_from_the_root_cause_are_reported():
     source = _forward("v = x.asnumpy()\nc = nd.array([1.0, 2.0])\na = F.relu(x)\na += x\nn = x.shape[0]\n"
                       "w = nd.array(v)\nreturn x[1:] * n + a * c + w")
     assert _diagnostics(source) == [(3, "HY401"), (4, "HY402"), (6, "HY501"), (7, "HY201"), (9, "HY301")]
-    message = Linter(select_rules()).lint_source(source, "m.py").diagnostics[0].message
+    message = Linter(select_rules()).lint_source(source, "m.py").diagnostics[0].help
     assert "(1 later diagnostic follows from it, not shown)" in message  # nd.array(v)
     # a loop counter bounded by len(h) derives from it; a subscript of an argument in the loop does not
     looped = _forward("h = F.relu(x)\nn = len(h)\nout = h\nfor i in range(n):\n    out = out + nd.array([i]) + h[0]\nreturn out")
@@ -114,7 +114,7 @@ def test_a_helper_without_f_written_against_nd_gets_one_diagnostic_naming_f():
     found = Linter(select_rules()).lint_source(source, "m.py").diagnostics
     assert [(d.start[0], d.code) for d in found] == [(2, "HY403")]
     assert "use `F.reshape`" in found[0].message and "__hylint" not in found[0].message
-    assert "`_norm` leaves the graph here" in found[0].message and "3 later diagnostics" in found[0].message  # nd.dot, m.T, nd.sum
+    assert "`_norm` leaves the graph here" in found[0].help and "3 later diagnostics" in found[0].help  # nd.dot, m.T, nd.sum
 
 
 def test_a_numpy_style_sequence_argument_is_a_list_of_tensors():

@@ -55,7 +55,7 @@ def test_a_notebook_gets_the_reach_of_its_cells(tmp_path, monkeypatch):
     result = run(["model.ipynb"])
     found = json.loads(result.output)
     assert [(d["code"], d["cell"], d["location"]["row"]) for d in found] == [("HY201", 2, 7)], result.output
-    assert "reached from Net.hybrid_forward via d.size" in found[0]["message"]
+    assert "Reached from Net.hybrid_forward via d.size" in found[0]["help"]
     Path("model.py").write_text(MODULE)  # the same code as a lone module on disk: the same diagnostic
     assert codes_rows(run(["model.py"])) == [("HY201", SHAPE_ROW)]
 
@@ -72,7 +72,7 @@ def test_stdin_without_a_name_and_a_lone_module_use_the_text(tmp_path, monkeypat
 def test_check_source_and_fix_source(tmp_path):
     found = check_source(MODULE, str(tmp_path / "model.py"))
     assert [(d.code, d.start[0]) for d in found] == [("HY201", SHAPE_ROW)]
-    assert "via d.size" in found[0].message
+    assert "via d.size" in found[0].help
     fixed = fix_source(MODULE, str(tmp_path / "model.py"))
     assert fixed.source == MODULE and [d.code for d in fixed.diagnostics] == ["HY201"]
 

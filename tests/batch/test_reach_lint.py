@@ -138,16 +138,23 @@ def test_reached_code_is_checked_with_the_chain(project):
         ("model.py", 22, "HY201"),  # a nested function called in the trace
     ]
     messages = {(name, row): message for name, row, _, message in found}
-    assert messages[("dist.py", 15)].endswith("(reached from Model.hybrid_forward via Categorical)")
-    assert messages[("dist.py", 19)].endswith("(reached from Model.hybrid_forward via distr.log_prob)")
-    assert messages[("model.py", 22)].endswith("(reached from Model.hybrid_forward via step)")
-    assert "reached from Model.hybrid_forward via self.f" in messages[("model.py", 8)]
+    assert messages[("dist.py", 15)].endswith("(via Categorical)")
+    assert messages[("dist.py", 19)].endswith("(via distr.log_prob)")
+    assert messages[("model.py", 22)].endswith("(via step)")
+    assert "(via self.f)" in messages[("model.py", 8)]
+    # the whole chain, from its root, in the help (the full format's help line, the editor's hover)
+    helps = {(Path(d["filename"]).name, d["location"]["row"]): d["help"]
+             for d in json.loads(run(["--output-format", "json", "--no-cache", "pkg"]).stdout)}
+    assert "Reached from Model.hybrid_forward via Categorical." in helps[("dist.py", 15)]
+    assert "Reached from Model.hybrid_forward via step." in helps[("model.py", 22)]
 
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_the_chain_shows_in_every_output_format(project, fmt):
-    assert "reached from Model.hybrid_forward via distr.log_prob" in run(["--no-cache", "--output-format", fmt,
-                                                                          "pkg"]).stdout
+    out = run(["--no-cache", "--output-format", fmt, "pkg"]).stdout
+    assert "(via distr.log_prob)" in out
+    if fmt in ("full", "json", "json-lines", "sarif", "github", "junit"):  # the formats that show the help
+        assert "Reached from Model.hybrid_forward via distr.log_prob" in out
 
 
 def test_naming_one_file_gives_what_the_whole_package_gives(project):
@@ -183,7 +190,7 @@ def test_fixes_in_reached_code_use_the_functions_own_f(project):
     """Issue 42: a fix in code the trace reaches writes the name the function gives F (`act(F, x)` handed to a
     HybridLambda); where no name holds F at the line (`__init__(self, probs, F=None)`), there is no fix."""
     result = run(["--no-cache", "--output-format", "json", "--select", "ALL", "pkg"])
-    reached = [d for d in json.loads(result.stdout) if "reached from" in d["message"]]
+    reached = [d for d in json.loads(result.stdout) if "(via " in d["message"]]
     fixed = {(Path(d["filename"]).name, d["location"]["row"]): d["fix"] for d in reached if d["fix"]}
     assert ("model.py", 8) in fixed and fixed[("model.py", 8)]["edits"][0]["content"].startswith("return F.where(")
     assert not any(name == "dist.py" and row == 15 for name, row in fixed)  # `F=None` in __init__: no F to use
@@ -309,7 +316,7 @@ def test_an_annotated_constructor_argument_is_followed_for_each_subclass(tmp_pat
     write_package(tmp_path, dist=DIST, typed=TYPED)
     found = diagnostics(["--no-cache", "pkg"])
     assert [(name, row, code) for name, row, code, _ in found] == [("typed.py", 18, "HY101")]
-    assert found[0][3].endswith("(reached from Typed.hybrid_forward via self.output.distribution((x, y)).log_prob)")
+    assert found[0][3].endswith("(via self.output.distribution((x, y)).log_prob)")
 
 
 def test_lone_modules_of_one_folder_stay_packages_of_their_own(tmp_path):
@@ -594,9 +601,12 @@ def test_methods_handed_to_a_block_or_a_loop_are_reached(tmp_path, monkeypatch):
     write_package(tmp_path, bound=BOUND)
     found = diagnostics(["--no-cache", "pkg"])
     assert [(row, code) for _, row, code, _ in found] == [(12, "HY401"), (20, "HY201")]
-    assert found[0][3].endswith("(reached from Net.hybrid_forward via self.fn); `_inner` leaves the graph here, "
-                                "so the block cannot hybridize")
-    assert found[1][3].endswith("(reached from Loop.hybrid_forward via F.contrib.foreach(<_step>))")
+    assert found[0][3].endswith("(via self.fn)") and found[1][3].endswith("(via F.contrib.foreach(<_step>))")
+    helps = [d["help"] for d in sorted(json.loads(run(["--output-format", "json", "--no-cache", "pkg"]).stdout),
+                                       key=lambda d: d["location"]["row"])]
+    assert helps[0].endswith("Reached from Net.hybrid_forward via self.fn. `_inner` leaves the graph here, "
+                             "so the block cannot hybridize.")
+    assert helps[1].endswith("Reached from Loop.hybrid_forward via F.contrib.foreach(<_step>).")
 
 
 def test_methods_handed_to_a_block_or_a_loop_fail_hybridized_on_mxnet():
@@ -641,8 +651,8 @@ def test_lambdas_handed_to_a_block_are_checked(tmp_path, monkeypatch):
     for selection in ([], ["--select", "ALL"]):
         found = diagnostics(["--no-cache", *selection, "pkg"])
         assert [(row, code) for _, row, code, _ in found] == [(9, "HY201"), (18, "HY201")]
-        assert found[0][3].endswith("(reached from Lam.hybrid_forward via self.act)")
-        assert found[1][3].endswith("(reached from Loop.hybrid_forward via F.contrib.foreach(<lambda>))")
+        assert found[0][3].endswith("(via self.act)")
+        assert found[1][3].endswith("(via F.contrib.foreach(<lambda>))")
     result = run(["--no-cache", "--output-format", "json", "pkg"])
     for d, code in zip(json.loads(result.stdout), ("x.shape", "d.shape")):
         line = LAMBDAS.splitlines()[d["location"]["row"] - 1]

@@ -1,9 +1,10 @@
 """hylint as a user installs it: a wheel built from this checkout, in a clean virtual environment without the
 tests' extras (the rest of the suite runs an editable install, where docs/rules.md lies beside the package).
 
-A normal install has no docs/rules.md beside the package: every diagnostic's url is None, which made
-`--output-format github` an internal error (exit 2). And `hylint server` needs pygls and lsprotocol, which
-were an extra: it exited 2 after README's install.
+hylint declares no rules page (pyproject's [project.urls] "Rules"): every diagnostic's url is None, which made
+`--output-format github` an internal error (exit 2); never a file:// link (an editable install linked to the
+checkout's docs/rules.md). `hylint rule` prints the documentation from the package itself. And `hylint server`
+needs pygls and lsprotocol, which were an extra: it exited 2 after README's install.
 """
 from __future__ import annotations
 
@@ -105,7 +106,10 @@ def _check_format(bin_folder: Path, env: dict, project: Path, fmt: str) -> None:
     code, out, err = _run(bin_folder, env, project, "check", "--no-cache", "examples/", "--output-format", fmt)
     assert code == 1, (code, err)  # the examples have diagnostics
     shown = out if fmt != "sarif" else json.dumps(json.loads(out)["runs"][0]["results"])  # not the rules' pages
-    assert "HY201" in shown and "None" not in shown
+    assert "HY201" in shown and "None" not in shown and "file://" not in shown  # (sarif's SRCROOT is a file URI)
+    if fmt == "sarif":
+        driver = json.loads(out)["runs"][0]["tool"]["driver"]
+        assert "informationUri" not in driver and not any("helpUri" in rule for rule in driver["rules"])
     if fmt in ("full", "github", "junit", "sarif"):  # no docs page beside the package: where to read instead
         assert "hylint rule HY201" in shown
 

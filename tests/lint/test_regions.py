@@ -248,7 +248,7 @@ def test_the_calls_of_a_block_on_literals_are_kept():
     for selection in ("default", "ALL"):
         assert _same(source, selection, diff=True) == []  # every call passes a vector: no batch axis
         confirmed = _same(BLOCK_CALLS_SOURCE.format(shape="(2, 5, 4)"), selection, diff=True)
-        assert [d.code for d in confirmed] == ["HY101"] and "of rank 3 in `net(x)`" in confirmed[0].message
+        assert [d.code for d in confirmed] == ["HY101"] and "of rank 3 in `net(x)`" in confirmed[0].help
 
 
 def test_what_the_kept_code_names_stays():

@@ -19,8 +19,18 @@ BAD = ("class Net(HybridBlock):\n"
        "        y = F.relu(x)  # noqa: HY301\n"
        "        return y[0]\n")
 CLEAN = "class Net(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.relu(x)\n"
-HY301_URL = rule_url("HY301", "tensor-subscript")
-HY090_URL = rule_url("HY090", "unused-noqa")
+# where a team serves docs/rules.md (HYLINT_DOCS_URL, set for every test here but the ones without a page):
+# the links the formats write
+DOCS = "https://docs.example.org/hylint/rules.md"
+HY301_URL = f"{DOCS}#hy301-tensor-subscript"
+# the help line of the HY301 diagnostic of `y[0]`: what its one-line message leaves out
+HELP = "After hybridize() `y` is a Symbol and `y[0]` selects graph output 0 and silently returns all of `y`."
+HY090_URL = f"{DOCS}#hy090-unused-noqa"
+
+
+@pytest.fixture(autouse=True)
+def served_docs(monkeypatch):
+    monkeypatch.setenv("HYLINT_DOCS_URL", DOCS)
 
 
 @pytest.fixture
@@ -56,23 +66,21 @@ def test_output_format_from_config(project):
     (project / "pyproject.toml").write_text('[tool.hylint]\noutput-format = "pylint"\n')
     code, out = run(".")
     assert code == 1
-    assert out == "pkg dir/net.py:4: [HY301] `y[0]`: `y` is a tensor; after hybridize() this selects graph " \
-                  "output 0 and silently returns all of `y`\n"
+    assert out == "pkg dir/net.py:4: [HY301] `y[0]` indexes graph outputs after hybridize(), not rows of `y`\n"
 
 
 def test_pylint_exact(project):
     code, out = lint("pylint")
     assert out.splitlines() == [
         "pkg dir/net.py:3: [HY090] Unused `noqa` directive (unused: `HY301`)",
-        "pkg dir/net.py:4: [HY301] `y[0]`: `y` is a tensor; after hybridize() this selects graph output 0 and "
-        "silently returns all of `y`",
+        "pkg dir/net.py:4: [HY301] `y[0]` indexes graph outputs after hybridize(), not rows of `y`",
     ]
 
 
 def test_grouped_exact(project):
     (project / "other.py").write_text(BAD.replace("  # noqa: HY301", ""))
     code, out = lint("grouped")
-    msg = "`y[0]`: `y` is a tensor; after hybridize() this selects graph output 0 and silently returns all of `y`"
+    msg = "`y[0]` indexes graph outputs after hybridize(), not rows of `y`"
     assert out == (
         "other.py:\n"
         f"  4:16 HY301 [*] {msg}\n"
@@ -110,8 +118,8 @@ def test_junit_one_testcase_per_file(project):
     assert failure.text.splitlines() == [
         "pkg dir/net.py:3:24: HY090 Unused `noqa` directive (unused: `HY301`)",
         f"  {HY090_URL}",
-        "pkg dir/net.py:4:16: HY301 `y[0]`: `y` is a tensor; after hybridize() this selects graph output 0 and "
-        "silently returns all of `y`",
+        "pkg dir/net.py:4:16: HY301 `y[0]` indexes graph outputs after hybridize(), not rows of `y`",
+        f"  {HELP}",
         f"  {HY301_URL}",
     ]
 
@@ -160,8 +168,7 @@ def test_github_exact(project):
         "::error title=hylint (HY090),file=pkg dir/net.py,line=3,col=24,endLine=3,endColumn=37::"
         f"HY090 Unused `noqa` directive (unused: `HY301`)%0A{HY090_URL}",
         "::error title=hylint (HY301),file=pkg dir/net.py,line=4,col=16,endLine=4,endColumn=20::"
-        "HY301 `y[0]`: `y` is a tensor; after hybridize() this selects graph output 0 and silently returns all "
-        f"of `y`%0A{HY301_URL}",
+        f"HY301 `y[0]` indexes graph outputs after hybridize(), not rows of `y`%0A{HELP}%0A{HY301_URL}",
     ]
 
 
@@ -221,7 +228,7 @@ def test_sarif_shape(project):
     (run_,) = log["runs"]
     driver = run_["tool"]["driver"]
     assert driver["name"] == "hylint" and driver["version"] == __version__
-    assert driver["informationUri"] == docs_base() and docs_base().startswith("file://")  # this checkout's page
+    assert driver["informationUri"] == docs_base() == DOCS
     assert [r["id"] for r in driver["rules"]] == list(all_rules())
     for rule in driver["rules"]:
         assert set(rule) >= {"id", "name", "shortDescription", "fullDescription", "helpUri", "defaultConfiguration"}
@@ -233,7 +240,8 @@ def test_sarif_shape(project):
     result = results[1]
     assert driver["rules"][result["ruleIndex"]]["id"] == "HY301"
     assert result["level"] == "error"
-    assert result["message"]["text"].startswith("`y[0]`: `y` is a tensor")
+    text = result["message"]["text"]
+    assert text.startswith(f"`y[0]` indexes graph outputs after hybridize(), not rows of `y`. {HELP}")
     assert HY301_URL in result["message"]["text"]
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"] == {"uri": "pkg%20dir/net.py", "uriBaseId": "%SRCROOT%"}
@@ -295,17 +303,17 @@ def test_url_points_at_a_heading_of_docs_rules_md():
                for line in docs.splitlines() if line.startswith("#")}
     for code, rule in all_rules().items():
         url = rule_url(code, rule.NAME)
-        assert url.split("#", 1)[0].endswith("docs/rules.md")
+        assert url.split("#", 1)[0] == DOCS
         assert url.split("#", 1)[1] in anchors, code
 
 
 def test_a_link_only_where_the_page_exists(monkeypatch, tmp_path):
-    """No public site exists: without a docs/rules.md beside the package (a copied, not editable, install)
+    """No public site exists: without a rules page the project declares (pyproject's [project.urls] "Rules")
     and without HYLINT_DOCS_URL, diagnostics carry no link, and the text says `hylint rule CODE`."""
     import hylint.diagnostic as diagnostic
 
     monkeypatch.delenv("HYLINT_DOCS_URL", raising=False)
-    monkeypatch.setattr(diagnostic, "RULES_PAGE", tmp_path / "missing" / "rules.md")
+    monkeypatch.setattr(diagnostic, "project_rules_url", lambda: None)  # no page declared
     d = Diagnostic("HY301", "tensor-subscript", "m", "a.py", (1, 1), (1, 2))
     assert d.url is None
     full, as_json, linked = io.StringIO(), io.StringIO(), io.StringIO()
@@ -321,14 +329,14 @@ def test_a_link_only_where_the_page_exists(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_every_format_renders_without_a_docs_page(fmt, monkeypatch, tmp_path):
-    """A normal install has no docs/rules.md beside the package: every diagnostic's url is None. github
+    """Without a rules page to link to, every diagnostic's url is None. github
     wrote `d.url.replace(...)` (an internal error, exit 2); sarif and junit wrote the text `None`."""
     import hylint.diagnostic as diagnostic
     from hylint.diagnostic import Applicability, Edit, Fix
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("HYLINT_DOCS_URL", raising=False)
-    monkeypatch.setattr(diagnostic, "RULES_PAGE", tmp_path / "missing" / "rules.md")
+    monkeypatch.setattr(diagnostic, "project_rules_url", lambda: None)  # no page declared
     fix = Fix(Applicability.SAFE, "Select with F.slice_axis", (Edit("F.slice_axis(y)", (4, 16), (4, 20)),))
     plain = Diagnostic("HY301", "tensor-subscript", "m", "net.py", (4, 16), (4, 20), fix)
     in_cell = Diagnostic("HY301", "tensor-subscript", "m", "nb.ipynb", (1, 1), (1, 2), cell=2, file_row=7)
@@ -356,14 +364,14 @@ def test_full_code_frame_shows_source_lines_as_they_are(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out = run("net.py", "--output-format", "full")
     assert code == 1
-    assert out == ("net.py:4:16: HY301 `x[0]`: `x` is a tensor; after hybridize() this selects graph output 0 and "
-                   "silently returns all of `x`\n"
+    assert out == ("net.py:4:16: HY301 `x[0]` indexes graph outputs after hybridize(), not rows of `x`\n"
                    "  |\n"
                    '3 |         s = "[bold]x"  # [red] ends in \\\n'
                    "4 |         return x[0] \\\n"
                    "  |                ^^^^ HY301\n"
                    "5 |             + s\n"
                    "  |\n"
+                   f"  = help: {HELP.replace('`y', '`x')}\n"
                    "  = help: Use `F.slice_axis`/`F.slice` and `F.squeeze`\n"
                    f"  = docs: {HY301_URL}\n"
                    "\n"
@@ -425,7 +433,7 @@ def test_short_message(message, short):
 def test_short_message_keeps_the_reach_chain():
     from hylint.report._common import short_message
 
-    chain = " (reached from Model.hybrid_forward via distr.log_prob)"
+    chain = " (via distr.log_prob -> self._helper)"
     short = short_message(HY806 + chain)
     assert short.endswith("…" + chain) and len(short) <= 160 and short.startswith("`autograd.is_training()`")
 
@@ -443,3 +451,47 @@ def test_concise_and_grouped_are_short_json_sarif_and_full_keep_the_whole_messag
     assert json.loads(outputs["json"])[0]["message"] == HY806
     assert json.loads(outputs["sarif"])["runs"][0]["results"][0]["message"]["text"].startswith(HY806)
     assert HY806 in outputs["full"] and HY806 in outputs["json-lines"]
+
+
+def test_the_link_is_the_https_rules_page_the_project_declares(monkeypatch):
+    """Issue 44 item 7: a diagnostic links to the rules page pyproject's [project.urls] declares as "Rules"
+    (the installed distribution's Project-URL), only over https; never a file:// path into a checkout (an
+    editable install linked every diagnostic to file:///<checkout>/docs/rules.md)."""
+    import importlib.metadata
+
+    import hylint.diagnostic as diagnostic
+
+    monkeypatch.delenv("HYLINT_DOCS_URL", raising=False)
+
+    class Metadata:
+        def __init__(self, entries):
+            self.entries = entries
+
+        def get_all(self, name):
+            return self.entries if name == "Project-URL" else None
+
+    def declared(*entries):
+        monkeypatch.setattr(importlib.metadata, "metadata",
+                            lambda name: Metadata(list(entries)) if name == "hylint" else None)
+        diagnostic.project_rules_url.cache_clear()
+        return Diagnostic("HY301", "tensor-subscript", "m", "a.py", (1, 1), (1, 2)).url
+
+    try:
+        assert declared("Homepage, https://example.org/hylint",
+                        "Rules, https://example.org/hylint/docs/rules.md") == \
+            "https://example.org/hylint/docs/rules.md#hy301-tensor-subscript"
+        assert declared("Rules, file:///work/hylint/docs/rules.md") is None
+        assert declared("Homepage, https://example.org/hylint") is None
+        assert declared() is None
+    finally:
+        diagnostic.project_rules_url.cache_clear()
+
+
+def test_this_checkout_links_nowhere_on_disk(monkeypatch):
+    """hylint run from this checkout (an editable install) declares no rules page: no link, no file://."""
+    import hylint.diagnostic as diagnostic
+
+    monkeypatch.delenv("HYLINT_DOCS_URL", raising=False)
+    diagnostic.project_rules_url.cache_clear()
+    assert diagnostic.docs_base() is None
+    assert Diagnostic("HY301", "tensor-subscript", "m", "a.py", (1, 1), (1, 2)).url is None

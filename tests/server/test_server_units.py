@@ -58,7 +58,7 @@ def test_a_module_the_package_reaches_gets_what_hylint_check_reports(tmp_path):
     found = checker.check(DIST, package / "dist.py").diagnostics
     assert [(d.code, d.start[0], d.message) for d in found] == [(d["code"], d["location"]["row"], d["message"])
                                                                for d in cli]
-    assert len(found) == 1 and found[0].message.endswith("(reached from Model.hybrid_forward via Categorical)")
+    assert len(found) == 1 and found[0].help.endswith("Reached from Model.hybrid_forward via Categorical.")
     (package / "model.py").write_text(MODEL.replace("Categorical(F, x).num", "2"))  # saved: nothing reaches it
     time.sleep(1.1)  # the server stats the package's files again at most once a second
     assert checker.check(DIST, package / "dist.py").diagnostics == []
@@ -71,7 +71,7 @@ def test_a_notebook_and_an_untitled_buffer_get_the_reach_of_their_own_text(tmp_p
     checker = Checker(tmp_path)
     untitled = checker.check(local, None).diagnostics
     assert [(d.code, d.start[0]) for d in untitled] == [("HY201", 4)]
-    assert untitled[0].message.endswith("(reached from Model.hybrid_forward via Categorical)")
+    assert untitled[0].help.endswith("Reached from Model.hybrid_forward via Categorical.")
     cells = [(True, DIST), (False, "The model:"), (True, MODEL.replace("from pkg.dist import Categorical\n", ""))]
     found = checker.check_notebook(cells, tmp_path / "model.ipynb").diagnostics
     assert [(d.code, d.cell, d.start[0]) for d in found] == [("HY201", 1, 4)]
@@ -148,11 +148,14 @@ def test_minimal_edit_keeps_crlf_whole():
     assert convert.minimal_edit("same", "same") is None
 
 
-def test_diagnostic_to_lsp():
+def test_diagnostic_to_lsp(monkeypatch):
+    monkeypatch.setenv("HYLINT_DOCS_URL", "https://docs.example.org/hylint/rules.md")  # a served page
     d = Diagnostic("HY201", "ndarray-only-attribute", "m", "f.py", (2, 3), (2, 10))
     item = convert.to_lsp(d, convert.Text("x\n  x.shape\n"), {"HY201"})
     assert item.range == lsp.Range(lsp.Position(1, 2), lsp.Position(1, 9))
-    assert item.code_description.href == d.url and item.severity == lsp.DiagnosticSeverity.Warning
+    assert item.code_description.href == d.url
+    assert d.url == "https://docs.example.org/hylint/rules.md#hy201-ndarray-only-attribute"
+    assert item.severity == lsp.DiagnosticSeverity.Warning
     assert convert.to_lsp(d, convert.Text(""), set()).code_description is None
 
 
@@ -224,16 +227,18 @@ def test_hover_is_the_diagnostic_its_fix_and_what_the_rule_does_not_the_whole_pa
     from hylint.selection import all_rules
 
     rule = all_rules()["HY806"]
+    monkeypatch.setenv("HYLINT_DOCS_URL", "https://docs.example.org/hylint/rules.md")  # a served page
     fix = Fix(Applicability.UNSAFE, "Read the mode with `F.Dropout`", (Edit("x", (1, 1), (1, 2)),))
     d = Diagnostic("HY806", rule.NAME, "`autograd.is_training()` inside a hybrid context: frozen", "f.py", (1, 1),
-                   (1, 2), fix)
+                   (1, 2), fix, help="After hybridize() it is read once, when the graph is traced.")
     text = convert.hover_markdown(d, rule)
     assert text.startswith("**HY806** (autograd-state-in-hybrid): `autograd.is_training()` inside a hybrid context")
     assert "Fix (unsafe: `--unsafe-fixes`): Read the mode with `F.Dropout`" in text
+    assert "\n\nAfter hybridize() it is read once, when the graph is traced.\n\n" in text  # the help
     assert convert.doc_section(rule.DOC, "What it does") in text and convert.doc_section(rule.DOC, "What it does")
     for later in ("Why is this bad?", "Example", "Use instead", "Fix safety"):
         assert f"## {later}" not in text and convert.doc_section(rule.DOC, later) not in text
-    assert d.url and f"({d.url})" in text  # this checkout's page
+    assert d.url.startswith("https://docs.example.org/") and f"({d.url})" in text
     monkeypatch.delenv("HYLINT_DOCS_URL", raising=False)
-    monkeypatch.setattr(diagnostic_module, "RULES_PAGE", tmp_path / "missing.md")  # a normal install: no page
+    monkeypatch.setattr(diagnostic_module, "project_rules_url", lambda: None)  # no page declared
     assert convert.hover_markdown(d, rule).endswith("More: `hylint rule HY806`")

@@ -301,3 +301,33 @@ def test_readme_unsafe_example_runs_as_documented(name, line):
     assert result.exit_code == 0 and report["verdict"] == "fixed"
     [fix] = report["fixes"]
     assert (fix["line"], fix["applicability"], fix["proven"]) == (line, "unsafe", True)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_rewrite_several_diagnostics_share_is_quoted_once(project, backend):
+    """Issue 44: gluoncv's GroupNorm (a training-mode BatchNorm over the groups) has five HY201 diagnostics
+    that one unsafe rewrite of the whole `with` block fixes; verify quotes that block once, naming every line."""
+    source = (ROOT / "fixtures" / "HY201_6" / "before.py").read_text()
+    write(project, "m.py", source)
+    result, [report] = as_json(["m.py::GroupNorm4", "--input", "2x8x3x3", "--backend", backend])
+    unsafe = [f for f in report["fixes"] if f["code"] == "HY201" and f["applicability"] == "unsafe"]
+    rows = sorted({f["line"] for f in unsafe})
+    assert len(unsafe) == 5 and rows == [23, 24, 25]  # `data.context` twice on each of two lines
+    text = verify(["m.py::GroupNorm4", "--input", "2x8x3x3", "--backend", backend]).stdout
+    assert text.count("out = data.expand_dims(0).reshape((0, 0, 4, -1))") == 1, text
+    assert "HY201 line 24, HY201 line 25" in text and "HY201 line 24, HY201 line 24" not in text  # the verdict
+    lines = ", ".join(str(row) for row in rows)
+    assert f"HY201 lines {lines}, `with autograd.train_mode():" in text
+
+
+def test_unsafe_notes_name_the_lines_of_one_rewrite_together():
+    from hylint.verify.prove import unsafe_notes
+    from hylint.verify.results import AppliedFix
+
+    def fix(line, replaced):
+        return AppliedFix("HY201", "ndarray-only-attribute", line, "m", "unsafe", proven=True, why_unsafe="why",
+                          replacement="new", replaced=replaced)
+
+    notes = unsafe_notes([fix(3, "block"), fix(5, "block"), fix(5, "block"), fix(9, "other")])
+    assert [note.split(", `")[0] for note in notes] == ["HY201 lines 3, 5", "HY201 line 9"]
+    assert sum(note.count("`block`") for note in notes) == 1
