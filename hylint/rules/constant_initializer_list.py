@@ -90,7 +90,7 @@ author.
         value = next((arg.value for arg in node.args if arg.keyword is None or arg.keyword.value == "value"), None)
         if value is None or not _sequence_value(value):
             return
-        ctx.report(value, f"`{name}(...)` is given a Python list: the parameter is filled eagerly, but after "
-                          f"hybridize() building the graph serializes the initializer and fails (AttributeError: "
-                          f"'list' object has no attribute 'asnumpy'); write instead: an NDArray or NumPy array "
-                          f"(`{name}(mx.nd.array(...))`), or a number")
+        ctx.report(value, f"`{name}(...)` is given a Python list: building the graph fails after hybridize()",
+                   instead=f"an NDArray or NumPy array (`{name}(mx.nd.array(...))`), or a number",
+                   help="The parameter is filled eagerly, but after hybridize() building the graph serializes the "
+                        "initializer and fails (AttributeError: 'list' object has no attribute 'asnumpy')")
