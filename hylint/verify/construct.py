@@ -36,6 +36,7 @@ _BY_NAME = [
     (r"^(\w*padding\w*|pad)$", 1),
     (r"^(\w*heads\w*)$", 2),
     (r"^(input_dim|vocab_size|\w*vocab\w*)$", 10),
+    (r"^(out\w*_channels|out_units)$", 8),  # more than an input's 4: a block growing by out - in builds
     (r"^(\w*channels\w*|\w*units\w*|\w*unit|in_\w+|\w*_size|size|num_\w+|\w+_num|\w*classes\w*|\w*dim\w*|\w*features\w*|"
      r"hidden\w*|width|height|length|\w+_len|n|c)$", 4),
 ]
@@ -423,7 +424,8 @@ def _deeper(guessed: Dict[str, Any]) -> List[Dict[str, Any]]:
     lists = {k: ([4, 4] if _plural(k) and isinstance(v, int) and not isinstance(v, bool) else v)
              for k, v in guessed.items()}
     both = {k: (nested[k] if nested[k] != guessed[k] else lists[k]) for k in guessed}
-    wider = {k: (16 if v == 4 and not isinstance(v, bool) else [16, 16] if v == [4, 4] else v)
+    wider = {k: (16 if v == 4 and not isinstance(v, bool) else 32 if v == 8 and not isinstance(v, bool)
+                 else [16, 16] if v == [4, 4] else v)
              for k, v in guessed.items()}  # a reduction by 16 (squeeze-and-excitation) leaves 4 channels none
     found: List[Dict[str, Any]] = []
     for variant in (nested, lists, both, wider):

@@ -238,8 +238,9 @@ def candidates(block: Any, kwargs: Optional[Dict[str, Any]] = None, most: int = 
     larger = []  # an image classifier's pooling needs larger images: the implied channels at more sizes
     if isinstance(implied, tuple) and len(implied) == 4 and implied[2] == implied[3]:
         larger = [implied[:2] + (size, size) for size in (32, 64, 224, 299)]
-    for shape in ([implied] if implied is not None else []) + _from_kwargs(given) + attribute + larger \
-            + list(COMMON_SHAPES):
+    # the larger images early (a pooling or a stride of 32 needs them), the largest after the other guesses
+    for shape in ([implied] if implied is not None else []) + larger[:2] + _from_kwargs(given) + attribute \
+            + larger[2:] + list(COMMON_SHAPES):
         if shape not in firsts:
             firsts.append(shape)
     found: List[List[Any]] = []

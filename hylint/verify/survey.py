@@ -174,7 +174,9 @@ def _empty_container(block: Any) -> bool:
 
 
 def _kwargs_text(kwargs: Dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "no arguments"
+    from hylint.verify.harness import argument_text
+
+    return ", ".join(f"{k}={argument_text(v)}" for k, v in kwargs.items()) or "no arguments"
 
 
 def _scope(job: BlockJob) -> Any:
