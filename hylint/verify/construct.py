@@ -29,7 +29,7 @@ _BY_NAME = [
      r"\w+_repeats|num_blocks|blocks|bn_size|expansion|multiplier)$", 1),
     (r"^(\w*dropout\w*|\w*_prob\w*|drop_\w+|\w+_drop|drop\w*_rate|rate)$", 0.0),
     (r"^(\w*ratio\w*|\w*scale\w*|alpha|beta)$", 0.25),
-    (r"^(\w*eps\w*|epsilon)$", 1e-5),
+    (r"^(eps|\w*_eps|eps_\w+|\w*epsilon)$", 1e-5),
     (r"^(momentum)$", 0.9),
     (r"^(axis|dim)$", 1),
     (r"^(kernel\w*|k|ksize|kernel_size)$", 3),
@@ -66,11 +66,15 @@ def _aliases(init: ast.FunctionDef, names: Any) -> Dict[str, str]:
     """``self.attr = param`` in ``__init__``: ``attr -> param`` (the other methods read the parameter so)."""
     found: Dict[str, str] = {}
     for node in ast.walk(init):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in names:
-            for target in node.targets:
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                        and target.value.id == "self":
-                    found.setdefault(target.attr, node.value.id)
+        if not isinstance(node, ast.Assign):
+            continue
+        pairs = [(t, node.value) for t in node.targets]
+        pairs += [(t, v) for t in node.targets if isinstance(t, ast.Tuple) and isinstance(node.value, ast.Tuple)
+                  for t, v in zip(t.elts, node.value.elts)]  # self.a, self.b = a, b
+        for target, value in pairs:
+            if isinstance(value, ast.Name) and value.id in names and isinstance(target, ast.Attribute) \
+                    and isinstance(target.value, ast.Name) and target.value.id == "self":
+                found.setdefault(target.attr, value.id)
     return found
 
 

@@ -142,6 +142,87 @@ class Guessed:  # the body tells: `layers` is iterated over, `mode` compared wit
             pass
 
 
+def _make_layer(kind, size):
+    if kind == "gru":
+        return size
+    raise ValueError(kind)
+
+
+class StoredBase:  # its parameters read through the attributes it stores them in, in methods other than __init__
+    def __init__(self, mode, steps, names, **kwargs):
+        self._mode, self._steps, self._names = mode, steps, names
+
+    def build(self):
+        for _ in range(self._steps):
+            pass
+        return _make_layer(self._mode, 4), self._names.split(",")
+
+
+class Stored(StoredBase):  # passes them on to its base by the same names
+    def __init__(self, mode, steps, names, dropout, **kwargs):
+        super().__init__(mode, steps, names)
+        self._dropout = dropout
+
+    def forward(self, x):
+        if self._dropout:
+            return x
+
+
+class Encoder:
+    def __init__(self, units):
+        self._units = units
+
+
+class Head:  # takes a block: it reads an attribute no str, list, dict or int has, and calls it
+    def __init__(self, encoder, classes):
+        self.encoder = encoder
+        self._size = encoder._units
+
+    def forward(self, x):
+        return self.encoder(x)
+
+
+def test_building_reads_the_whole_class_and_its_bases(tmp_path):
+    from hylint.verify import construct
+
+    # mode: compared in the helper the base passes self._mode to; steps: range(); names: a str method;
+    # dropout: a rate the code branches on, nonzero so the branch runs
+    assert construct.candidates(Stored)[0] == {"mode": "gru", "steps": 2, "names": "relu", "dropout": 0.1}
+
+
+def test_building_gives_a_block_argument_the_class_the_package_passes(tmp_path):
+    from hylint.verify import construct
+    from hylint.verify.discover import discover
+    from hylint.verify.harness import BLOCK, SMALL_BLOCK
+
+    (tmp_path / "m.py").write_text(textwrap.dedent('''
+        from mxnet.gluon import nn
+
+        class Encoder(nn.HybridBlock):
+            pass
+
+        class Head(nn.HybridBlock):
+            pass
+
+        def build():
+            encoder = Encoder(16)
+            return Head(encoder, 3)
+    '''))
+    jobs = {job.name: job for job in discover(tmp_path)}
+    assert jobs["Head"].calls[0].blocks == (("0", "Encoder"),)  # through the name the function assigned
+    assert construct.block_parameters(Head) == ["encoder"]
+    classes = {"Encoder": Encoder, "Head": Head}
+    made = []
+    builder = construct.Builder(classes.get, lambda cls, kwargs: made.append(cls(**kwargs)), jobs["Head"].context)
+    found = construct.candidates(Head, jobs["Head"].calls, builder=builder)
+    # the Encoder the package's call passes, built with its own call's literal arguments
+    assert found[0] == {"encoder": {BLOCK: f"{__name__}:Encoder", "kwargs": {"units": 16}}, "classes": 3}
+    assert made and isinstance(made[0], Encoder)
+    # no call and no class named like the parameter: a small Dense
+    alone = construct.Builder(lambda name: None, lambda cls, kwargs: cls(**kwargs), {})
+    assert construct.candidates(Head, (), builder=alone)[0] == {"encoder": SMALL_BLOCK, "classes": 4}
+
+
 def test_discovery_follows_bases_across_the_package_and_skips_plain_classes(tmp_path):
     from hylint.verify.discover import discover
 
@@ -203,6 +284,19 @@ class Lengths(gluon.HybridBlock):
         return F.SequenceMask(x, sequence_length=steps, use_sequence_length=True) * mask.sum() + valid_length.sum()
 
 
+class Tokens(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.proj = nn.Dense(3, in_units=6, flatten=False)
+        self.types = nn.Embedding(7, 6)
+
+    def hybrid_forward(self, F, x, token_types):
+        return self._mix(x, token_types)
+
+    def _mix(self, x, types):
+        return self.proj(x) + self.proj(self.types(types))
+
+
 class Deferred(gluon.HybridBlock):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -260,6 +354,14 @@ def test_lengths_and_masks_are_integers_by_name_or_by_operator(feeding):
     assert valid_length["high"] <= x[1] + 1
     assert mask["integers"] and (mask["low"], mask["high"]) == (0, 2)
     assert steps["integers"]
+
+
+def test_each_input_from_the_child_it_is_handed_to(feeding):
+    mx, module = feeding
+    # x goes to a Dense(in_units=6, flatten=False), token_types through a method to an Embedding(7, ...)
+    x, types = first(module, "Tokens")
+    assert x == (2, 5, 6)
+    assert types["integers"] and (types["low"], types["high"]) == (0, 7) and types["shape"] == (2, 5)
 
 
 def test_inputs_after_the_first_and_deferred_sizes(feeding):
