@@ -81,6 +81,68 @@ def _failing_files() -> Dict[str, List[str]]:
     return files
 
 
+def _labelled_causes(library: str) -> Dict[Tuple[str, str, int], List[str]]:
+    """The root causes of the library's labelled failing or differing models (benchmarks/zoo/score.py's:
+    a failure's innermost library frame, a difference's block), each with its models."""
+    sys.path.insert(0, str(ROOT / "benchmarks" / "zoo"))
+    from score import FAILURES, root_causes
+
+    causes: Dict[Tuple[str, str, int], List[str]] = {}
+    file = LABELS / f"{library}.jsonl"
+    for row in map(json.loads, file.read_text().splitlines() if file.is_file() else []):
+        if row.get("verdict") in FAILURES + ("DIFF",):
+            for cause in root_causes(row):
+                causes.setdefault(tuple(cause), []).append(row["name"])
+    return causes
+
+
+def _statement_start(path: str, line: int) -> int:
+    """The first line of the innermost statement holding ``line`` of ``path`` (``line`` when unreadable)."""
+    try:
+        tree = ast.parse(Path(path).read_text())
+    except (OSError, SyntaxError):
+        return line
+    best = line
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.If, ast.For,
+                                                                ast.While, ast.With, ast.Try)) \
+                and node.lineno <= line <= (node.end_lineno or node.lineno):
+            best = node.lineno if node.lineno <= line else best
+    return best
+
+
+def _found_causes(library: str, results: List[Dict[str, Any]], site: str) -> Tuple[List[str], List[str]]:
+    """``(found, missed)`` root causes of the labelled models, as lines of text: a line cause is found when a
+    block verify calls failing (or fixes) failed hybridized at that statement, or when verify's proven fixes
+    of a block it fixed change that statement; a block cause (a difference) when verify calls that class
+    failing (or fixes it)."""
+    failing = [r for r in results if survey_kind(r) in ("FAILS", "DIFFERS", "FIXED")]
+    found, missed = [], []
+    for (kind, path, line), models in sorted(_labelled_causes(library).items()):
+        full = f"{site}/{path}"
+        hits = []
+        for result in failing:
+            location = ((result.get("hybridized") or {}).get("location") or {})
+            where = _site_relative(str(location.get("file", "")))
+            fixed_lines = [f.get("line") for f in result.get("fixes") or [] if survey_kind(result) == "FIXED"]
+            if kind == "line" and where == path and location.get("line") and \
+                    _statement_start(full, int(location["line"])) == _statement_start(full, line):
+                hits.append(result)
+            elif kind == "line" and _site_relative(result["file"]) == path and line in fixed_lines:
+                hits.append(result)
+            elif kind == "block" and _site_relative(result["file"]) == path and \
+                    line in _class_lines(result["file"], result["target"].split("::")[1]):
+                hits.append(result)
+        text = f"`{path}:{line}` ({kind}; {len(models)} model(s): {', '.join(models[:2])}" \
+               f"{' ...' if len(models) > 2 else ''})"
+        if hits:
+            found.append(text + " by " + ", ".join(f"`{h['target'].split('::')[1]}` {survey_kind(h)}"
+                                                  for h in hits[:3]))
+        else:
+            missed.append(text)
+    return found, missed
+
+
 def _class_lines(path: str, name: str) -> range:
     try:
         tree = ast.parse(Path(path).read_text())
@@ -136,7 +198,7 @@ def report(_: argparse.Namespace) -> None:
     ok_lines = _ok_lines()
     every_ok = set().union(*ok_lines.values()) if ok_lines else set()
     failing = _failing_files()
-    rows, notes, details, agree = [], [], [], []
+    rows, notes, details, agree, causes = [], [], [], [], []
     for meta_file in sorted(WORK.glob("*.meta.json")):
         meta = json.loads(meta_file.read_text())
         results: List[Dict[str, Any]] = json.loads((WORK / meta_file.name.replace(".meta", "")).read_text() or "[]")
@@ -148,16 +210,24 @@ def report(_: argparse.Namespace) -> None:
                     f"| {kinds['HYBRIDIZES']} | {kinds['FIXED']} | {kinds['FAILS']} | {kinds['DIFFERS']} | "
                     f"{kinds['NOT RUN']} ({', '.join(f'{n} {why}' for why, n in reasons.most_common())}) | "
                     f"{meta['seconds']:.0f} s |")
-        causes = Counter(_cause(str(r.get("reason", ""))) for r in results if survey_kind(r) == "NOT RUN")
+        site = meta["path"].split("site-packages/")[0] + "site-packages" if "site-packages/" in meta["path"] else ""
+        library = {"mxnet-vision": "mxnet"}.get(meta["library"], meta["library"])
+        if (LABELS / f"{library}.jsonl").is_file():
+            found, missed = _found_causes(library, results, site)
+            total = len(found) + len(missed)
+            causes.append(f"| {meta['library']} | {meta['backend']} | {total} | {len(found)} "
+                          f"({100 * len(found) / max(1, total):.0f} %) | {meta['seconds']:.0f} s |")
+            causes.extend([f"|  | found | {t} | | |" for t in found] + [f"|  | missed | {t} | | |" for t in missed])
+        not_run = Counter(_cause(str(r.get("reason", ""))) for r in results if survey_kind(r) == "NOT RUN")
         details.append(f"\n### {meta['library']} ({meta['backend']})\n\n"
                        f"`python benchmarks/verify_path/measure.py run {meta['library']} "
                        f"{_site_command(meta['path'])} --backend {meta['backend']} --jobs {meta['jobs']} "
                        f"--timeout {meta['timeout']:g}`, which runs "
                        f"`{_site_command(meta['command'])}` (exit {meta['exit_code']}; hylint at commit "
                        f"{meta.get('commit', '?')})\n")
-        if causes:
+        if not_run:
             details.append("Most common errors behind NOT RUN (numbers as N): " + "; ".join(
-                f"{n} x `{why}`" for why, n in causes.most_common(5)) + "\n")
+                f"{n} x `{why}`" for why, n in not_run.most_common(5)) + "\n")
         for result in results:
             kind = survey_kind(result)
             if kind in ("FAILS", "DIFFERS", "FIXED"):
@@ -196,6 +266,17 @@ def report(_: argparse.Namespace) -> None:
         "| library | backend | blocks found | built and fed | HYBRIDIZES | FIXED | FAILS | DIFFERS | NOT RUN | time |",
         "|---|---|---|---|---|---|---|---|---|---|",
         *rows,
+        "",
+        "## The labelled failing models' root causes",
+        "",
+        "Per library, the root causes of the models the zoo labels call failing or differing on MXNet 1.9.1",
+        "(benchmarks/zoo/score.py's `root_causes`: a failure's innermost library frame, a difference's block),",
+        "and how many `verify PATH` finds with no specs: a block it calls failing (or fixes) failed hybridized at",
+        "that statement, or, for a difference, verify calls that class failing. The time is the whole run's.",
+        "",
+        "| library | backend | root causes | found | time |",
+        "|---|---|---|---|---|",
+        *causes,
         "",
         "## Against the zoo labels",
         "",

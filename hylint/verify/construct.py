@@ -128,7 +128,7 @@ def _body_use(init: Optional[Callable[..., Any]], depth: int = 0) -> Dict[str, A
                                                                          "sum"):
                     for arg in node.args:
                         name = which(arg, in_init)
-                        if name:
+                        if name and found.get(name) is not NULLABLE:
                             found[name] = [4, 4]
                 if isinstance(node.func, ast.Name) and node.func.id == "range":
                     for arg in node.args:
@@ -141,11 +141,11 @@ def _body_use(init: Optional[Callable[..., Any]], depth: int = 0) -> Dict[str, A
                         found.setdefault(name, "relu")
             elif isinstance(node, (ast.For, ast.comprehension)):
                 name = which(node.iter, in_init)
-                if name:
+                if name and found.get(name) is not NULLABLE:
                     found[name] = [4, 4]
             elif isinstance(node, ast.Subscript):
                 name = which(node.value, in_init)
-                if name:
+                if name and found.get(name) is not NULLABLE:
                     found[name] = [4, 4]
             elif isinstance(node, ast.Compare):
                 name = which(node.left, in_init)
@@ -156,6 +156,9 @@ def _body_use(init: Optional[Callable[..., Any]], depth: int = 0) -> Dict[str, A
                              and isinstance(c.value, str)), None)
                 if name and text is not None:
                     found[name] = text  # a value the code tests for beats a guess from a keyword
+                elif name and isinstance(node.ops[0], (ast.Is, ast.IsNot)) and isinstance(options[0], ast.Constant) \
+                        and options[0].value is None and not isinstance(found.get(name), str):
+                    found[name] = NULLABLE  # `in_size is not None`: the code takes None
             elif isinstance(node, (ast.If, ast.IfExp)):
                 name = which(node.test, in_init)
                 if name:
@@ -219,6 +222,7 @@ def _blocks_in(init: Any) -> List[str]:
 
 _UNKNOWN = object()
 TESTED = "<tested by if>"  # only tested for truth (``if use_bias:``): False unless its name says more
+NULLABLE = "<compared with None>"  # ``in_size is None``: None, which the code handles (its other guess after)
 
 
 def _passed_on(init: Any, call: ast.Call, which: Callable[[Any, bool], Optional[str]], in_init: bool,
@@ -263,6 +267,8 @@ def guess(param: inspect.Parameter, body: Dict[str, Any]) -> Any:
         value = _by_annotation(param.annotation)
         if value is not _UNKNOWN:
             return value
+    if param.name in body and body[param.name] is NULLABLE:
+        return None
     if param.name in body and body[param.name] is TESTED:
         named = guess_by_name(param.name, _UNKNOWN)
         if named == 0.0 and isinstance(named, float):
@@ -410,6 +416,10 @@ def candidates(cls: Any, calls: Sequence[CallSite] = (), most: int = 4, builder:
             found.append(kwargs)
         if len(found) >= most - 1:
             break
+    # a parameter the code compares with None: None first, then what its name suggests
+    named = {name: guess_by_name(name) for name, value in guessed.items() if value is None
+             and body.get(name) is NULLABLE and guess_by_name(name) is not None}
+    alternatives += [{**guessed, **named}] if named else []
     for variant in [guessed] + alternatives + _deeper(guessed):
         # 'int' object is not iterable: a list, or a list of lists, per stage
         if variant not in found:

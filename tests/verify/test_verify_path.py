@@ -159,13 +159,15 @@ class StoredBase:  # its parameters read through the attributes it stores them i
 
 
 class Stored(StoredBase):  # passes them on to its base by the same names
-    def __init__(self, mode, steps, names, dropout, **kwargs):
+    def __init__(self, mode, steps, names, dropout, in_size, **kwargs):
         super().__init__(mode, steps, names)
         self._dropout = dropout
+        self._in_size = in_size
 
     def forward(self, x):
         if self._dropout:
             return x
+        return x if self._in_size is None else x[self._in_size[0]]
 
 
 class Encoder:
@@ -187,7 +189,10 @@ def test_building_reads_the_whole_class_and_its_bases(tmp_path):
 
     # mode: compared in the helper the base passes self._mode to; steps: range(); names: a str method;
     # dropout: a rate the code branches on, nonzero so the branch runs
-    assert construct.candidates(Stored)[0] == {"mode": "gru", "steps": 2, "names": "relu", "dropout": 0.1}
+    # in_size: compared with None, so None first (the code handles it), then what its name suggests
+    found = construct.candidates(Stored)
+    assert found[0] == {"mode": "gru", "steps": 2, "names": "relu", "dropout": 0.1, "in_size": None}
+    assert found[1] == {**found[0], "in_size": 4}
 
 
 def test_building_gives_a_block_argument_the_class_the_package_passes(tmp_path):
