@@ -167,10 +167,12 @@ def _body_use(init: Optional[Callable[..., Any]], depth: int = 0) -> Dict[str, A
 
 
 def _own_inits(cls: Any) -> List[Any]:
-    """The ``__init__`` of the class and of each base it inherits from outside MXNet, the class's first (a
-    subclass often passes its parameters on to ``super().__init__`` by the same names)."""
-    return [k.__dict__["__init__"] for k in getattr(cls, "__mro__", ())
-            if "__init__" in k.__dict__ and k.__module__.split(".")[0] not in ("mxnet", "hylint", "builtins")]
+    """The ``__init__`` of the class (MXNet's model zoo's too) and of each base it inherits from outside MXNet,
+    the class's first (a subclass often passes its parameters on to ``super().__init__`` by the same
+    names)."""
+    return [k.__dict__["__init__"] for index, k in enumerate(getattr(cls, "__mro__", ()))
+            if "__init__" in k.__dict__ and (index == 0 or k.__module__.split(".")[0] not in ("mxnet", "hylint",
+                                                                                             "builtins"))]
 
 
 def class_use(cls: Any) -> Dict[str, Any]:
