@@ -557,3 +557,15 @@ def test_arguments_that_construct_but_cannot_be_fed_give_way_to_the_next(project
     '''))
     result = verify(["wide.py", "--no-cache", "-j", "1"])
     assert lines_of(result)["Squeeze"].startswith("wide.py::Squeeze  HYBRIDIZES") and "channels=16" in result.stdout
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_building_reads_a_class_mxnet_itself_defines(backend_name):
+    from hylint.verify import construct
+    from hylint.verify.backends import backend
+
+    with backend(backend_name) as mx:
+        vision = mx.gluon.model_zoo.vision
+        # the model zoo's own __init__ counts (MXNet's bases are left out, not the class itself)
+        assert construct.candidates(vision.DenseNet)[0]["block_config"] == [4, 4]  # enumerate(block_config)
+        assert construct.candidates(vision.SqueezeNet)[0] == {"version": "1.0"}  # version in ['1.0', '1.1']
