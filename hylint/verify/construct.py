@@ -392,6 +392,19 @@ def candidates(cls: Any, calls: Sequence[CallSite] = (), most: int = 4, builder:
         signature = inspect.signature(cls)
     except (TypeError, ValueError):
         return [{}]
+    offline = _offline(signature)
+    return [{**kwargs, **offline} for kwargs in _candidates(cls, signature, calls, most, builder, depth)]
+
+
+def _offline(signature: inspect.Signature) -> Dict[str, Any]:
+    """False for every ``pretrained*`` parameter that defaults to something true (``pretrained_base=True``):
+    a block verified on seeded random weights needs no weights downloaded, and verify asks for none."""
+    return {p.name: False for p in signature.parameters.values()
+            if re.match(r"^pretrained\w*$", p.name.lower()) and isinstance(p.default, (bool, str)) and p.default}
+
+
+def _candidates(cls: Any, signature: inspect.Signature, calls: Sequence[CallSite], most: int,
+                builder: Optional[Builder], depth: int) -> List[Dict[str, Any]]:
     required = _required(signature)
     if not required:
         return [{}]

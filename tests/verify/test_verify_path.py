@@ -571,3 +571,17 @@ def test_building_reads_a_class_mxnet_itself_defines(backend_name):
         # the model zoo's own __init__ counts (MXNet's bases are left out, not the class itself)
         assert construct.candidates(vision.DenseNet)[0]["block_config"] == [4, 4]  # enumerate(block_config)
         assert construct.candidates(vision.SqueezeNet)[0] == {"version": "1.0"}  # version in ['1.0', '1.1']
+
+
+class Segmenter:  # its default downloads a backbone's weights
+    def __init__(self, nclass, backbone="resnet50", pretrained_base=True, pretrained=False):
+        pass
+
+
+def test_building_never_asks_for_pretrained_weights():
+    from hylint.verify import construct
+
+    # a default that would download is set to False in every candidate; one already false is left alone
+    found = construct.candidates(Segmenter)
+    assert found and all(kwargs["pretrained_base"] is False and "pretrained" not in kwargs for kwargs in found)
+    assert found[0] == {"nclass": 4, "pretrained_base": False}
