@@ -186,6 +186,11 @@ READ_BY_HAND = {
     "maps (`layers[-1]`, `len(layers)`), and verify fed one array, whose `[-1]` indexes the batch eagerly and "
     "fails on a Symbol; the center_net models give it a list and run this line (they are labelled DIFF at "
     "CenterNet's own block, not here): a wrong verdict of the feeding, which makes no list inputs",
+    "gluoncv/model_zoo/icnet.py::ICNet": "true for the input verify chose, false for the model: at 8x8 the "
+    "high-resolution branch is 1x1 while the low one is resized to the fixed 60x60 of the default "
+    "crop_size=480, so `x_low + x_high` (line 264) broadcasts eagerly and fails on Symbols; the two icnet models "
+    "are labelled OK at 480x480, where both branches are 60x60. A labelled hybridizing model called failing: "
+    "feeding does not read a fixed image size the block was built for (crop_size)",
     "gluoncv2/models/lednet.py::PoolingBranch": "true, and the labels' root cause: with `in_size=None` (compared "
     "with None in its forward) line 375 reads `x.shape[2:]`, where lednet_cityscapes fails on MXNet 1.9.1",
     "gluoncv2/models/bisenet.py::AttentionRefinementBlock": "true: `x * w` multiplies (N, C, H, W) by the "
@@ -290,7 +295,8 @@ def report(_: argparse.Namespace) -> None:
         "labelled root cause, at the last commit (the whole gluoncv2 run took 40 minutes under this load and was",
         "not repeated after the last changes). gluoncv's run (3a87fbd) predates two changes: `pretrained*`",
         "parameters set to False (14 of its blocks tried a download and failed with ConnectionError) and the",
-        "class's own `__init__` read when the class is MXNet's.",
+        "class's own `__init__` read when the class is MXNet's; `gluoncv-downloads` is verify on the fourteen",
+        "files whose blocks had tried a download, after the first of those changes.",
         "",
         "| library | backend | blocks found | built and fed | HYBRIDIZES | FIXED | FAILS | DIFFERS | NOT RUN | time |",
         "|---|---|---|---|---|---|---|---|---|---|",
