@@ -1,7 +1,7 @@
 """`hylint verify PATH` on installed Gluon libraries: per library, the blocks found, built and fed, the verdicts
 and the time, with the zoo labels (benchmarks/zoo/labels/*.jsonl) held against the blocks it calls failing.
 
-    python benchmarks/verify_path/measure.py run LIBRARY PATH [--backend numpy|mxnet] [--jobs 2] [--timeout 30]
+    python benchmarks/verify_path/measure.py run LIBRARY PATH [PATH ...] [--backend numpy|mxnet] [--jobs 2] [--timeout 30]
     python benchmarks/verify_path/measure.py report     # writes benchmarks/verify_path/RESULTS.md
 
 `run` writes .work/<LIBRARY>-<backend>.json (the JSON report) and .work/<LIBRARY>-<backend>.meta.json (the command
@@ -30,24 +30,31 @@ from hylint.verify.render import survey_kind, survey_line  # noqa: E402
 
 
 def run(args: argparse.Namespace) -> None:
+    """One `hylint verify PATH` per path given (their JSON reports joined, their times added)."""
     WORK.mkdir(exist_ok=True)
     (WORK / ".gitignore").write_text("*\n")
-    command = [sys.executable, "-m", "hylint", "verify", args.path, "--backend", args.backend, "--no-cache",
-               "-j", str(args.jobs), "--timeout", str(args.timeout), "--output-format", "json"]
+    commands = [[sys.executable, "-m", "hylint", "verify", path, "--backend", args.backend, "--no-cache",
+                 "-j", str(args.jobs), "--timeout", str(args.timeout), "--output-format", "json"]
+                for path in args.path]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
     dirty = subprocess.run(["git", "status", "--porcelain", "hylint"], cwd=ROOT, capture_output=True, text=True).stdout
     start = time.monotonic()
-    done = subprocess.run(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
-                          text=True)
+    results, codes, errors = [], [], []
+    for command in commands:
+        done = subprocess.run(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True,
+                              text=True)
+        results += json.loads(done.stdout or "[]")
+        codes.append(done.returncode)
+        errors.append(done.stderr.strip()[-300:])
     seconds = time.monotonic() - start
     name = f"{args.library}-{args.backend}"
-    (WORK / f"{name}.json").write_text(done.stdout)
-    shown = " ".join(command[1:]).replace(sys.executable, "python")
+    (WORK / f"{name}.json").write_text(json.dumps(results))
+    shown = "; ".join(" ".join(command[1:]).replace(sys.executable, "python") for command in commands)
     (WORK / f"{name}.meta.json").write_text(json.dumps({
-        "library": args.library, "backend": args.backend, "path": args.path, "seconds": round(seconds, 1),
-        "exit_code": done.returncode, "command": f"python {shown}", "jobs": args.jobs, "timeout": args.timeout,
+        "library": args.library, "backend": args.backend, "path": " ".join(args.path), "seconds": round(seconds, 1),
+        "exit_code": max(codes), "command": f"python {shown}", "jobs": args.jobs, "timeout": args.timeout,
         "commit": commit.strip() + (" (with uncommitted changes to hylint/)" if dirty.strip() else "")}))
-    print(f"{name}: exit {done.returncode} in {seconds:.1f} s; {done.stderr.strip()[-500:]}")
+    print(f"{name}: exit {max(codes)} in {seconds:.1f} s; {' '.join(errors)[-500:]}")
 
 
 def _site_relative(path: str) -> str:
@@ -81,6 +88,68 @@ def _failing_files() -> Dict[str, List[str]]:
     return files
 
 
+def _labelled_causes(library: str) -> Dict[Tuple[str, str, int], List[str]]:
+    """The root causes of the library's labelled failing or differing models (benchmarks/zoo/score.py's:
+    a failure's innermost library frame, a difference's block), each with its models."""
+    sys.path.insert(0, str(ROOT / "benchmarks" / "zoo"))
+    from score import FAILURES, root_causes
+
+    causes: Dict[Tuple[str, str, int], List[str]] = {}
+    file = LABELS / f"{library}.jsonl"
+    for row in map(json.loads, file.read_text().splitlines() if file.is_file() else []):
+        if row.get("verdict") in FAILURES + ("DIFF",):
+            for cause in root_causes(row):
+                causes.setdefault(tuple(cause), []).append(row["name"])
+    return causes
+
+
+def _statement_start(path: str, line: int) -> int:
+    """The first line of the innermost statement holding ``line`` of ``path`` (``line`` when unreadable)."""
+    try:
+        tree = ast.parse(Path(path).read_text())
+    except (OSError, SyntaxError):
+        return line
+    best = line
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.If, ast.For,
+                                                                ast.While, ast.With, ast.Try)) \
+                and node.lineno <= line <= (node.end_lineno or node.lineno):
+            best = node.lineno if node.lineno <= line else best
+    return best
+
+
+def _found_causes(library: str, results: List[Dict[str, Any]], site: str) -> Tuple[List[str], List[str]]:
+    """``(found, missed)`` root causes of the labelled models, as lines of text: a line cause is found when a
+    block verify calls failing (or fixes) failed hybridized at that statement, or when verify's proven fixes
+    of a block it fixed change that statement; a block cause (a difference) when verify calls that class
+    failing (or fixes it)."""
+    failing = [r for r in results if survey_kind(r) in ("FAILS", "DIFFERS", "FIXED")]
+    found, missed = [], []
+    for (kind, path, line), models in sorted(_labelled_causes(library).items()):
+        full = f"{site}/{path}"
+        hits = []
+        for result in failing:
+            location = ((result.get("hybridized") or {}).get("location") or {})
+            where = _site_relative(str(location.get("file", "")))
+            fixed_lines = [f.get("line") for f in result.get("fixes") or [] if survey_kind(result) == "FIXED"]
+            if kind == "line" and where == path and location.get("line") and \
+                    _statement_start(full, int(location["line"])) == _statement_start(full, line):
+                hits.append(result)
+            elif kind == "line" and _site_relative(result["file"]) == path and line in fixed_lines:
+                hits.append(result)
+            elif kind == "block" and _site_relative(result["file"]) == path and \
+                    line in _class_lines(result["file"], result["target"].split("::")[1]):
+                hits.append(result)
+        text = f"`{path}:{line}` ({kind}; {len(models)} model(s): {', '.join(models[:2])}" \
+               f"{' ...' if len(models) > 2 else ''})"
+        if hits:
+            found.append(text + " by " + ", ".join(f"`{h['target'].split('::')[1]}` {survey_kind(h)}"
+                                                  for h in hits[:3]))
+        else:
+            missed.append(text)
+    return found, missed
+
+
 def _class_lines(path: str, name: str) -> range:
     try:
         tree = ast.parse(Path(path).read_text())
@@ -109,6 +178,21 @@ READ_BY_HAND = {
     "the join helper it calls with F; the labelled fractalnet models fail (at line 385, another `.shape`) before "
     "reaching it; no rule reports line 237: a miss of the static rules that running found",
     "gluoncv2/models/fractalnet_cifar.py::FractalUnit": "true: the same line 237, through its FractalBlock",
+    "gluoncv2/models/bisenet.py::PyramidPoolingZeroBranch": "true for the block as built: its required `in_size` "
+    "is compared with None (`self.in_size if self.in_size is not None else x.shape[2:]`, line 44), so verify "
+    "gives it None and the shape is read; bisenet_resnet18_celebamaskhq, labelled failing, fails at line 316 "
+    "of the same file, another `.shape`",
+    "gluoncv/model_zoo/center_net/deconv_dla.py::DLAUp": "false: its forward takes `layers`, a list of feature "
+    "maps (`layers[-1]`, `len(layers)`), and verify fed one array, whose `[-1]` indexes the batch eagerly and "
+    "fails on a Symbol; the center_net models give it a list and run this line (they are labelled DIFF at "
+    "CenterNet's own block, not here): a wrong verdict of the feeding, which makes no list inputs",
+    "gluoncv/model_zoo/icnet.py::ICNet": "true for the input verify chose, false for the model: at 8x8 the "
+    "high-resolution branch is 1x1 while the low one is resized to the fixed 60x60 of the default "
+    "crop_size=480, so `x_low + x_high` (line 264) broadcasts eagerly and fails on Symbols; the two icnet models "
+    "are labelled OK at 480x480, where both branches are 60x60. A labelled hybridizing model called failing: "
+    "feeding does not read a fixed image size the block was built for (crop_size)",
+    "gluoncv2/models/lednet.py::PoolingBranch": "true, and the labels' root cause: with `in_size=None` (compared "
+    "with None in its forward) line 375 reads `x.shape[2:]`, where lednet_cityscapes fails on MXNet 1.9.1",
     "gluoncv2/models/bisenet.py::AttentionRefinementBlock": "true: `x * w` multiplies (N, C, H, W) by the "
     "(N, C, 1, 1) of AdaptiveAvgPooling2D: NDArray broadcasts, a Symbol does not; no default-on rule reports it, "
     "and verify's evidence step (the opt-in broadcast rules' fix, applied when the run fails at their operator) "
@@ -136,7 +220,7 @@ def report(_: argparse.Namespace) -> None:
     ok_lines = _ok_lines()
     every_ok = set().union(*ok_lines.values()) if ok_lines else set()
     failing = _failing_files()
-    rows, notes, details, agree = [], [], [], []
+    rows, notes, details, agree, causes = [], [], [], [], []
     for meta_file in sorted(WORK.glob("*.meta.json")):
         meta = json.loads(meta_file.read_text())
         results: List[Dict[str, Any]] = json.loads((WORK / meta_file.name.replace(".meta", "")).read_text() or "[]")
@@ -148,16 +232,24 @@ def report(_: argparse.Namespace) -> None:
                     f"| {kinds['HYBRIDIZES']} | {kinds['FIXED']} | {kinds['FAILS']} | {kinds['DIFFERS']} | "
                     f"{kinds['NOT RUN']} ({', '.join(f'{n} {why}' for why, n in reasons.most_common())}) | "
                     f"{meta['seconds']:.0f} s |")
-        causes = Counter(_cause(str(r.get("reason", ""))) for r in results if survey_kind(r) == "NOT RUN")
+        site = meta["path"].split("site-packages/")[0] + "site-packages" if "site-packages/" in meta["path"] else ""
+        library = meta["library"].split("-")[0]  # mxnet-vision: mxnet's labels
+        if (LABELS / f"{library}.jsonl").is_file():
+            found, missed = _found_causes(library, results, site)
+            total = len(found) + len(missed)
+            causes.append(f"| {meta['library']} | {meta['backend']} | {total} | {len(found)} "
+                          f"({100 * len(found) / max(1, total):.0f} %) | {meta['seconds']:.0f} s |")
+            causes.extend([f"|  | found | {t} | | |" for t in found] + [f"|  | missed | {t} | | |" for t in missed])
+        not_run = Counter(_cause(str(r.get("reason", ""))) for r in results if survey_kind(r) == "NOT RUN")
         details.append(f"\n### {meta['library']} ({meta['backend']})\n\n"
                        f"`python benchmarks/verify_path/measure.py run {meta['library']} "
                        f"{_site_command(meta['path'])} --backend {meta['backend']} --jobs {meta['jobs']} "
                        f"--timeout {meta['timeout']:g}`, which runs "
                        f"`{_site_command(meta['command'])}` (exit {meta['exit_code']}; hylint at commit "
                        f"{meta.get('commit', '?')})\n")
-        if causes:
+        if not_run:
             details.append("Most common errors behind NOT RUN (numbers as N): " + "; ".join(
-                f"{n} x `{why}`" for why, n in causes.most_common(5)) + "\n")
+                f"{n} x `{why}`" for why, n in not_run.most_common(5)) + "\n")
         for result in results:
             kind = survey_kind(result)
             if kind in ("FAILS", "DIFFERS", "FIXED"):
@@ -188,14 +280,38 @@ def report(_: argparse.Namespace) -> None:
         "fed (what the block implies, then common shapes) and verified eagerly and hybridized, each block in its own",
         "process. Written by `python benchmarks/verify_path/measure.py report` from the runs below",
         "(`measure.py run ...`, the exact commands under each library; `$SITE` is the site-packages of a venv with",
-        "MXNet 1.9.1, numpy 1.23.5, gluoncv2 0.0.64 and gluonnlp 0.10.0). A 2-core machine shared with other work,",
-        "`--jobs 2`, `--timeout 30` per block; times are wall times of the whole command, no cache. \"built and fed\":",
-        "blocks that reached a verdict (the rest are NOT RUN, with the reason counted). Each run names the commit",
-        "it measured. The times follow the machine's load: the same gluonnlp run took 8 s to 43 s on this day.",
+        "MXNet 1.9.1, numpy 1.23.5, gluoncv 0.11.0, gluoncv2 0.0.64 and gluonnlp 0.10.0). A 2-core machine shared",
+        "with other work, `--jobs 2`, the time limit per block each run names; times are wall times of the whole",
+        "command, no cache. \"built and fed\": blocks that reached a verdict (the rest are NOT RUN, with the reason",
+        "counted). Each run names the commit it measured. The times follow the machine's load (a load average of",
+        "9 to 18 on 2 cores during the runs of 2 Dec 2026, 04:00 to 05:00 UTC; the same gluonnlp run took 8 s to",
+        "150 s on this day), and a block timed out under that load may run in time on an idle machine.",
+        "",
+        "Before the block arguments, the whole-class reading and the inputs from the children they are handed to",
+        "(hylint at 15b9be3, the same day, same commands with `--timeout 30`): gluoncv2 377 of 643 built and fed",
+        "(59 %; 365 hybridize, 4 fixed, 8 fail; NOT RUN 150 no input found, 100 could not build, 16 timed out;",
+        "1259 s), gluonnlp 11 of 42 (26 %; 21 s); the labelled root causes found: gluoncv2 2 of 10 (the same",
+        "matching as below), gluonnlp 0 of 1. `gluoncv2-causes` is verify on the ten gluoncv2 files that hold a",
+        "labelled root cause, at the last commit (the whole gluoncv2 run took 40 minutes under this load and was",
+        "not repeated after the last changes). gluoncv's run (3a87fbd) predates two changes: `pretrained*`",
+        "parameters set to False (14 of its blocks tried a download and failed with ConnectionError) and the",
+        "class's own `__init__` read when the class is MXNet's; `gluoncv-downloads` is verify on the fourteen",
+        "files whose blocks had tried a download, after the first of those changes.",
         "",
         "| library | backend | blocks found | built and fed | HYBRIDIZES | FIXED | FAILS | DIFFERS | NOT RUN | time |",
         "|---|---|---|---|---|---|---|---|---|---|",
         *rows,
+        "",
+        "## The labelled failing models' root causes",
+        "",
+        "Per library, the root causes of the models the zoo labels call failing or differing on MXNet 1.9.1",
+        "(benchmarks/zoo/score.py's `root_causes`: a failure's innermost library frame, a difference's block),",
+        "and how many `verify PATH` finds with no specs: a block it calls failing (or fixes) failed hybridized at",
+        "that statement, or, for a difference, verify calls that class failing. The time is the whole run's.",
+        "",
+        "| library | backend | root causes | found | time |",
+        "|---|---|---|---|---|",
+        *causes,
         "",
         "## Against the zoo labels",
         "",
@@ -223,7 +339,7 @@ def main() -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     one = sub.add_parser("run")
     one.add_argument("library")
-    one.add_argument("path")
+    one.add_argument("path", nargs="+")
     one.add_argument("--backend", default="numpy")
     one.add_argument("--jobs", type=int, default=2)
     one.add_argument("--timeout", type=float, default=30)

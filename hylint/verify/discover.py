@@ -36,6 +36,10 @@ class CallSite:
     args: Tuple[Any, ...]
     literal: Tuple[bool, ...]
     kwargs: Tuple[Tuple[str, Any], ...]
+    # arguments that are blocks of the package: (position as a string, or keyword) -> the class called for it,
+    # directly (``Head(Encoder(...))``) or through a name the same function assigned (``e = Encoder(...)``)
+    blocks: Tuple[Tuple[str, str], ...] = ()
+    given: Tuple[str, ...] = ()  # keywords given a value that is not a literal (``vocab_size=len(vocab)``)
 
 
 @dataclass
@@ -48,6 +52,8 @@ class BlockJob:
     module: Optional[str] = None
     search: Optional[Path] = None
     calls: List[CallSite] = field(default_factory=list)
+    # every candidate class's calls in the package (shared by all jobs): for blocks built as arguments
+    context: Dict[str, List[CallSite]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -104,7 +110,37 @@ def _literal(node: ast.expr) -> Any:
         return _NOT_LITERAL
 
 
+def _assigned_calls(tree: ast.Module) -> Dict[int, Dict[str, str]]:
+    """Per function (by ``id`` of its node; 0 for the module): the names it assigns a call to, with the
+    callee's last name (``encoder = BERTEncoder(...)`` -> ``{"encoder": "BERTEncoder"}``)."""
+    scopes: Dict[int, Dict[str, str]] = {}
+    for scope in [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        names = scopes.setdefault(id(scope) if scope is not tree else 0, {})
+        for node in ast.walk(scope):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        names[target.id] = _base_name(node.value.func)
+    return scopes
+
+
+def _enclosing(tree: ast.Module) -> Dict[int, int]:
+    """``id`` of each call -> ``id`` of the innermost function around it (0: the module)."""
+    found: Dict[int, int] = {}
+
+    def walk(node: ast.AST, scope: int) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = id(child) if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else scope
+            if isinstance(child, ast.Call):
+                found[id(child)] = scope
+            walk(child, inner)
+
+    walk(tree, 0)
+    return found
+
+
 def _call_sites(tree: ast.Module, file: str, names: Set[str]) -> Iterable[Tuple[str, CallSite]]:
+    scopes, enclosing = _assigned_calls(tree), _enclosing(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
@@ -114,8 +150,19 @@ def _call_sites(tree: ast.Module, file: str, names: Set[str]) -> Iterable[Tuple[
         values = [_literal(a) for a in node.args]
         kwargs = tuple((k.arg, v) for k in node.keywords if k.arg is not None
                        for v in [_literal(k.value)] if v is not _NOT_LITERAL)
+        assigned = scopes.get(enclosing.get(id(node), 0), {})
+
+        def block_class(value: ast.expr) -> str:
+            callee = _base_name(value.func) if isinstance(value, ast.Call) else \
+                assigned.get(value.id, "") if isinstance(value, ast.Name) else ""
+            return callee if callee in names else ""
+
+        blocks = tuple((key, callee) for key, value in [(str(i), a) for i, a in enumerate(node.args)]
+                       + [(k.arg, k.value) for k in node.keywords if k.arg is not None]
+                       for callee in [block_class(value)] if callee)
+        given = tuple(k.arg for k in node.keywords if k.arg is not None and _literal(k.value) is _NOT_LITERAL)
         yield name, CallSite(file, node.lineno, tuple(None if v is _NOT_LITERAL else v for v in values),
-                             tuple(v is not _NOT_LITERAL for v in values), kwargs)
+                             tuple(v is not _NOT_LITERAL for v in values), kwargs, blocks, given)
 
 
 def discover(path: Path) -> List[BlockJob]:
@@ -165,5 +212,5 @@ def discover(path: Path) -> List[BlockJob]:
         for node in (tree.body if tree is not None else ()):
             if isinstance(node, ast.ClassDef) and node.name in hybrid:
                 jobs.append(BlockJob(file, node.name, node.lineno, module, search if module else None,
-                                     calls.get(node.name, [])))
+                                     calls.get(node.name, []), calls))
     return jobs

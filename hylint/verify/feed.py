@@ -103,15 +103,17 @@ def _own_size(block: Any) -> int:
     return 0
 
 
-def _first_layer_shape(block: Any) -> Optional[Any]:
-    """The input the first leaf layer implies, or None."""
+def _first_layer_shape(block: Any, owner: Any = None) -> Optional[Any]:
+    """The input the first leaf layer implies, or None (a deferred size: the one ``owner``, else ``block``,
+    keeps as an attribute)."""
+    block_size = _own_size(owner if owner is not None else block)
     for layer in _layers(block):
         kind = _kind(layer)
         if kind == "Dense":
             units = _param_dim(layer, "weight", 1)
             if getattr(layer, "_flatten", True) is False:
-                return (BATCH, STEPS, units or _own_size(block) or 8)
-            return (BATCH, units or _own_size(block) or 8)
+                return (BATCH, STEPS, units or block_size or 8)
+            return (BATCH, units or block_size or 8)
         if kind.startswith("Conv") and kind[4:6] in ("1D", "2D", "3D"):
             rank = int(kind[4])
             layout = getattr(layer, "_kwargs", {}).get("layout", "") or "NC" + "DHW"[3 - rank:]
@@ -136,6 +138,56 @@ def _first_layer_shape(block: Any) -> Optional[Any]:
             continue  # shape-agnostic: the next layer tells
         return None
     return None
+
+
+def _method_source(block: Any, name: str) -> Optional[ast.FunctionDef]:
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(getattr(type(block), name))))
+    except (OSError, TypeError, SyntaxError, IndentationError, AttributeError):
+        return None
+    node = tree.body[0] if tree.body else None
+    return node if isinstance(node, ast.FunctionDef) else None
+
+
+def implied_by_use(block: Any, depth: int = 0) -> Dict[str, Any]:
+    """``input name -> spec`` for the inputs the forward hands to a child first (``self.word_embed(inputs)``:
+    what that child's first layer implies, integers below an Embedding's ``input_dim``), also through a method
+    of the block it passes them to (``self._encode(inputs, ...)``), two calls deep; a child that hands its
+    own first input on is followed (``self.bert(inputs)`` -> its ``self.word_embed(inputs)``)."""
+    found: Dict[str, Any] = {}
+
+    def visit(function: Optional[ast.FunctionDef], names: Dict[str, str], depth: int) -> None:
+        for node in ast.walk(function) if function is not None else ():
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"):
+                continue
+            try:
+                member = getattr(block, node.func.attr, None)
+            except Exception:  # noqa: BLE001 - a property that fails: no child there
+                member = None
+            if hasattr(member, "_children"):  # a child block: its first argument
+                first = node.args[0] if node.args else None
+                if isinstance(first, ast.Name) and first.id in names and names[first.id] not in found:
+                    inner = inputs_of(member)[:1] if depth < 4 else []
+                    shape = (implied_by_use(member, depth + 1).get(inner[0].name) if inner else None) \
+                        or _first_layer_shape(member, owner=block if not getattr(member, "_children", None)
+                                              else None)
+                    if shape is not None:
+                        found[names[first.id]] = shape
+            elif callable(member) and depth < 2:  # a method: its parameters stand for the names passed
+                method = _method_source(block, node.func.attr)
+                if method is None:
+                    continue
+                params = [a.arg for a in method.args.args[1:]]
+                passed = {params[i]: names[a.id] for i, a in enumerate(node.args[:len(params)])
+                          if isinstance(a, ast.Name) and a.id in names}
+                passed.update({k.arg: names[k.value.id] for k in node.keywords
+                               if k.arg in params and isinstance(k.value, ast.Name) and k.value.id in names})
+                if passed:
+                    visit(method, passed, depth + 1)
+
+    visit(_forward_source(block), {p.name: p.name for p in inputs_of(block)}, 0)
+    return found
 
 
 def _from_kwargs(kwargs: Dict[str, Any]) -> List[Any]:
@@ -178,20 +230,24 @@ def candidates(block: Any, kwargs: Optional[Dict[str, Any]] = None, most: int = 
         return [[]]
     roles = integer_roles(block)
     firsts: List[Any] = []
-    implied = _first_layer_shape(block)
+    by_use = implied_by_use(block)
+    implied = by_use.get(wanted[0].name) or _first_layer_shape(block)
     given = {**_defaults(type(block)), **(kwargs or {})}  # what it was built with, its defaults included
     own = _own_size(block)
     attribute = [(BATCH, STEPS, own), (BATCH, own)] if own else []
     larger = []  # an image classifier's pooling needs larger images: the implied channels at more sizes
     if isinstance(implied, tuple) and len(implied) == 4 and implied[2] == implied[3]:
         larger = [implied[:2] + (size, size) for size in (32, 64, 224, 299)]
-    for shape in ([implied] if implied is not None else []) + _from_kwargs(given) + attribute + larger \
-            + list(COMMON_SHAPES):
+    # the larger images early (a pooling or a stride of 32 needs them), the largest after the other guesses
+    for shape in ([implied] if implied is not None else []) + larger[:2] + _from_kwargs(given) + attribute \
+            + larger[2:] + list(COMMON_SHAPES):
         if shape not in firsts:
             firsts.append(shape)
     found: List[List[Any]] = []
     for first in firsts[:most]:
-        specs = [first if index == 0 and roles.get(p.name) is None else _companion(roles.get(p.name), first)
+        specs = [first if index == 0 and roles.get(p.name) is None
+                 else by_use[p.name] if roles.get(p.name) is None and p.name in by_use
+                 else _companion(roles.get(p.name), first)
                  for index, p in enumerate(wanted)]
         found.append(specs)
     return found

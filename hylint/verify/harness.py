@@ -3,6 +3,7 @@ fresh hybridized instance twice (trace, cached graph) and optionally in train mo
 with the reference output. ``hylint verify`` and the fixture tests (``tests/rules/test_fixtures.py``) both use it."""
 from __future__ import annotations
 
+import sys
 import warnings
 import zlib
 from dataclasses import dataclass
@@ -118,6 +119,50 @@ def call_block(mx: Any, block: Any, specs: Sequence[Any], seed: int, phase: str 
     return call(mx, block, specs, seed, phase, origins, random_seed).outcome
 
 
+# a constructor argument that is a block: {BLOCK: "module:Name", "kwargs": {...}}, built afresh for every
+# construction (``hylint verify PATH`` gives one where the constructor takes a block; see construct.py)
+BLOCK = "__block__"
+SMALL_BLOCK = {BLOCK: "mxnet.gluon.nn:Dense", "kwargs": {"units": 4, "flatten": False}}
+
+
+def materialize(mx: Any, value: Any, home: Any = None) -> Any:
+    """``value`` with every :data:`BLOCK` spec in it replaced by a new block (a class of MXNet's from the
+    backend ``mx``, any other imported by its module's name; a module loaded from a file alone, which has
+    no importable name, is ``home``: the module of the block being built)."""
+    if isinstance(value, dict) and BLOCK in value:
+        module_name, _, name = str(value[BLOCK]).partition(":")
+        if module_name == "mxnet" or module_name.startswith("mxnet."):
+            owner = mx
+            for part in module_name.split(".")[1:]:
+                owner = getattr(owner, part)
+        else:
+            import importlib
+
+            owner = sys.modules.get(module_name)
+            if owner is None:
+                try:
+                    owner = importlib.import_module(module_name)
+                except ImportError:
+                    if home is None:
+                        raise
+                    owner = home
+        for part in name.split("."):
+            owner = getattr(owner, part)
+        return owner(**materialize(mx, value.get("kwargs") or {}, home))
+    if isinstance(value, dict):
+        return {key: materialize(mx, item, home) for key, item in value.items()}
+    return value
+
+
+def argument_text(value: Any) -> str:
+    """A constructor argument as the report shows it: a :data:`BLOCK` spec as the call that builds it
+    (``Encoder(units=16)``), anything else by its ``repr``."""
+    if isinstance(value, dict) and BLOCK in value:
+        inner = ", ".join(f"{k}={argument_text(v)}" for k, v in (value.get("kwargs") or {}).items())
+        return f"{str(value[BLOCK]).rpartition(':')[2]}({inner})"
+    return repr(value)
+
+
 def build_block(mx: Any, factory: Any, specs: Sequence[Any], seed: int = 0,
                 kwargs: Optional[Dict[str, Any]] = None) -> Tuple[Any, Outcome]:
     """Construct (``factory(**kwargs)``), initialise, run once eagerly when a parameter's shape is deferred
@@ -127,7 +172,7 @@ def build_block(mx: Any, factory: Any, specs: Sequence[Any], seed: int = 0,
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            block = factory(**(kwargs or {}))
+            block = factory(**materialize(mx, kwargs or {}, sys.modules.get(getattr(factory, "__module__", ""))))
             if not isinstance(block, mx.gluon.Block):
                 raise VerifyError(f"{getattr(factory, '__name__', factory)}() returned a "
                                   f"{type(block).__name__}, not a gluon Block")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
+from hylint.verify.harness import argument_text
 from hylint.verify.inputs import input_text
 from hylint.verify.outcomes import describe_outcome, DIFFERENT, OK
 from hylint.verify.results import EAGER_ERROR, FAILS, FIXED, NOT_HYBRID, OK_AS_IS, TargetReport
@@ -117,7 +118,7 @@ def survey_line(result: Dict[str, Any]) -> str:
     how = result.get("input_text")
     if how is not None:
         kwargs = result.get("kwargs") or {}
-        built = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+        built = ", ".join(f"{k}={argument_text(v)}" for k, v in kwargs.items())
         head += f"  [input {how or 'none'}" + (f"; {built}" if built else "") + "]"
     return head
 

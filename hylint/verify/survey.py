@@ -85,7 +85,7 @@ def plan(mx: Any, job: BlockJob, options: SurveyOptions) -> Dict[str, Any]:
     "module", "gate", "how"}``, or ``{"verdict": SKIPPED | NOT_RUN, "reason"}``."""
     import hylint.verify.construct as construct
     import hylint.verify.feed as feed
-    from hylint.verify.harness import build_block, call_block
+    from hylint.verify.harness import build_block, call_block, materialize
     from hylint.verify.inputs import input_text
 
     cls, module, module_name = _import_class(mx, job)
@@ -103,9 +103,11 @@ def plan(mx: Any, job: BlockJob, options: SurveyOptions) -> Dict[str, Any]:
                 "how": "its module's EXAMPLES"}
     errors: List[str] = []
     unfed: Optional[Dict[str, Any]] = None  # the first arguments that constructed but found no input
-    for kwargs in construct.candidates(cls, job.calls):
+    builder = construct.Builder(_lookup(cls, module), lambda factory, kwargs: factory(**materialize(mx, kwargs)),
+                                job.context)
+    for kwargs in construct.candidates(cls, job.calls, builder=builder):
         try:
-            block = cls(**kwargs)
+            block = cls(**materialize(mx, kwargs))
             block.initialize()
         except VerifyError:
             raise
@@ -135,6 +137,25 @@ def plan(mx: Any, job: BlockJob, options: SurveyOptions) -> Dict[str, Any]:
     return unfed or {"verdict": NOT_RUN, "reason": f"{COULD_NOT_BUILD}: " + " | ".join(errors[:2])}
 
 
+def _lookup(cls: Any, module: Any) -> Callable[[str], Any]:
+    """A function giving the class of that name the block's module or its package (as imported so far)
+    defines, or None."""
+    top = (getattr(cls, "__module__", "") or "").split(".")[0]
+
+    def find(name: str) -> Any:
+        value = getattr(module, name, None)
+        if isinstance(value, type):
+            return value
+        for module_name, loaded in list(sys.modules.items()):
+            if top and (module_name == top or module_name.startswith(top + ".")):
+                value = getattr(loaded, name, None)
+                if isinstance(value, type) and getattr(value, "__module__", "") == module_name:
+                    return value
+        return None
+
+    return find
+
+
 def _empty_container(block: Any) -> bool:
     """A container built without children (a ``HybridSequential`` subclass, or a block whose forward walks
     ``self._children``): what it computes is up to the code that fills it, so running it empty says nothing."""
@@ -153,7 +174,9 @@ def _empty_container(block: Any) -> bool:
 
 
 def _kwargs_text(kwargs: Dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) or "no arguments"
+    from hylint.verify.harness import argument_text
+
+    return ", ".join(f"{k}={argument_text(v)}" for k, v in kwargs.items()) or "no arguments"
 
 
 def _scope(job: BlockJob) -> Any:

@@ -142,6 +142,92 @@ class Guessed:  # the body tells: `layers` is iterated over, `mode` compared wit
             pass
 
 
+def _make_layer(kind, size):
+    if kind == "gru":
+        return size
+    raise ValueError(kind)
+
+
+class StoredBase:  # its parameters read through the attributes it stores them in, in methods other than __init__
+    def __init__(self, mode, steps, names, **kwargs):
+        self._mode, self._steps, self._names = mode, steps, names
+
+    def build(self):
+        for _ in range(self._steps):
+            pass
+        return _make_layer(self._mode, 4), self._names.split(",")
+
+
+class Stored(StoredBase):  # passes them on to its base by the same names
+    def __init__(self, mode, steps, names, dropout, in_size, **kwargs):
+        super().__init__(mode, steps, names)
+        self._dropout = dropout
+        self._in_size = in_size
+
+    def forward(self, x):
+        if self._dropout:
+            return x
+        return x if self._in_size is None else x[self._in_size[0]]
+
+
+class Encoder:
+    def __init__(self, units):
+        self._units = units
+
+
+class Head:  # takes a block: it reads an attribute no str, list, dict or int has, and calls it
+    def __init__(self, encoder, classes):
+        self.encoder = encoder
+        self._size = encoder._units
+
+    def forward(self, x):
+        return self.encoder(x)
+
+
+def test_building_reads_the_whole_class_and_its_bases(tmp_path):
+    from hylint.verify import construct
+
+    # mode: compared in the helper the base passes self._mode to; steps: range(); names: a str method;
+    # dropout: a rate the code branches on, nonzero so the branch runs
+    # in_size: compared with None, so None first (the code handles it), then what its name suggests
+    found = construct.candidates(Stored)
+    assert found[0] == {"mode": "gru", "steps": 2, "names": "relu", "dropout": 0.1, "in_size": None}
+    assert found[1] == {**found[0], "in_size": 4}
+
+
+def test_building_gives_a_block_argument_the_class_the_package_passes(tmp_path):
+    from hylint.verify import construct
+    from hylint.verify.discover import discover
+    from hylint.verify.harness import BLOCK, SMALL_BLOCK
+
+    (tmp_path / "m.py").write_text(textwrap.dedent('''
+        from mxnet.gluon import nn
+
+        class Encoder(nn.HybridBlock):
+            pass
+
+        class Head(nn.HybridBlock):
+            pass
+
+        def build():
+            encoder = Encoder(16)
+            return Head(encoder, 3)
+    '''))
+    jobs = {job.name: job for job in discover(tmp_path)}
+    assert jobs["Head"].calls[0].blocks == (("0", "Encoder"),)  # through the name the function assigned
+    assert construct.block_parameters(Head) == ["encoder"]
+    classes = {"Encoder": Encoder, "Head": Head}
+    made = []
+    builder = construct.Builder(classes.get, lambda cls, kwargs: made.append(cls(**kwargs)), jobs["Head"].context)
+    found = construct.candidates(Head, jobs["Head"].calls, builder=builder)
+    # the Encoder the package's call passes, built with its own call's literal arguments
+    assert found[0] == {"encoder": {BLOCK: f"{__name__}:Encoder", "kwargs": {"units": 16}}, "classes": 3}
+    assert made and isinstance(made[0], Encoder)
+    # no call and no class named like the parameter: a small Dense
+    alone = construct.Builder(lambda name: None, lambda cls, kwargs: cls(**kwargs), {})
+    assert construct.candidates(Head, (), builder=alone)[0] == {"encoder": SMALL_BLOCK, "classes": 4}
+
+
 def test_discovery_follows_bases_across_the_package_and_skips_plain_classes(tmp_path):
     from hylint.verify.discover import discover
 
@@ -203,6 +289,19 @@ class Lengths(gluon.HybridBlock):
         return F.SequenceMask(x, sequence_length=steps, use_sequence_length=True) * mask.sum() + valid_length.sum()
 
 
+class Tokens(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.proj = nn.Dense(3, in_units=6, flatten=False)
+        self.types = nn.Embedding(7, 6)
+
+    def hybrid_forward(self, F, x, token_types):
+        return self._mix(x, token_types)
+
+    def _mix(self, x, types):
+        return self.proj(x) + self.proj(self.types(types))
+
+
 class Deferred(gluon.HybridBlock):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -262,6 +361,14 @@ def test_lengths_and_masks_are_integers_by_name_or_by_operator(feeding):
     assert steps["integers"]
 
 
+def test_each_input_from_the_child_it_is_handed_to(feeding):
+    mx, module = feeding
+    # x goes to a Dense(in_units=6, flatten=False), token_types through a method to an Embedding(7, ...)
+    x, types = first(module, "Tokens")
+    assert x == (2, 5, 6)
+    assert types["integers"] and (types["low"], types["high"]) == (0, 7) and types["shape"] == (2, 5)
+
+
 def test_inputs_after_the_first_and_deferred_sizes(feeding):
     mx, module = feeding
     # a deferred Dense(flatten=False): the block's own size, a sequence; the second input like the first
@@ -310,7 +417,9 @@ def test_report_json_keeps_the_entry_and_adds_not_run(programs):
     result, data = as_json(["pkg", "--no-cache", "-j", "2"])
     by_name = {entry["target"].split("::")[1]: entry for entry in data}
     assert by_name["NeedsObject"]["verdict"] == "not-run"
-    assert by_name["NeedsObject"]["reason"].startswith("could not build: encoder=4: AttributeError")
+    # an object argument with no class of the package to build for it: a small Dense, which lacks `units`
+    assert by_name["NeedsObject"]["reason"].startswith(
+        "could not build: encoder=Dense(units=4, flatten=False): AttributeError: 'Dense' object has no attribute")
     good = by_name["Good"]
     assert good["verdict"] == "hybridizes" and good["kwargs"] == {"units": 5} and good["inputs"] == [[2, 6]]
     for key in ("eager", "hybridized", "fixes", "fixed", "remaining", "phases", "exit_code"):
@@ -450,3 +559,29 @@ def test_arguments_that_construct_but_cannot_be_fed_give_way_to_the_next(project
     '''))
     result = verify(["wide.py", "--no-cache", "-j", "1"])
     assert lines_of(result)["Squeeze"].startswith("wide.py::Squeeze  HYBRIDIZES") and "channels=16" in result.stdout
+
+
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_building_reads_a_class_mxnet_itself_defines(backend_name):
+    from hylint.verify import construct
+    from hylint.verify.backends import backend
+
+    with backend(backend_name) as mx:
+        vision = mx.gluon.model_zoo.vision
+        # the model zoo's own __init__ counts (MXNet's bases are left out, not the class itself)
+        assert construct.candidates(vision.DenseNet)[0]["block_config"] == [4, 4]  # enumerate(block_config)
+        assert construct.candidates(vision.SqueezeNet)[0] == {"version": "1.0"}  # version in ['1.0', '1.1']
+
+
+class Segmenter:  # its default downloads a backbone's weights
+    def __init__(self, nclass, backbone="resnet50", pretrained_base=True, pretrained=False):
+        pass
+
+
+def test_building_never_asks_for_pretrained_weights():
+    from hylint.verify import construct
+
+    # a default that would download is set to False in every candidate; one already false is left alone
+    found = construct.candidates(Segmenter)
+    assert found and all(kwargs["pretrained_base"] is False and "pretrained" not in kwargs for kwargs in found)
+    assert found[0] == {"nclass": 4, "pretrained_base": False}
