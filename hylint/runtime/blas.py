@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 from typing import Optional, Tuple
 
 from .ops.common import cpu_flags
@@ -21,13 +22,28 @@ AVX512 = frozenset({"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"})
 
 
 def _loaded_openblas() -> Optional[str]:
-    """The OpenBLAS library this process has loaded (numpy's own), from Linux's map of the process."""
+    """The OpenBLAS library numpy loaded, from Linux's map of the process. Other libraries bring their own
+    OpenBLAS into the same process (MXNet 1.9.1's wheel loads an OpenBLAS 0.3.13 that runs Prescott here,
+    OpenCV and SciPy theirs): numpy's is the one in its own folder (``numpy.libs`` of a wheel, ``numpy/.libs``
+    of older ones), else the only one loaded."""
+    import numpy
+
     try:
         with open("/proc/self/maps") as maps:
             paths = {line.split()[-1] for line in maps if len(line.split()) >= 6}
     except OSError:
         return None
-    return next((path for path in sorted(paths) if "openblas" in path.rsplit("/", 1)[-1].lower()), None)
+    found = sorted(path for path in paths if "openblas" in path.rsplit("/", 1)[-1].lower())
+    return numpys_openblas(found, os.path.dirname(numpy.__file__))
+
+
+def numpys_openblas(paths, numpy_dir: str) -> Optional[str]:
+    """Of the OpenBLAS libraries at ``paths``, numpy's: the one under ``numpy_dir`` or beside it
+    (``numpy.libs``); the only one when none is; None when there are several and none is numpy's."""
+    own = [path for path in paths if path.startswith((numpy_dir + os.sep, numpy_dir + ".libs" + os.sep))]
+    if own:
+        return own[0]
+    return paths[0] if len(paths) == 1 else None
 
 
 def openblas_kernel() -> Optional[Tuple[str, str]]:
