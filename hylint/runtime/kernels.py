@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-__all__ = ["convolution", "transposed_convolution", "zero_padded", "sliding_windows"]
+__all__ = ["convolution", "transposed_convolution", "zero_padded", "sliding_windows", "output_sizes"]
 
 #: the largest float64 array one step of :func:`onednn_transposed_convolution` sweeps (within a core's L2)
 REPLAY_STEP_BYTES = 1 << 20
@@ -66,7 +66,8 @@ def sliding_windows(x, kernel, stride, dilate, out_sizes, lead=2):
         + tuple(s * st for s, st in zip(spatial, stride)), writeable=False)
 
 
-def _out_sizes(spatial, kernel, stride, dilate, pad):
+def output_sizes(spatial, kernel, stride, dilate, pad):
+    """The output sizes of a convolution's spatial axes."""
     return tuple((d + 2 * p - (dl * (k - 1) + 1)) // s + 1
                  for d, k, s, dl, p in zip(spatial, kernel, stride, dilate, pad))
 
@@ -128,7 +129,7 @@ def convolution(x, w, stride, dilate, pad, groups):
     kernel = tuple(w.shape[2:])
     n, c = x.shape[:2]
     nf = w.shape[0]
-    out_sizes = _out_sizes(x.shape[2:], kernel, stride, dilate, pad)
+    out_sizes = output_sizes(x.shape[2:], kernel, stride, dilate, pad)
     positions = math.prod(out_sizes)
     cg, fg = c // groups, nf // groups
     n_taps = math.prod(kernel)

@@ -378,9 +378,17 @@ def _fold_batch_norm(conv_inputs, conv_attrs, bn_inputs, bn_attrs):
     shift = beta - mean * scale if conv_attrs["no_bias"] else (conv_inputs[2] - mean) * scale + beta
     nd = len(conv_attrs["kernel"])
     stride, dilate, pad = _conv_geometry(conv_attrs, nd)
-    y = kernels.convolution(x, w * scale.reshape((-1,) + (1,) * (w.ndim - 1)), stride, dilate, pad,
-                            conv_attrs["num_group"])
-    y += shift.reshape((1, -1) + (1,) * nd)
+    per_filter = (1, -1) + (1,) * nd
+    # the scale goes into whichever is smaller, the weights or the output (a 1x1 convolution of 2048 filters on
+    # a 7x7 map has 20x as many weights as outputs); each call pays it, nothing is cached across calls
+    outputs = x.shape[0] * w.shape[0] * math.prod(kernels.output_sizes(x.shape[2:], w.shape[2:], stride, dilate,
+                                                                       pad))
+    on_weights = w.size <= outputs
+    y = kernels.convolution(x, w * scale.reshape((-1,) + (1,) * (w.ndim - 1)) if on_weights else w, stride,
+                            dilate, pad, conv_attrs["num_group"])
+    if not on_weights:
+        y *= scale.reshape(per_filter)
+    y += shift.reshape(per_filter)
     return y
 
 
