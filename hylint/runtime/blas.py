@@ -72,14 +72,25 @@ def _read(library, name: str) -> Optional[str]:
     return None
 
 
-def slow_kernel_note(kernel: Optional[Tuple[str, str]], flags: frozenset) -> Optional[str]:
-    """What to tell the user when OpenBLAS runs a kernel without AVX2 on a CPU with AVX2 or AVX-512."""
+def better_coretype(kernel: Optional[Tuple[str, str]], flags: frozenset) -> Optional[str]:
+    """The ``OPENBLAS_CORETYPE`` this CPU deserves (``SkylakeX`` with AVX-512, ``Haswell`` with AVX2 and FMA)
+    when OpenBLAS runs a kernel without AVX2 here; None when its kernel fits the CPU or cannot be read."""
     if kernel is None or kernel[0].lower() not in PRE_AVX2_CORES:
         return None
-    better = "SkylakeX" if AVX512 <= flags else "Haswell" if {"avx2", "fma"} <= flags else None
+    return "SkylakeX" if AVX512 <= flags else "Haswell" if {"avx2", "fma"} <= flags else None
+
+
+def openblas_version(kernel: Tuple[str, str]) -> str:
+    """OpenBLAS's version from its configuration line (``OpenBLAS 0.3.20  USE64BITINT ...``), else ``?``."""
+    return kernel[1].split()[1] if kernel[1].startswith("OpenBLAS ") and len(kernel[1].split()) > 1 else "?"
+
+
+def slow_kernel_note(kernel: Optional[Tuple[str, str]], flags: frozenset) -> Optional[str]:
+    """What to tell the user when OpenBLAS runs a kernel without AVX2 on a CPU with AVX2 or AVX-512."""
+    better = better_coretype(kernel, flags)
     if better is None:
         return None
-    version = kernel[1].split()[1] if kernel[1].startswith("OpenBLAS ") and len(kernel[1].split()) > 1 else "?"
+    version = openblas_version(kernel)
     return (f"numpy's OpenBLAS {version} runs its generic {kernel[0]} kernel on this CPU, which has "
             f"{'AVX-512' if better == 'SkylakeX' else 'AVX2'}: the runtime's convolutions and dense layers run "
             f"several times slower than they could (4.5x measured on a Xeon with AVX-512); set "
