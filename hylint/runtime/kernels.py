@@ -16,6 +16,8 @@ ufuncs: no Python loop over pixels, channels or groups.
   summed at their taps' offsets (no im2col copy; measured, CPU time, 128 channels to 32 with 3x3: 4.1 ms
   against 6.0 ms on 56x56, 1.2 ms against 1.5 ms on 28x28; slower when filters outnumber a quarter of
   the channels, since the partial products then outweigh the im2col copy);
+* 2-D without groups on maps of at least 10,000 outputs: im2col and one GEMM per band of output rows, each
+  band's operand small enough to stay in the cache;
 * everything else: im2col as a read-only strided view of the zero-padded input, copied once by the
   ``reshape`` into the GEMM operand, and one ``np.matmul`` batched over (batch, group): a single GEMM for
   an ungrouped convolution of one sample; with few filters over many input values, on maps of at most 64x64
@@ -42,6 +44,12 @@ SHIFTED_GEMM_MIN_POSITIONS = 400
 #: output back to (F, O) (measured, CPU time, one thread, OpenBLAS 0.3.20 SkylakeX: 64 channels 3x3 on 56x56
 #: 3.6 ms against 5.3 ms, 128 on 28x28 2.6 against 3.5, 128 to 32 on 28x28 0.8 against 1.8, 1x1 256 to 64 on
 #: 56x56 1.4 against 1.7; slower with more filters or positions: 64 channels on 224x224 80 against 64 ms)
+#: 2-D ungrouped convolutions with at least this many output positions per map run in bands of output rows,
+#: each band's im2col operand at most ROW_BAND_VALUES values (measured, CPU time, one thread, OpenBLAS 0.3.20
+#: SkylakeX, a loaded machine: 64 channels 3x3 on 224x224 83 ms against 140, 128 on 112x112 60 against 67;
+#: on 56x56 and smaller maps the bands lose, most with many channels: 512 on 28x28 76 against 35)
+ROW_BANDS_MIN_POSITIONS = 10000
+ROW_BAND_VALUES = 1 << 17
 TRANSPOSED_GEMM_MAX_FILTERS = 128
 TRANSPOSED_GEMM_MAX_POSITIONS = 4096
 
@@ -122,6 +130,26 @@ def _shifted_gemm(x, w, dilate, pad, out_sizes):
     return np.ascontiguousarray(y.swapaxes(0, 1))
 
 
+def _row_bands(x, w, stride, dilate, pad, out_sizes):
+    """A 2-D ungrouped convolution on a large map, im2col and GEMM one band of output rows at a time: each
+    band's im2col operand (at most :data:`ROW_BAND_VALUES` values, at least one row) stays in the cache for its
+    GEMM instead of streaming the whole map's operand through memory twice."""
+    n, c = x.shape[:2]
+    nf, kernel = w.shape[0], w.shape[2:]
+    padded = zero_padded(x, pad)
+    weights = w.reshape(nf, -1)
+    out = np.empty((n, nf) + tuple(out_sizes), dtype=x.dtype)
+    rows = max(1, ROW_BAND_VALUES // (c * math.prod(kernel) * out_sizes[1]))
+    reach = dilate[0] * (kernel[0] - 1) + 1  # the input rows one output row reads
+    for first in range(0, out_sizes[0], rows):
+        last = min(out_sizes[0], first + rows)
+        band = padded[:, :, first * stride[0]:(last - 1) * stride[0] + reach]
+        cols = sliding_windows(band, kernel, stride, dilate, (last - first, out_sizes[1]))
+        out[:, :, first:last] = np.matmul(weights, cols.reshape(n, -1, (last - first) * out_sizes[1])).reshape(
+            n, nf, last - first, out_sizes[1])
+    return out
+
+
 def convolution(x, w, stride, dilate, pad, groups):
     """``(N, C, *S) * (F, C / groups, *K) -> (N, F, *O)`` (cross-correlation, zero padding), in ``x``'s dtype.
 
@@ -138,6 +166,8 @@ def convolution(x, w, stride, dilate, pad, groups):
     elif (groups == 1 and n_taps > 1 and all(s == 1 for s in stride) and nf * SHIFTED_GEMM_MIN_CHANNELS_PER_FILTER <= c
           and positions >= SHIFTED_GEMM_MIN_POSITIONS):
         y = _shifted_gemm(x, w, dilate, pad, out_sizes)
+    elif groups == 1 and len(kernel) == 2 and n_taps > 1 and positions >= ROW_BANDS_MIN_POSITIONS:
+        y = _row_bands(x, w, stride, dilate, pad, out_sizes)
     else:
         if all(k == 1 for k in kernel) and not any(pad):
             # pointwise: the (strided) input is the GEMM operand; the reshape copies only when strided
