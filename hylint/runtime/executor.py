@@ -111,17 +111,18 @@ def check_complete(heads, shapes):
                              node_name=node.name)
 
 
-def evaluate(heads, values, shapes=None, given=None):
+def evaluate(heads, values, shapes=None, given=None, fuse=False):
     """Run the graph on numpy ``values`` (variable name -> array); returns the head arrays.
 
     ``shapes`` (from :func:`infer`) gives creation ops their inferred shapes (``0`` = unknown dims);
-    ``given`` maps ``(id(node), index)`` to arrays computed outside (a subgraph's free inputs)."""
+    ``given`` maps ``(id(node), index)`` to arrays computed outside (a subgraph's free inputs); ``fuse`` runs
+    the graph's foldable pairs (:data:`ops.FUSIONS`) as one kernel, as MXNet's oneDNN backend fuses them."""
     order = topo_order(heads)
     results = dict(given or {})
     # free each intermediate array after its last consumer ran: holding all of them (a ResNet-50's are
     # hundreds of MB) makes every call fault fresh pages in, and made hybridized calls slower than eager ones
     keep = {(id(n), k) for n, k in heads} | set(results)
-    folded = _fusions(order, keep)  # consumer id -> (producer, fold); the producer runs at its consumer
+    folded = _fusions(order, keep) if fuse else {}  # consumer id -> (producer, fold), run at the consumer
     deferred = {id(producer) for producer, _ in folded.values()}
     last_use = {}
     for position, node in enumerate(order):

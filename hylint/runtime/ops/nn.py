@@ -359,7 +359,7 @@ def _batch_norm_kernel(inputs, attrs):
 
 def _fold_batch_norm(conv_inputs, conv_attrs, bn_inputs, bn_attrs):
     """An inference BatchNorm folded into the convolution before it, as MXNet's oneDNN graph pass fuses the
-    pair in a hybridized graph: the weights scaled per filter by ``gamma / sqrt(var + eps)``, the bias
+    pair in a graph hybridized with ``backend="MKLDNN"`` (ops.FUSIONS): the weights scaled per filter by ``gamma / sqrt(var + eps)``, the bias
     ``(bias - mean) * scale + beta``; one convolution instead of a convolution and three passes over its output.
     Float32 only, channel axis 1, not in training mode, not with the exact replays on (they round the
     BatchNorm as oneDNN's blocked layout does). Within float32 rounding of the two kernels."""

@@ -115,5 +115,7 @@ SUBGRAPH_OPS = ("_foreach", "_while_loop")
 #: consumer_attrs)``: where a graph feeds a producer's only output into the consumer's first input and into
 #: nothing else, the evaluator calls ``fold`` instead of the two kernels (``consumer_inputs`` without the first);
 #: ``fold`` returns the consumer's output, or None to have the two kernels run (a training-mode call, a dtype
-#: the fold does not cover). Eager calls never fold: each operator runs on its own, as in MXNet.
+#: the fold does not cover). Only where MXNet fuses: a block hybridized with ``backend="MKLDNN"`` (a plain
+#: ``hybridize()`` of MXNet 1.9.1 fuses nothing, and its outputs equal the eager ones bit for bit, which verify
+#: relies on); eager calls never fold: each operator runs on its own, as in MXNet.
 FUSIONS = {}
