@@ -51,6 +51,9 @@ def verify(target: Optional[str], inputs: Tuple[str, ...], kwargs_json: Optional
     and verified, each in its own process; one line per block, then a summary.
     Without TARGET, every [[tool.hylint.verify]] entry of pyproject.toml is run (a CI gate).
     Exit 0 when the block (or its fixed source) hybridizes with the eager output, 1 when not, 2 for errors."""
+    from hylint.verify.openblas import restart_if_slow
+
+    restart_if_slow(backend)  # numpy's OpenBLAS on a generic kernel: the command again, OPENBLAS_CORETYPE set
     if target is not None and "::" not in target and Path(target).exists():
         sys.exit(guarded(lambda: _verify_path(Path(target), inputs, kwargs_json, backend, seed, output_format, fix,
                                               unsafe_fixes, config_path, train_mode, save_outputs, jobs, timeout,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 from typing import Optional, Tuple
 
 from .ops.common import cpu_flags
@@ -21,13 +22,28 @@ AVX512 = frozenset({"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"})
 
 
 def _loaded_openblas() -> Optional[str]:
-    """The OpenBLAS library this process has loaded (numpy's own), from Linux's map of the process."""
+    """The OpenBLAS library numpy loaded, from Linux's map of the process. Other libraries bring their own
+    OpenBLAS into the same process (MXNet 1.9.1's wheel loads an OpenBLAS 0.3.13 that runs Prescott here,
+    OpenCV and SciPy theirs): numpy's is the one in its own folder (``numpy.libs`` of a wheel, ``numpy/.libs``
+    of older ones), else the only one loaded."""
+    import numpy
+
     try:
         with open("/proc/self/maps") as maps:
             paths = {line.split()[-1] for line in maps if len(line.split()) >= 6}
     except OSError:
         return None
-    return next((path for path in sorted(paths) if "openblas" in path.rsplit("/", 1)[-1].lower()), None)
+    found = sorted(path for path in paths if "openblas" in path.rsplit("/", 1)[-1].lower())
+    return numpys_openblas(found, os.path.dirname(numpy.__file__))
+
+
+def numpys_openblas(paths, numpy_dir: str) -> Optional[str]:
+    """Of the OpenBLAS libraries at ``paths``, numpy's: the one under ``numpy_dir`` or beside it
+    (``numpy.libs``); the only one when none is; None when there are several and none is numpy's."""
+    own = [path for path in paths if path.startswith((numpy_dir + os.sep, numpy_dir + ".libs" + os.sep))]
+    if own:
+        return own[0]
+    return paths[0] if len(paths) == 1 else None
 
 
 def openblas_kernel() -> Optional[Tuple[str, str]]:
@@ -56,14 +72,25 @@ def _read(library, name: str) -> Optional[str]:
     return None
 
 
-def slow_kernel_note(kernel: Optional[Tuple[str, str]], flags: frozenset) -> Optional[str]:
-    """What to tell the user when OpenBLAS runs a kernel without AVX2 on a CPU with AVX2 or AVX-512."""
+def better_coretype(kernel: Optional[Tuple[str, str]], flags: frozenset) -> Optional[str]:
+    """The ``OPENBLAS_CORETYPE`` this CPU deserves (``SkylakeX`` with AVX-512, ``Haswell`` with AVX2 and FMA)
+    when OpenBLAS runs a kernel without AVX2 here; None when its kernel fits the CPU or cannot be read."""
     if kernel is None or kernel[0].lower() not in PRE_AVX2_CORES:
         return None
-    better = "SkylakeX" if AVX512 <= flags else "Haswell" if {"avx2", "fma"} <= flags else None
+    return "SkylakeX" if AVX512 <= flags else "Haswell" if {"avx2", "fma"} <= flags else None
+
+
+def openblas_version(kernel: Tuple[str, str]) -> str:
+    """OpenBLAS's version from its configuration line (``OpenBLAS 0.3.20  USE64BITINT ...``), else ``?``."""
+    return kernel[1].split()[1] if kernel[1].startswith("OpenBLAS ") and len(kernel[1].split()) > 1 else "?"
+
+
+def slow_kernel_note(kernel: Optional[Tuple[str, str]], flags: frozenset) -> Optional[str]:
+    """What to tell the user when OpenBLAS runs a kernel without AVX2 on a CPU with AVX2 or AVX-512."""
+    better = better_coretype(kernel, flags)
     if better is None:
         return None
-    version = kernel[1].split()[1] if kernel[1].startswith("OpenBLAS ") and len(kernel[1].split()) > 1 else "?"
+    version = openblas_version(kernel)
     return (f"numpy's OpenBLAS {version} runs its generic {kernel[0]} kernel on this CPU, which has "
             f"{'AVX-512' if better == 'SkylakeX' else 'AVX2'}: the runtime's convolutions and dense layers run "
             f"several times slower than they could (4.5x measured on a Xeon with AVX-512); set "

@@ -111,48 +111,90 @@ def check_complete(heads, shapes):
                              node_name=node.name)
 
 
-def evaluate(heads, values, shapes=None, given=None):
+def evaluate(heads, values, shapes=None, given=None, fuse=False):
     """Run the graph on numpy ``values`` (variable name -> array); returns the head arrays.
 
     ``shapes`` (from :func:`infer`) gives creation ops their inferred shapes (``0`` = unknown dims);
-    ``given`` maps ``(id(node), index)`` to arrays computed outside (a subgraph's free inputs)."""
+    ``given`` maps ``(id(node), index)`` to arrays computed outside (a subgraph's free inputs); ``fuse`` runs
+    the graph's foldable pairs (:data:`ops.FUSIONS`) as one kernel, as MXNet's oneDNN backend fuses them."""
     order = topo_order(heads)
     results = dict(given or {})
     # free each intermediate array after its last consumer ran: holding all of them (a ResNet-50's are
     # hundreds of MB) makes every call fault fresh pages in, and made hybridized calls slower than eager ones
     keep = {(id(n), k) for n, k in heads} | set(results)
+    folded = _fusions(order, keep) if fuse else {}  # consumer id -> (producer, fold), run at the consumer
+    deferred = {id(producer) for producer, _ in folded.values()}
     last_use = {}
     for position, node in enumerate(order):
-        for child, k in node.inputs:
+        pair = folded.get(id(node))
+        for child, k in node.inputs + (pair[0].inputs if pair else []):
             last_use[(id(child), k)] = position
     release = {}
     for entry, position in last_use.items():
         if entry not in keep:
             release.setdefault(position, []).append(entry)
     for position, node in enumerate(order):
-        if (id(node), 0) in results:
+        if (id(node), 0) in results or id(node) in deferred:
             continue
         if node.is_variable:
             if node.name not in values:
                 raise MXNetError("Cannot find variable %s in the given arguments" % node.name, node_name=node.name)
             results[(id(node), 0)] = values[node.name]
             continue
-        inputs = [results[(id(c), k)] for c, k in node.inputs]
-        attrs = dict(node.attrs, __eager__=False)
-        if shapes is not None and not node.op.needs_input:
-            attrs["__out_shapes__"] = [shapes.get((id(node), i)) for i in range(node.n_outputs)]
-        try:
-            out = node.op.kernel(inputs, attrs)
-        except MXNetError as err:  # checks made while running carry no per-operator prefix in MXNet
-            raise MXNetError(str(err), node_name=node.name, node_origin=node.origin)
-        except Exception as err:  # a runtime limitation or bug: keep the type, say where the user built the node
-            _annotate(err, node)
-            raise
-        if not isinstance(out, tuple):
-            out = (out,)
-        for i, arr in enumerate(out):
-            arr = np.asarray(arr)
-            results[(id(node), i)] = arr.reshape((1,)) if arr.ndim == 0 else arr
+        pair = folded.get(id(node))
+        out = None
+        if pair is not None:
+            producer, fold = pair
+            out = _run(producer, [results[(id(c), k)] for c, k in producer.inputs], shapes, fold,
+                       [results[(id(c), k)] for c, k in node.inputs[1:]], node.attrs)
+            if out is None:  # not foldable in this call: the producer's own kernel, then the consumer's
+                _store(results, producer, _run(producer, [results[(id(c), k)] for c, k in producer.inputs], shapes))
+        if out is None:
+            out = _run(node, [results[(id(c), k)] for c, k in node.inputs], shapes)
+        _store(results, node, out)
         for entry in release.get(position, ()):
             results.pop(entry, None)
     return [results[(id(n), k)] for n, k in heads]
+
+
+def _fusions(order, keep):
+    """The graph's foldable pairs (:data:`ops.FUSIONS`): consumer id -> (producer, fold), where the producer's
+    one output feeds only the consumer's first input and is not a head."""
+    uses = {}
+    for node in order:
+        for position, (child, k) in enumerate(node.inputs):
+            uses.setdefault(id(child), []).append((node, position, k))
+    folded = {}
+    for node in order:
+        if node.is_variable or not node.inputs:
+            continue
+        producer = node.inputs[0][0]
+        fold = None if producer.is_variable else _ops.FUSIONS.get((producer.op.name, node.op.name))
+        if (fold is not None and producer.n_outputs == 1 and (id(producer), 0) not in keep
+                and uses.get(id(producer)) == [(node, 0, 0)]):
+            folded[id(node)] = (producer, fold)
+    return folded
+
+
+def _run(node, inputs, shapes, fold=None, consumer_inputs=None, consumer_attrs=None):
+    """``node``'s kernel on ``inputs`` (or ``fold`` of it with its consumer's), errors annotated with ``node``."""
+    attrs = dict(node.attrs, __eager__=False)
+    if shapes is not None and not node.op.needs_input:
+        attrs["__out_shapes__"] = [shapes.get((id(node), i)) for i in range(node.n_outputs)]
+    try:
+        if fold is not None:
+            return fold(inputs, attrs, consumer_inputs, consumer_attrs)
+        return node.op.kernel(inputs, attrs)
+    except MXNetError as err:  # checks made while running carry no per-operator prefix in MXNet
+        raise MXNetError(str(err), node_name=node.name, node_origin=node.origin)
+    except Exception as err:  # a runtime limitation or bug: keep the type, say where the user built the node
+        _annotate(err, node)
+        raise
+
+
+def _store(results, node, out):
+    if not isinstance(out, tuple):
+        out = (out,)
+    for i, arr in enumerate(out):
+        arr = np.asarray(arr)
+        results[(id(node), i)] = arr.reshape((1,)) if arr.ndim == 0 else arr

@@ -10,6 +10,7 @@ One module per job, imports pointing down the list:
 - ``compare``: outputs and the tolerance rule;
 - ``inputs``: the ``--input`` language and the input arrays;
 - ``phases``: time and memory per phase;
+- ``openblas``: the restart with the right ``OPENBLAS_CORETYPE`` where numpy's OpenBLAS runs a generic kernel;
 - ``harness``: the one eager/hybridized harness (also used by the fixture tests);
 - ``examples``: modules naming their blocks in ``EXAMPLES`` (the fixtures);
 - ``targets``: command-line and ``[[tool.hylint.verify]]`` targets, and the factory of a target's block;

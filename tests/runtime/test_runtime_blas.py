@@ -42,3 +42,25 @@ def test_numpys_own_openblas_is_read():
     assert kernel is not None
     name, config = kernel
     assert config.startswith("OpenBLAS ") and name and name in config
+
+
+def test_numpys_own_openblas_is_chosen_among_other_libraries_openblas():
+    site = "/venv/lib/python3.11/site-packages"
+    mxnets, numpys = f"{site}/mxnet/libopenblas.so.0", f"{site}/numpy.libs/libopenblas64_p-r0-742d56dc.3.20.so"
+    opencvs = f"{site}/opencv_python.libs/libopenblas-r0-f650aae0.3.3.so"
+    assert blas.numpys_openblas(sorted([mxnets, numpys, opencvs]), f"{site}/numpy") == numpys
+    assert blas.numpys_openblas([f"{site}/numpy/.libs/libopenblas.so"], f"{site}/numpy") == \
+        f"{site}/numpy/.libs/libopenblas.so"
+    assert blas.numpys_openblas(["/usr/lib/libopenblas.so.0"], f"{site}/numpy") == "/usr/lib/libopenblas.so.0"
+    assert blas.numpys_openblas(sorted([mxnets, opencvs]), f"{site}/numpy") is None  # not numpy's: not guessed
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_mxnets_openblas_loaded_beside_numpys_is_not_read_as_numpys():
+    mxnet = pytest.importorskip("mxnet")  # noqa: F841  (loads MXNet's own OpenBLAS 0.3.13 into this process)
+    import numpy
+
+    path = blas._loaded_openblas()
+    if path is None:
+        pytest.skip("this numpy loaded another BLAS than OpenBLAS")
+    assert "numpy" in path.rsplit("/", 2)[-2] and numpy.__file__

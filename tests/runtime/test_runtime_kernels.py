@@ -105,6 +105,38 @@ def test_shifted_gemm_and_im2col_agree(case, monkeypatch):
         np.testing.assert_allclose(_ours(arrays, attrs), expected, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("case", ["dense_3x3_padded_batch", "dense_strided_asymmetric", "dense_dilated",
+                                  "dense_7x7_stem", "pointwise_strided", "conv1d_grouped_padded",
+                                  "conv3d_padded_strided"])
+def test_transposed_gemm_and_plain_gemm_agree(case, monkeypatch):
+    """Every im2col convolution forced through the transposed GEMM ``(O, C*K) @ (C*K, F)`` where it is
+    ungrouped, then through the plain one, ``(F, C*K) @ (C*K, O)``."""
+    arrays, attrs = _draw(case)
+    expected = direct_convolution(*arrays[:2], arrays[2] if len(arrays) > 2 else None, **attrs)
+    monkeypatch.setattr(kernels, "SHIFTED_GEMM_MIN_POSITIONS", 10 ** 9)
+    outputs = []
+    for filters in (10 ** 9, 0):
+        monkeypatch.setattr(kernels, "TRANSPOSED_GEMM_MAX_FILTERS", filters)
+        monkeypatch.setattr(kernels, "TRANSPOSED_GEMM_MAX_POSITIONS", 10 ** 9)
+        outputs.append(_ours(arrays, attrs))
+        np.testing.assert_allclose(outputs[-1], expected, rtol=1e-4, atol=1e-4)
+    assert outputs[0].flags.c_contiguous and outputs[0].shape == outputs[1].shape
+
+
+@pytest.mark.parametrize("case", ["dense_3x3_padded_batch", "dense_strided_asymmetric", "dense_dilated",
+                                  "dense_7x7_stem", "few_filters_unpadded_5x3", "pointwise_padded"])
+@pytest.mark.parametrize("band_values", [1, 100, 10 ** 9])
+def test_row_bands_equal_the_whole_map(case, band_values, monkeypatch):
+    """Every 2-D ungrouped convolution forced through bands of output rows (one row a band, a few, all)."""
+    arrays, attrs = _draw(case)
+    expected = direct_convolution(*arrays[:2], arrays[2] if len(arrays) > 2 else None, **attrs)
+    monkeypatch.setattr(kernels, "ROW_BANDS_MIN_POSITIONS", 0)
+    monkeypatch.setattr(kernels, "ROW_BAND_VALUES", band_values)
+    got = _ours(arrays, attrs)
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("dtype", ["float16", "float64"])
 @pytest.mark.parametrize("case", ["grouped_3x3", "depthwise_small_map", "pointwise_strided", "few_filters_3x3"])
 def test_convolution_keeps_the_input_dtype(case, dtype):

@@ -16,7 +16,7 @@ Each family module registers its ops into :data:`OPS` when imported; they are im
 namespaces in MXNet (``maximum`` broadcasts only in ``nd``, ...). Nothing here imports NDArray, Symbol or the
 graph evaluator: the control-flow ops that run subgraphs register from :mod:`hylint.runtime.control_flow`.
 """
-from .table import OPS, SUBGRAPH_OPS, InferFailed, Op, ShapeCheck, UnwrappedCheck, lookup, register
+from .table import FUSIONS, OPS, SUBGRAPH_OPS, InferFailed, Op, ShapeCheck, UnwrappedCheck, lookup, register
 from .attrs import P, parse_attrs, stringify
 from . import math, reduce, shape, creation, random, nn, rnn, layers, custom  # noqa: F401  (each registers its ops)
 from .shape import reshape_target

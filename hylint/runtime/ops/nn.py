@@ -5,7 +5,7 @@ import numpy as np
 
 from ..base import MXNetError, shape_str
 from .. import exact, kernels
-from .table import Op, ShapeCheck, register
+from .table import FUSIONS, Op, ShapeCheck, register
 from .attrs import P
 from .common import _assign, _assign_param, cpu_flags, is_blocked, mark_blocked
 
@@ -357,12 +357,48 @@ def _batch_norm_kernel(inputs, attrs):
     return y.astype(x.dtype, copy=False)
 
 
+def _fold_batch_norm(conv_inputs, conv_attrs, bn_inputs, bn_attrs):
+    """An inference BatchNorm folded into the convolution before it, as MXNet's oneDNN graph pass fuses the
+    pair in a graph hybridized with ``backend="MKLDNN"`` (ops.FUSIONS): the weights scaled per filter by ``gamma / sqrt(var + eps)``, the bias
+    ``(bias - mean) * scale + beta``; one convolution instead of a convolution and three passes over its output.
+    Float32 only, channel axis 1, not in training mode, not with the exact replays on (they round the
+    BatchNorm as oneDNN's blocked layout does). Within float32 rounding of the two kernels."""
+    from .. import autograd
+
+    x, w = conv_inputs[0], conv_inputs[1]
+    gamma, beta, mean, var = bn_inputs
+    if (exact.enabled() or (autograd.is_training() and not bn_attrs["use_global_stats"])
+            or bn_attrs["output_mean_var"] or bn_attrs["axis"] % x.ndim != 1
+            or any(a.dtype != np.float32 for a in (x, w, gamma, beta, mean, var))
+            or (not conv_attrs["no_bias"] and conv_inputs[2].dtype != np.float32)):
+        return None
+    if bn_attrs["fix_gamma"]:
+        gamma = np.ones_like(gamma)
+    scale = gamma / np.sqrt(var + np.float32(bn_attrs["eps"]))
+    shift = beta - mean * scale if conv_attrs["no_bias"] else (conv_inputs[2] - mean) * scale + beta
+    nd = len(conv_attrs["kernel"])
+    stride, dilate, pad = _conv_geometry(conv_attrs, nd)
+    per_filter = (1, -1) + (1,) * nd
+    # the scale goes into whichever is smaller, the weights or the output (a 1x1 convolution of 2048 filters on
+    # a 7x7 map has 20x as many weights as outputs); each call pays it, nothing is cached across calls
+    outputs = x.shape[0] * w.shape[0] * math.prod(kernels.output_sizes(x.shape[2:], w.shape[2:], stride, dilate,
+                                                                       pad))
+    on_weights = w.size <= outputs
+    y = kernels.convolution(x, w * scale.reshape((-1,) + (1,) * (w.ndim - 1)) if on_weights else w, stride,
+                            dilate, pad, conv_attrs["num_group"])
+    if not on_weights:
+        y *= scale.reshape(per_filter)
+    y += shift.reshape(per_filter)
+    return y
+
+
 register(Op("BatchNorm", _batch_norm_kernel, _channel_param_shape("axis", 4),
             inputs=("data", "gamma", "beta", "moving_mean", "moving_var"), aux=("moving_mean", "moving_var"),
             params=(P("eps", "float", 1e-3), P("momentum", "float", 0.9), P("fix_gamma", "bool", True),
                     P("use_global_stats", "bool", False), P("output_mean_var", "bool", False),
                     P("axis", "int", 1), P("cudnn_off", "bool", False), P("min_calib_range", "any", None),
                     P("max_calib_range", "any", None))))
+FUSIONS[("Convolution", "BatchNorm")] = _fold_batch_norm
 
 
 def _layer_norm_kernel(inputs, attrs):

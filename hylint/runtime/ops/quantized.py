@@ -237,7 +237,7 @@ def _pair_saturation(x, w, stride, dilate, pad, groups):
     n = x.shape[0]
     f, cg = w.shape[:2]
     kernel = w.shape[2:]
-    out_sizes = kernels._out_sizes(x.shape[2:], kernel, stride, dilate, pad)
+    out_sizes = kernels.output_sizes(x.shape[2:], kernel, stride, dilate, pad)
     windows = kernels.sliding_windows(kernels.zero_padded(x.astype(np.int32), pad), kernel, stride, dilate, out_sizes)
     windows = windows.reshape((n, groups, cg) + windows.shape[2:])
     weights = w.astype(np.int32).reshape((groups, f // groups, cg) + kernel)

@@ -110,3 +110,12 @@ def lookup(name):
 #: ops whose body is a traced subgraph (``contrib.foreach``/``while_loop``); they run graphs, so
 #: :mod:`hylint.runtime.control_flow` registers them from above the executor
 SUBGRAPH_OPS = ("_foreach", "_while_loop")
+
+#: graph-mode fusions, ``(producer op, consumer op) -> fold(producer_inputs, producer_attrs, consumer_inputs,
+#: consumer_attrs)``: where a graph feeds a producer's only output into the consumer's first input and into
+#: nothing else, the evaluator calls ``fold`` instead of the two kernels (``consumer_inputs`` without the first);
+#: ``fold`` returns the consumer's output, or None to have the two kernels run (a training-mode call, a dtype
+#: the fold does not cover). Only where MXNet fuses: a block hybridized with ``backend="MKLDNN"`` (a plain
+#: ``hybridize()`` of MXNet 1.9.1 fuses nothing, and its outputs equal the eager ones bit for bit, which verify
+#: relies on); eager calls never fold: each operator runs on its own, as in MXNet.
+FUSIONS = {}
