@@ -14,7 +14,9 @@ axis both forms raise (ValueError before, MXNetError after: an input the block r
 
 Safe when the receiver is an NDArray (a NumPy array reads the codes as sizes) and every size is an integer
 literal other than reshape's codes 0, -2, -3 and -4 (which the rewrite would read as part of a code);
-unsafe when a size is an expression (``self.num_samples``): it is assumed to be a size, never a code.
+unsafe when a size is an expression (``self.num_samples``): it is assumed to be a size, never a code. The
+``(-3, -2)`` form also needs two axes (a 1-D array reshaped by ``(-1,) + x.shape[2:]`` stays itself, while -3
+fails): safe only when the rank is proven above 1 (the fix oracle found the 1-D case).
 
 Used by HY201 (rules/ndarray_only_attribute.py).
 """
@@ -85,10 +87,14 @@ def reshape_prefix_fix(attr_node: cst.Attribute, parents: Dict[cst.CSTNode, cst.
         return None
     if any("shape" in ctx.code(element.value) for element in sizes):
         return None  # another size read from a shape: that read is reported on its own
+    relies_on = [Reliance(data, Fact.NDARRAY)]
     if kept_from == 2:  # `(-1,) + x.shape[2:]`: the first two axes merged (-3), only when inferred
         if values != [-1]:
             return None
         codes = [int_node(-3)]
+        # -3 merges two axes: a 1-D array, which `(-1,) + x.shape[2:]` reshapes to itself, has one
+        relies_on.append(Reliance(data, Fact.RANK_ABOVE, rank=1, doubt="may be 1-D",
+                                  otherwise="with rank 1 the code -3 finds no second axis to merge and fails"))
     else:
         codes = ([int_node(-4)] if len(sizes) == 2 else []) + [element.value for element in sizes]
     new = tuple_node(codes + [int_node(-2)])
@@ -96,4 +102,4 @@ def reshape_prefix_fix(attr_node: cst.Attribute, parents: Dict[cst.CSTNode, cst.
         new = new.with_changes(lpar=[], rpar=[])
     exact = all(value is not None for value in values)
     return PendingFix(Applicability.SAFE if exact else Applicability.UNSAFE, TITLE, [replace(addition, new)],
-                      relies_on=[Reliance(data, Fact.NDARRAY)], why_unsafe=None if exact else WHY_UNSAFE)
+                      relies_on=relies_on, why_unsafe=None if exact else WHY_UNSAFE)

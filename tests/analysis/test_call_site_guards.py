@@ -56,7 +56,7 @@ def test_without_the_guard_the_helper_receives_f_through_self_f():
     assert unguarded != MODULE
     found = [d for d in check_source(unguarded, "model.py")]
     assert [(d.code, d.start[0]) for d in found] == [("HY802", STRICT_TEST_ROW)]
-    assert "reached from Guarded.hybrid_forward via Factorizer(x, F=F).factor" in found[0].message
+    assert "Reached from Guarded.hybrid_forward via Factorizer(x, F=F).factor" in found[0].help  # the chain, in the help
 
 
 def test_a_guard_on_self_f_in_the_method_itself_is_an_eager_region():

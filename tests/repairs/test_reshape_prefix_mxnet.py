@@ -16,7 +16,7 @@ BLOCK = """from mxnet.gluon import HybridBlock
 
 class B(HybridBlock):
     def hybrid_forward(self, F, x):
-        y = F.relu(x)
+        y = F.relu(x).reshape((6, 3, 4))
         return {}
 """
 CASES = [
@@ -48,6 +48,18 @@ def test_rewrite_is_exact_and_hybridizes(before, after):
         _run(source, hybridize=True)
     np.testing.assert_array_equal(_run(fixed, hybridize=False).asnumpy(), eager)
     np.testing.assert_array_equal(_run(fixed, hybridize=True).asnumpy(), eager)
+
+
+def test_merging_two_axes_needs_a_rank_above_one():
+    """`(-1,) + y.shape[2:]` reshapes a 1-D `y` to itself, where -3 fails: unsafe unless the rank is proven."""
+    source = BLOCK.format("y.reshape((-1,) + y.shape[2:])").replace(".reshape((6, 3, 4))", "")
+    result = Linter(select_rules()).lint_source(source, "m.py")
+    fix = next(d.fix for d in result.diagnostics if d.code == "HY201")
+    assert fix.applicability.value == "unsafe" and "may be 1-D" in fix.why_unsafe
+    one_d = mx.nd.array(np.arange(4, dtype="float32"))
+    assert one_d.reshape((-1,) + one_d.shape[2:]).shape == (4,)
+    with pytest.raises(mx.base.MXNetError):
+        one_d.reshape((-3, -2)).wait_to_read()
 
 
 def test_sizes_that_do_not_divide_still_fail():

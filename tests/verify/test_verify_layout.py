@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "hylint" / "verify"
 # each module may import only modules before it (its package's __init__ re-exports, and is last)
-ORDER = ["outcomes", "sandbox", "locate", "backends", "compare", "inputs", "phases", "harness", "examples",
+ORDER = ["openblas", "outcomes", "sandbox", "locate", "backends", "compare", "inputs", "phases", "harness", "examples",
          "targets", "results", "prove", "run", "discover", "construct", "feed", "survey", "render"]
 
 
