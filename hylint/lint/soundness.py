@@ -16,7 +16,7 @@ import libcst as cst
 
 from hylint.analysis.values import Kind, Value, is_proven_tensor, why_not_proven
 from hylint.diagnostic import Applicability, FactCheck
-from hylint.rule import Fact, PendingFix
+from hylint.rule import Fact, PendingFix, Reliance
 
 PROOF = {
     Fact.TENSOR: "an operator's result, a declared Parameter, or an argument the code uses as a tensor",
@@ -87,23 +87,23 @@ def settle(fix: PendingFix, value_of: Callable[[cst.CSTNode], Value],
     """``fix`` with its applicability decided by its facts, and the facts as answered (``checked``)."""
     checks: List[FactCheck] = []
     missing: List[str] = []
-    stated = [(reliance.node, reliance.fact, reliance.rank, reliance.against, reliance.otherwise, reliance.doubt)
-              for reliance in fix.relies_on]
+    stated = list(fix.relies_on)
     while stated:
-        node, fact_kind, rank, against, otherwise, doubt = stated.pop(0)
-        proven, evidence = holds(fact_kind, value_of(node), rank, against)
-        if not proven and otherwise:
-            evidence = f"{evidence}; {otherwise}"
+        reliance = stated.pop(0)
+        node, fact_kind = reliance.node, reliance.fact
+        proven, evidence = holds(fact_kind, value_of(node), reliance.rank, reliance.against)
+        if not proven and reliance.otherwise:
+            evidence = f"{evidence}; {reliance.otherwise}"
         expression = code_of(node).strip()
-        fact = LABEL[fact_kind].format(rank) if fact_kind in LABEL else fact_kind.value
+        fact = LABEL[fact_kind].format(reliance.rank) if fact_kind in LABEL else fact_kind.value
         check = FactCheck(expression, fact, proven, evidence)
         if check in checks:
             continue
         checks.append(check)
         if not proven:
-            missing.append(f"`{expression}` {doubt or DOUBT[fact_kind]}: {evidence}")
+            missing.append(f"`{expression}` {reliance.doubt or DOUBT[fact_kind]}: {evidence}")
         elif fact_kind is Fact.TENSOR:
-            stated.extend((part, Fact.TENSOR, None, None, None, None) for part in grounds(node, value_of))
+            stated.extend(Reliance(part, Fact.TENSOR) for part in grounds(node, value_of))
     fix = replace(fix, checked=tuple(checks))
     if missing and fix.applicability is Applicability.SAFE:
         why = "; ".join(dict.fromkeys(missing))

@@ -86,9 +86,8 @@ def eager_only_condition(test: cst.BaseExpression, ctx) -> Optional[str]:
     if guard is None:
         return None
     code = ctx.code(test).strip()
-    parenthesized = isinstance(test, _TIGHTER) and not (isinstance(test, cst.UnaryOperation) and
-                                                         not isinstance(test.operator, cst.Not))
-    return f"{guard} and {code}" if parenthesized or test.lpar else f"{guard} and ({code})"
+    bare = isinstance(test, _TIGHTER) or test.lpar  # else `F is nd and (a or b)`: `or` binds looser than `and`
+    return f"{guard} and {code}" if bare else f"{guard} and ({code})"
 
 
 def eager_test(ctx) -> Optional[str]:

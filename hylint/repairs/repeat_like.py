@@ -44,7 +44,7 @@ def _expanded_axis(data: cst.BaseExpression, f_name: str) -> Optional[int]:
         axis = axis if axis is not None else positional[0].value if positional else None
     else:
         return None
-    return literal_int(axis) if axis is not None else None
+    return literal_int(axis)
 
 
 def _repeat_call(count: cst.CSTNode, parents: Dict[cst.CSTNode, cst.CSTNode], f_name: str):
@@ -58,18 +58,19 @@ def _repeat_call(count: cst.CSTNode, parents: Dict[cst.CSTNode, cst.CSTNode], f_
     name = dotted_name(call.func) or ""
     positional = [arg for arg in call.args if arg.keyword is None]
     keyword = argument.keyword.value if argument.keyword is not None else None
-    if name == f"{f_name}.repeat":
+    if name == f"{f_name}.repeat":  # F.repeat(data, repeats, axis=k)
         data = keyword_value(call, "data") or (positional[0].value if positional else None)
         is_count = keyword == "repeats" or keyword is None and len(positional) > 1 and argument is positional[1]
-    elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "repeat":
+        arguments = 3
+    elif isinstance(call.func, cst.Attribute) and call.func.attr.value == "repeat":  # data.repeat(repeats, axis=k)
         data = call.func.value
-        is_count = keyword == "repeats" or keyword is None and positional and argument is positional[0]
+        is_count = keyword == "repeats" or keyword is None and bool(positional) and argument is positional[0]
+        arguments = 2
     else:
         return None
-    axis = literal_int(keyword_value(call, "axis")) if keyword_value(call, "axis") is not None else None
-    known = {"data", "repeats", "axis"}
-    if not is_count or data is None or axis is None or len(call.args) != 3 - (name != f"{f_name}.repeat") or \
-            any(arg.keyword is not None and arg.keyword.value not in known for arg in call.args):
+    axis = literal_int(keyword_value(call, "axis"))
+    if not is_count or data is None or axis is None or len(call.args) != arguments or \
+            any(arg.keyword is not None and arg.keyword.value not in ("data", "repeats", "axis") for arg in call.args):
         return None
     return call, data, axis
 

@@ -43,7 +43,7 @@ def _rest_of_shape(node: cst.CSTNode, receiver: str, ctx) -> Optional[int]:
     piece = node.slice[0].slice
     if piece.upper is None and piece.step is None and isinstance(node.value, cst.Attribute) and \
             node.value.attr.value == "shape" and ctx.code(node.value.value).strip() == receiver:
-        return literal_int(piece.lower) if piece.lower is not None else None
+        return literal_int(piece.lower)
     return None
 
 
