@@ -31,8 +31,13 @@ argument at one position can be `None` on some calls and a tensor on others:
   return self.step(x, ids)`), outside any `if` that tests it;
 - two calls of the same child there, one passing `None` (or fewer arguments) where the other passes
   a value.
+- a local bound to `None` and, before the call, to a value, where one of the two bindings runs only
+  when an `if` testing a local name or a parameter passes (`ids = None`, then `if lexicon: ids =
+  lookup(x)`, then `self.step(x, ids)`: sockeye 2.3.17's greedy search, `beam_search.py:606`), and that
+  `if` does not also hold the call.
 
-A test on the block's configuration only (`ids if self.lexicon else None`) chooses one structure for the
+A child whose class overrides `forward` (it may take the `None` call eagerly) is not flagged. A test
+on the block's configuration only (`ids if self.lexicon else None`) chooses one structure for the
 life of the block and is not flagged, nor are calls inside a `hybrid_forward` (traced: the child is part
 of its parent's graph, which keeps the parent's own arguments).
 
@@ -43,7 +48,10 @@ with `Step.hybrid_forward(self, F, x, ids=None)` branching on `ids is None` and 
 `self.step(x, ids if lexicon else None)`, after `net.hybridize()`: `lexicon=True` then `False` raises
 `ValueError: The argument structure of HybridBlock does not match the cached version. Stored format =
 [0, -1], input format = [0, 0]` (and `False` then `True`: `Stored format = [0, 0], input format = [0, -1]`);
-two calls with one structure, or the same calls eagerly, run. A hybridized `HybridBlock` parent making
+two calls with one structure, or the same calls eagerly, run. The same with `ids = None` then `if lexicon:
+ids = nd.array(...)` before the call, with `hybridize()` or `hybridize(static_alloc=True)` (as sockeye's
+`get_search_algorithm` does). Omitting the input on the first call and passing it on the second raises
+the same error (`Stored format = [0, 0], input format = [0]`). A hybridized `HybridBlock` parent making
 the same call runs (its trace passes Symbols; the branch it took is frozen in its graph instead).
 
 ## Example
@@ -80,6 +88,15 @@ No fix: which tensor stands for "nothing" is the author's decision.
                       "            return self.step(x, ids)\n        return x\n"),
         Valid(_STEP + "    def forward(self, x, ids):\n        if self.lexicon:\n            return self.step(x, ids)\n"
                       "        return self.step(x)\n"),
+        Valid(_STEP + "    def forward(self, x, lexicon):\n        ids = None\n        if self.lexicon:\n"
+                      "            ids = x * 2\n        return self.step(x, ids)\n"),
+        Valid(_STEP + "    def forward(self, x, lexicon):\n        ids = None\n        if lexicon:\n"
+                      "            ids = x * 2\n            return self.step(x, ids)\n        return x\n"),
+        Valid(_STEP + "    def forward(self, x, lexicon):\n        ids = None\n        out = self.step(x, ids)\n"
+                      "        if lexicon:\n            ids = x * 2\n        return out\n"),
+        Valid(_STEP.replace("        return x\n", "        return x\n\n    def forward(self, x, ids=None):\n"
+                                                "        return x if ids is None else x + ids\n")
+              + "    def forward(self, x, ids, lexicon):\n        return self.step(x, ids if lexicon else None)\n"),
         Valid(_STEP.replace("class Step(HybridBlock)", "class Step(Block)")
               + "    def forward(self, x, ids, lexicon):\n        return self.step(x, ids if lexicon else None)\n"),
     ]
@@ -93,6 +110,10 @@ No fix: which tensor stands for "nothing" is the author's decision.
         Invalid(_STEP + "    def forward(self, x, ids=None):\n        return self.step(x, ids)\n"),
         Invalid(_STEP + "    def forward(self, x, ids):\n        return self.step(x, None) + self.step(x, ids)\n"),
         Invalid(_STEP + "    def forward(self, x, ids):\n        return self.step(x) + self.step(x, ids)\n"),
+        Invalid(_STEP + "    def forward(self, x, lexicon):\n        ids = None\n        if lexicon:\n"
+                        "            ids, _ = x * 2, x\n        return self.step(x, ids)\n"),
+        Invalid(_STEP + "    def forward(self, x, lexicon):\n        ids = x * 2\n        if not lexicon:\n"
+                        "            ids = None\n        return self.step(x, ids)\n"),
         Invalid(_STEP + "    def forward(self, x, ids=None):\n        if ids is None:\n            return self.step(x)\n"
                         "        return self.step(x, ids)\n"),
     ]
@@ -109,10 +130,12 @@ No fix: which tensor stands for "nothing" is the author's decision.
             locals_ = {p.name.value for p in _params(fn)} | assigned  # what may differ from call to call
             optional = _none_default_params(fn, assigned)
             tests = tests_around(fn, cst.Call)
+            bindings = _Bindings(fn)
             for attr, call in _child_calls(fn, cls, classes):
                 for position, arg in enumerate(_positional(call)):
                     tested = set().union(*tests.get(id(call), []))
-                    why = _sometimes_none(arg.value, locals_, optional, tested, fn, ctx)
+                    why = _sometimes_none(arg.value, locals_, optional, tested, fn, ctx) or \
+                        _rebound_from_none(arg.value, call, bindings, locals_, tests.get(id(call), []))
                     if why is not None and id(call) not in reported:
                         reported.add(id(call))
                         ctx.report(arg.value, _message(attr, position), instead=SAME_STRUCTURE, help=_help(why))
@@ -209,14 +232,64 @@ def _sometimes_none(value: cst.BaseExpression, locals_: Set[str], optional: Set[
     return None
 
 
+class _Bindings:
+    """Where ``fn`` binds each plain name (``n = ...``, ``n, m = ...``): the binding's order among the
+    statements and calls of ``fn``, whether it binds ``None``, and the tests deciding whether it runs."""
+
+    def __init__(self, fn: cst.FunctionDef) -> None:
+        self.order: Dict[int, int] = {}  # id(Assign or Call) -> its place in source order
+        self.of: Dict[str, List[Tuple[cst.Assign, bool]]] = defaultdict(list)
+        self.tests = tests_around(fn, cst.Assign)
+
+        def assign(node: cst.Assign) -> None:
+            self.order[id(node)] = len(self.order)
+            for target in node.targets:
+                single = isinstance(target.target, cst.Name)
+                for name in names_in(target.target):
+                    self.of[name].append((node, single and _is_none(node.value)))
+
+        def call(node: cst.Call) -> None:
+            self.order[id(node)] = len(self.order)
+
+        walk_types(fn.body, {cst.Assign: assign, cst.Call: call}, {}, _BINDINGS_SKIP)
+
+
+_BINDINGS_SKIP = skipped_types(frozenset({"Assign", "Call"}))
+
+
+def _rebound_from_none(value: cst.BaseExpression, call: cst.Call, bindings: _Bindings, locals_: Set[str],
+                       call_tests: List[Set[str]]) -> Optional[str]:
+    """A local bound to ``None`` and, before the call too, to a value, where one of the two bindings runs
+    only on some calls (an ``if`` testing a parameter or a local, one that does not also decide the call):
+    ``ids = None`` then ``if lexicon: ids = lookup(x)``, then ``self.step(x, ids)``."""
+    if not isinstance(value, cst.Name):
+        return None
+    name = value.value
+    if any(name in names for names in call_tests):
+        return None  # the call itself runs for one outcome of a test on the name (`if ids is not None:`)
+    before = [(node, none) for node, none in bindings.of.get(name, [])
+              if bindings.order.get(id(node), -1) < bindings.order.get(id(call), -1)]
+    if not any(none for _, none in before) or all(none for _, none in before):
+        return None
+    for node, _ in before:
+        per_call = [names for names in bindings.tests.get(id(node), [])
+                    if names & locals_ and names not in call_tests]
+        if per_call:
+            test = ", ".join(f"`{n}`" for n in sorted(per_call[0] & locals_))
+            return f"`{name}`, bound to `None` or to a value as a test of {test} decides per call"
+    return None
+
+
 def _child_calls(fn: cst.FunctionDef, cls: ClassInfo, classes: Dict[str, ClassInfo]) -> List[Tuple[str, cst.Call]]:
-    """``self.<attr>(...)`` calls of children whose class is a HybridBlock class of the module."""
+    """``self.<attr>(...)`` calls of children whose class is a HybridBlock class of the module that does not
+    override ``forward`` (its own ``forward`` may take the ``None`` call eagerly: sockeye's OutputLayer)."""
     children = {}
     for owner in class_family(cls, classes):
         for attr, constructor in owner.children.items():
             child = classes.get(constructor.rsplit(".", 1)[-1])
             if attr not in children and child is not None and is_hybrid_class(child, classes) \
-                    and child.hybrid_forward is not None:
+                    and child.hybrid_forward is not None \
+                    and not any("forward" in owner.methods for owner in class_family(child, classes)):
                 children[attr] = child
     found: List[Tuple[str, cst.Call]] = []
 
