@@ -60,7 +60,7 @@ VENV_REQUIREMENTS = ("mxnet==1.9.1", "numpy==1.23.5", "gluoncv2==0.0.64", "gluon
                      "scipy<1.12", "scikit-learn<1.4", "tqdm")
 # Frames and lines are recorded for these packages (paths are relative to site-packages, so that labels
 # made on one machine score on another). mxnet: only the Gluon layer code, not the framework itself.
-TRACED_PREFIXES = ("gluoncv2/", "gluoncv/", "gluonnlp/", "gluonts/", "gluonfr/", "mxnet/gluon/model_zoo/",
+TRACED_PREFIXES = ("gluoncv2/", "gluoncv/", "gluonnlp/", "gluonts/", "gluonfr/", "sockeye/", "mxnet/gluon/model_zoo/",
                    "mxnet/gluon/nn/", "mxnet/gluon/rnn/", "mxnet/gluon/contrib/")
 
 
@@ -125,7 +125,7 @@ def _package_roots():
     """The directories that hold the traced packages (the fixed copy first when one is on sys.path)."""
     import importlib.util
     roots = []
-    for package in ("gluoncv2", "gluoncv", "gluonnlp", "gluonts", "gluonfr", "mxnet"):
+    for package in ("gluoncv2", "gluoncv", "gluonnlp", "gluonts", "gluonfr", "sockeye", "mxnet"):
         spec = importlib.util.find_spec(package)
         if spec and spec.submodule_search_locations:
             root = os.path.dirname(list(spec.submodule_search_locations)[0])
@@ -159,6 +159,8 @@ def _flatten(output):
         return [output.asnumpy()]
     if isinstance(output, (list, tuple)):
         return [array for item in output for array in _flatten(item)]
+    if isinstance(output, dict):  # by key (sockeye's model returns its outputs by name)
+        return [array for key in sorted(output) for array in _flatten(output[key])]
     return []
 
 
@@ -485,7 +487,7 @@ def _differing_blocks(net, inputs, mode, recorder):
 def _versions():
     import importlib.metadata as metadata
     versions = {}
-    for distribution in ("mxnet", "gluoncv2", "gluoncv", "gluonnlp", "gluonts", "gluonfr", "numpy"):
+    for distribution in ("mxnet", "gluoncv2", "gluoncv", "gluonnlp", "gluonts", "gluonfr", "sockeye", "numpy"):
         try:
             versions[distribution] = metadata.version(distribution)
         except metadata.PackageNotFoundError:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 # The libraries, in labelling order (gluoncv2 first: it is the largest and the most varied).
-LIBRARIES = ("gluoncv2", "mxnet", "gluonnlp", "gluoncv", "gluonts", "gluonfr")
+LIBRARIES = ("gluoncv2", "mxnet", "gluonnlp", "gluoncv", "gluonts", "gluonfr", "sockeye")
 
 # Packages whose source the scorer lints, per library (paths relative to site-packages).
 # For "mxnet" only the Gluon layers and the model zoo: the rest of MXNet is the framework, not model code.
@@ -22,11 +22,13 @@ LINT_ROOTS = {
     "gluoncv": ("gluoncv",),
     "gluonts": ("gluonts",),
     "gluonfr": ("gluonfr",),
+    "sockeye": ("sockeye",),
 }
 # The PyPI distributions that hold each library's source (pinned: the labels were measured on these).
 DISTRIBUTIONS = {"gluoncv2": "gluoncv2==0.0.64", "mxnet": "mxnet==1.9.1",
                  "gluonnlp": "gluonnlp==0.10.0", "gluoncv": "gluoncv==0.10.5.post0",
-                 "gluonts": "gluonts==0.8.1", "gluonfr": "gluonfr==1.0.2"}
+                 "gluonts": "gluonts==0.8.1", "gluonfr": "gluonfr==1.0.2",
+                 "sockeye": "sockeye==2.3.17"}
 
 # A cap on the input size: cityscapes-sized inputs (1024x2048) take minutes on one CPU core.
 MAX_PIXELS = 512 * 512
@@ -54,6 +56,9 @@ def model_names(library: str) -> list[str]:
     if library == "gluonfr":
         from gluonfr.model_zoo import get_model_list
         return sorted(get_model_list()) + sorted(f"loss:{name}" for name in GLUONFR_LOSSES)
+    if library == "sockeye":
+        return sorted([f"model:{name}" for name in SOCKEYE_MODELS] + [f"search:{name}" for name in SOCKEYE_SEARCHES]
+                      + [f"loss:{name}" for name in SOCKEYE_LOSSES] + [f"scorer:{name}" for name in SOCKEYE_SCORERS])
     raise ValueError(f"unknown library {library!r}; known: {', '.join(LIBRARIES)}")
 
 
@@ -72,13 +77,19 @@ def import_library(library: str) -> None:
     elif library == "gluonfr":
         import gluonfr.loss  # noqa: F401
         import gluonfr.model_zoo  # noqa: F401
+    elif library == "sockeye":
+        import sockeye.beam_search  # noqa: F401
+        import sockeye.lexicon  # noqa: F401
+        import sockeye.loss  # noqa: F401
+        import sockeye.model  # noqa: F401
+        import sockeye.scoring  # noqa: F401
 
 
 def build(library: str, name: str):
     """Return (net, inputs): the model, not yet initialized, and the list of NDArray inputs of one call."""
     return {"gluoncv2": _build_gluoncv2, "mxnet": _build_vision, "gluonnlp": _build_nlp,
             "gluoncv": _build_gluoncv, "gluonts": _build_gluonts,
-            "gluonfr": _build_gluonfr}[library](name)
+            "gluonfr": _build_gluonfr, "sockeye": _build_sockeye}[library](name)
 
 
 def _normal(shape):
@@ -485,3 +496,138 @@ def _build_gluonfr(name):
     from gluonfr.model_zoo import get_model
     net = _call_with(get_model, name=name, classes=_FR_CLASSES, pretrained=False)
     return net, _image(3, (112, 112))
+
+
+# ---- sockeye -------------------------------------------------------------------------------------------------
+# sockeye 2.3.17's translation model (SockeyeModel: a Block whose embeddings, encoder, decoder and output layer
+# are HybridBlocks) with a tiny transformer configuration (model size 8, 2 heads, 1 layer, vocabularies of 12),
+# called as in training on a batch of 2 (source, source lengths, target, target lengths); its search algorithms
+# (sockeye.beam_search.get_search_algorithm on such a model, which sockeye's translator builds and hybridizes)
+# on the inputs the translator gives them; its losses, HybridBlocks called on the model's outputs and labels; and
+# its BatchScorer (sockeye.score) on logits, labels and lengths.
+# sockeye 2.3.17 pins mxnet==1.8.0.post0: it is labelled in a venv of its own, installed with --no-deps beside
+# mxnet==1.9.1, numpy==1.23.5, pyyaml, portalocker and sacrebleu==1.4.14 (benchmarks/zoo/README.md).
+
+_SK_VOCAB, _SK_SIZE, _SK_LENGTH = 12, 8, 10
+
+# model name -> (decoder type, lhuc, a length-ratio task)
+SOCKEYE_MODELS = {"transformer": ("transformer", False, False), "ssru_transformer": ("ssru_transformer", False, False),
+                  "lhuc": ("transformer", True, False), "length_ratio": ("transformer", False, True)}
+# search name -> (greedy, beam size, the lexicon of each call: "none" or "topk"); a search's forward takes
+# `restrict_lexicon: Optional[TopKLexicon]` per call (sockeye's own translator passes one kind per translator)
+SOCKEYE_SEARCHES = {"greedy": (True, 1, ("none",)), "greedy_lexicon": (True, 1, ("topk",)),
+                    "greedy_lexicon_then_none": (True, 1, ("topk", "none")),
+                    "beam": (False, 2, ("none",)), "beam_lexicon": (False, 2, ("topk",)),
+                    "beam_lexicon_then_none": (False, 2, ("topk", "none"))}
+SOCKEYE_LOSSES = ("CrossEntropyLoss", "CrossEntropyLossWithoutSoftmaxOutput", "PoissonLoss", "MSELoss")
+# sockeye's scoring (`sockeye.score` hybridizes a BatchScorer): name -> (its keyword arguments, CandidateScorer's
+# length penalty alpha, beta and brevity penalty weight)
+SOCKEYE_SCORERS = {"default": ({}, (1.0, 0.0, 0.0)), "neglogprob": ({"score_type": "neglogprob"}, (1.0, 0.0, 0.0)),
+                   "constant_length_ratio": ({"constant_length_ratio": 1.0}, (1.0, 0.0, 0.0)),
+                   "temperature": ({"softmax_temperature": 2.0}, (1.0, 0.0, 0.0)),
+                   "penalties": ({}, (1.0, 1.0, 0.5))}
+
+
+def _sockeye_config(decoder_type="transformer", lhuc=False, length_task=False):
+    from sockeye import constants as C, data_io, encoder, layers, model, transformer
+
+    def transformer_config(**kwargs):
+        return transformer.TransformerConfig(
+            model_size=_SK_SIZE, attention_heads=2, feed_forward_num_hidden=2 * _SK_SIZE, act_type="relu",
+            num_layers=1, dropout_attention=0.0, dropout_act=0.0, dropout_prepost=0.0,
+            positional_embedding_type=C.FIXED_POSITIONAL_EMBEDDING, preprocess_sequence="n",
+            postprocess_sequence="r", max_seq_len_source=_SK_LENGTH, max_seq_len_target=_SK_LENGTH, **kwargs)
+    statistics = data_io.DataStatistics(
+        num_sents=0, num_discarded=0, num_tokens_source=0, num_tokens_target=0, num_unks_source=0,
+        num_unks_target=0, max_observed_len_source=_SK_LENGTH, max_observed_len_target=_SK_LENGTH,
+        size_vocab_source=_SK_VOCAB, size_vocab_target=_SK_VOCAB, length_ratio_mean=1.0, length_ratio_std=0.1,
+        buckets=[], num_sents_per_bucket=[], average_len_target_per_bucket=[], length_ratio_stats_per_bucket=None)
+    data = data_io.DataConfig(data_statistics=statistics, max_seq_len_source=_SK_LENGTH,
+                              max_seq_len_target=_SK_LENGTH, num_source_factors=1, num_target_factors=1)
+    return model.ModelConfig(
+        config_data=data, vocab_source_size=_SK_VOCAB, vocab_target_size=_SK_VOCAB,
+        config_embed_source=encoder.EmbeddingConfig(vocab_size=_SK_VOCAB, num_embed=_SK_SIZE, dropout=0.0),
+        config_embed_target=encoder.EmbeddingConfig(vocab_size=_SK_VOCAB, num_embed=_SK_SIZE, dropout=0.0),
+        config_encoder=transformer_config(), config_decoder=transformer_config(decoder_type=decoder_type),
+        config_length_task=layers.LengthRatioConfig(num_layers=1, weight=1.0) if length_task else None,
+        weight_tying_type=C.WEIGHT_TYING_NONE, lhuc=lhuc)
+
+
+def _sockeye_vocab():
+    from sockeye import constants as C
+    words = C.VOCAB_SYMBOLS + [f"w{index}" for index in range(_SK_VOCAB - len(C.VOCAB_SYMBOLS))]
+    return {word: index for index, word in enumerate(words)}
+
+
+def _sockeye_lexicon():
+    """A top-4 lexicon mapping every source word to the target words 4..7."""
+    import numpy as np
+    from sockeye.lexicon import TopKLexicon
+    vocab = _sockeye_vocab()
+    lexicon = TopKLexicon(vocab, vocab)
+    lexicon.lex = np.tile(np.arange(4, 8, dtype="int32"), (_SK_VOCAB, 1))
+    return lexicon
+
+
+def _build_sockeye(name):
+    import mxnet as mx
+    kind, _, rest = name.partition(":")
+    source = mx.nd.array([[[1], [2], [3], [4], [0]], [[5], [6], [7], [0], [0]]])
+    source_length = mx.nd.array([4, 3])
+    if kind == "model":
+        from sockeye.model import SockeyeModel
+        net = SockeyeModel(_sockeye_config(*SOCKEYE_MODELS[rest]))
+        target = mx.nd.array([[[2], [3], [4], [0]], [[6], [7], [0], [0]]])
+        return net, [source, source_length, target, mx.nd.array([3, 2])]
+    if kind == "loss":
+        from sockeye import constants as C, loss
+        if rest in ("PoissonLoss", "MSELoss"):
+            outputs = {C.LENRATIO_NAME: mx.nd.array([1.5, 0.5])}
+            labels = {C.LENRATIO_LABEL_NAME: mx.nd.array([1.0, 2.0])}
+        else:
+            outputs = {C.LOGITS_NAME: _normal((2, 4, _SK_VOCAB))}
+            labels = {C.TARGET_LABEL_NAME: mx.nd.array([[2, 3, 4, 0], [6, 7, 0, 0]])}
+        return getattr(loss, rest)(), [outputs, labels]
+    if kind == "scorer":
+        from sockeye.beam_search import CandidateScorer
+        from sockeye.scoring import BatchScorer
+        kwargs, penalties = SOCKEYE_SCORERS[rest]
+        net = BatchScorer(CandidateScorer(*penalties), **kwargs)
+        labels = mx.nd.array([[2, 3, 4, 0], [6, 7, 0, 0]])
+        return net, [_normal((2, 4, _SK_VOCAB)), labels, mx.nd.array([1.0, 1.2]), source_length, mx.nd.array([3, 2])]
+    greedy, beam_size, lexicons = SOCKEYE_SEARCHES[rest]
+    return _sockeye_search_block()(greedy, beam_size, lexicons), [source, source_length, mx.nd.array([6, 6], dtype="int32")]
+
+
+def _sockeye_search_block():
+    """The block class calling a sockeye search as its translator does (defined lazily: MXNet is imported
+    in the worker only)."""
+    import mxnet as mx
+
+    class SockeyeSearch(mx.gluon.Block):
+        """A search of sockeye.beam_search on a tiny SockeyeModel. The model is a child (the translator
+        initializes and hybridizes its models itself); one call runs the search once per lexicon of
+        ``lexicons`` (one batch each) and returns the word indices of each as NDArrays."""
+
+        def __init__(self, greedy, beam_size, lexicons):
+            super().__init__()
+            from sockeye.beam_search import CandidateScorer, get_search_algorithm
+            from sockeye.model import SockeyeModel
+            self.model = SockeyeModel(_sockeye_config(), inference_only=True)
+            self.search = get_search_algorithm(
+                [self.model], beam_size=beam_size, context=mx.cpu(), vocab_target=_sockeye_vocab(),
+                output_scores=False, scorer=CandidateScorer(1.0, 0.0, 0.0),
+                constant_length_ratio=-1.0 if greedy else 0.0, hybridize=False, greedy=greedy)
+            self.lexicons = [None if kind == "none" else _sockeye_lexicon() for kind in lexicons]
+            self.batch = 1 if greedy else None  # greedy search translates one sentence at a time
+
+        def forward(self, source, source_length, max_output_lengths):
+            batch = self.batch or source.shape[0]
+            outputs = []
+            for lexicon in self.lexicons:
+                result = self.search(source[:batch], source_length[:batch], lexicon, [None] * batch,
+                                     [None] * batch, max_output_lengths[:batch])
+                outputs.append(mx.nd.array(result[1]))
+            return outputs
+
+    return SockeyeSearch
