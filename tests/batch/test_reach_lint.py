@@ -111,6 +111,20 @@ def write_package(root: Path, **modules: str) -> Path:
     return package
 
 
+def import_fresh(root: Path, module: str):
+    """``module`` of the package ``write_package`` wrote under ``root``, imported anew (another test's
+    ``pkg`` may be in sys.modules)."""
+    import importlib
+    import sys
+    for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
+        del sys.modules[name]
+    sys.path.insert(0, str(root))
+    try:
+        return importlib.import_module(module)
+    finally:
+        sys.path.remove(str(root))
+
+
 def run(args):
     kwargs = {"mix_stderr": False} if "mix_stderr" in inspect.signature(CliRunner.__init__).parameters else {}
     return CliRunner(**kwargs).invoke(main, ["check"] + args, catch_exceptions=False)
@@ -317,6 +331,21 @@ def test_an_annotated_constructor_argument_is_followed_for_each_subclass(tmp_pat
     found = diagnostics(["--no-cache", "pkg"])
     assert [(name, row, code) for name, row, code, _ in found] == [("typed.py", 18, "HY101")]
     assert found[0][3].endswith("(via self.output.distribution((x, y)).log_prob)")
+
+
+@pytest.mark.mxnet
+def test_an_annotated_constructor_argument_fails_hybridized_on_mxnet(tmp_path):
+    """The pattern above on MXNet 1.9.1 (issue 43 item 10, gluonts' distribution outputs): a block given an
+    output object whose distribution class adds `(B, T)` and `(1,)` runs eagerly and fails hybridized."""
+    mx = pytest.importorskip("mxnet")
+    write_package(tmp_path, dist=DIST, typed=TYPED)
+    typed = import_fresh(tmp_path, "pkg.typed")
+    block = typed.Typed(typed.NormalOutput())
+    x, y = mx.nd.array([[0.5, 1.5, 2.0]]), mx.nd.array([[1.0, 2.0, 0.5]])
+    assert block(x, y).shape == (1, 3)  # eagerly `(1, 3) + (1,)` broadcasts
+    block.hybridize()
+    with pytest.raises(mx.base.MXNetError, match="plus"):
+        block(x, y)
 
 
 def test_lone_modules_of_one_folder_stay_packages_of_their_own(tmp_path):
@@ -834,17 +863,9 @@ def test_reached_fixes_write_the_functions_f_and_keep_their_lines_indented(logit
 @pytest.mark.mxnet
 def test_reached_fixes_repair_the_model_on_mxnet(logit_project):
     mx = pytest.importorskip("mxnet")
-    import importlib
-    import sys
 
     def outputs():
-        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
-            del sys.modules[name]
-        sys.path.insert(0, str(logit_project))
-        try:
-            model = importlib.import_module("pkg.model").Model()
-        finally:
-            sys.path.remove(str(logit_project))
+        model = import_fresh(logit_project, "pkg.model").Model()
         x, mu, sigma = mx.nd.array([[0.2, 0.7]]), mx.nd.array([[0.1, 0.3]]), mx.nd.array([[0.5, 0.9]])
         eager = model(x, mu, sigma).asnumpy()
         model.hybridize()
