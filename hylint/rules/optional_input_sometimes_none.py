@@ -126,12 +126,15 @@ No fix: which tensor stands for "nothing" is the author's decision.
         reported: Set[int] = set()
         by_child: Dict[str, List[cst.Call]] = defaultdict(list)
         for fn in [node] + _helpers_called(node, cls, ctx):
+            calls = _child_calls(fn, cls, classes)
+            if not calls:
+                continue
             assigned = _assigned(fn)
             locals_ = {p.name.value for p in _params(fn)} | assigned  # what may differ from call to call
             optional = _none_default_params(fn, assigned)
             tests = tests_around(fn, cst.Call)
             bindings = _Bindings(fn)
-            for attr, call in _child_calls(fn, cls, classes):
+            for attr, call in calls:
                 for position, arg in enumerate(_positional(call)):
                     tested = set().union(*tests.get(id(call), []))
                     why = _sometimes_none(arg.value, locals_, optional, tested, fn, ctx) or \
