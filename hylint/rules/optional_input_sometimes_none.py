@@ -1,5 +1,5 @@
 from collections import defaultdict
-from typing import Dict, List, Optional, Set, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -35,6 +35,9 @@ argument at one position can be `None` on some calls and a tensor on others:
   when an `if` testing a local name or a parameter passes (`ids = None`, then `if lexicon: ids =
   lookup(x)`, then `self.step(x, ids)`: sockeye 2.3.17's greedy search, `beam_search.py:606`), and that
   `if` does not also hold the call.
+- a local bound to `None` before a loop and to a value after the call inside it, so the loop's first
+  pass passes `None` and the next ones a value (`state = None`, then `for t in ...: state =
+  self.cell(x[t], state)`), unless each pass binds it before the call.
 
 A child whose class overrides `forward` (it may take the `None` call eagerly) is not flagged. A test
 on the block's configuration only (`ids if self.lexicon else None`) chooses one structure for the
@@ -51,7 +54,10 @@ with `Step.hybrid_forward(self, F, x, ids=None)` branching on `ids is None` and 
 two calls with one structure, or the same calls eagerly, run. The same with `ids = None` then `if lexicon:
 ids = nd.array(...)` before the call, with `hybridize()` or `hybridize(static_alloc=True)` (as sockeye's
 `get_search_algorithm` does). Omitting the input on the first call and passing it on the second raises
-the same error (`Stored format = [0, 0], input format = [0]`). A hybridized `HybridBlock` parent making
+the same error (`Stored format = [0, 0], input format = [0]`), and so does a plain Block's loop
+`state = None; for t in range(3): state = self.cell(x[t], state)` on the second pass (`Stored format =
+[0, 0], input format = [0, -1]`: MXNet 1.9.1 names the new call's structure "stored" and the cached one
+"input"). A hybridized `HybridBlock` parent making
 the same call runs (its trace passes Symbols; the branch it took is frozen in its graph instead).
 
 ## Example
@@ -97,6 +103,11 @@ No fix: which tensor stands for "nothing" is the author's decision.
         Valid(_STEP.replace("        return x\n", "        return x\n\n    def forward(self, x, ids=None):\n"
                                                 "        return x if ids is None else x + ids\n")
               + "    def forward(self, x, ids, lexicon):\n        return self.step(x, ids if lexicon else None)\n"),
+        Valid(_STEP + "    def forward(self, x):\n        ids = None\n        for t in range(3):\n"
+                      "            ids = x * t\n            out = self.step(x, ids)\n            ids = out\n"
+                      "        return out\n"),
+        Valid(_STEP + "    def forward(self, x):\n        ids = None\n        for t in range(3):\n"
+                      "            out = self.step(x, ids)\n        ids = out\n        return out\n"),
         Valid(_STEP.replace("class Step(HybridBlock)", "class Step(Block)")
               + "    def forward(self, x, ids, lexicon):\n        return self.step(x, ids if lexicon else None)\n"),
     ]
@@ -114,6 +125,10 @@ No fix: which tensor stands for "nothing" is the author's decision.
                         "            ids, _ = x * 2, x\n        return self.step(x, ids)\n"),
         Invalid(_STEP + "    def forward(self, x, lexicon):\n        ids = x * 2\n        if not lexicon:\n"
                         "            ids = None\n        return self.step(x, ids)\n"),
+        Invalid(_STEP + "    def forward(self, x):\n        ids = None\n        for t in range(3):\n"
+                        "            ids = self.step(x, ids)\n        return ids\n"),
+        Invalid(_STEP + "    def forward(self, x):\n        ids = None\n        while x.sum() > 0:\n"
+                        "            out = self.step(x, ids)\n            ids = out * 2\n        return ids\n"),
         Invalid(_STEP + "    def forward(self, x, ids=None):\n        if ids is None:\n            return self.step(x)\n"
                         "        return self.step(x, ids)\n"),
     ]
@@ -237,49 +252,70 @@ def _sometimes_none(value: cst.BaseExpression, locals_: Set[str], optional: Set[
 
 class _Bindings:
     """Where ``fn`` binds each plain name (``n = ...``, ``n, m = ...``): the binding's order among the
-    statements and calls of ``fn``, whether it binds ``None``, and the tests deciding whether it runs."""
+    statements and calls of ``fn`` (an assignment counts once its value is computed: after the calls in
+    it), whether it binds ``None``, the tests deciding whether it runs and the loops around it."""
 
     def __init__(self, fn: cst.FunctionDef) -> None:
-        self.order: Dict[int, int] = {}  # id(Assign or Call) -> its place in source order
+        self.order: Dict[int, int] = {}  # id(Assign or Call) -> its place in the order things happen
+        self.loops: Dict[int, FrozenSet[int]] = {}  # id(Assign or Call) -> the loops (ids) around it
         self.of: Dict[str, List[Tuple[cst.Assign, bool]]] = defaultdict(list)
         self.tests = tests_around(fn, cst.Assign)
+        around: List[int] = []
+
+        def place(node: cst.CSTNode) -> None:
+            self.order[id(node)] = len(self.order)
+            self.loops[id(node)] = frozenset(around)
 
         def assign(node: cst.Assign) -> None:
-            self.order[id(node)] = len(self.order)
+            place(node)
             for target in node.targets:
                 single = isinstance(target.target, cst.Name)
                 for name in names_in(target.target):
                     self.of[name].append((node, single and _is_none(node.value)))
 
-        def call(node: cst.Call) -> None:
-            self.order[id(node)] = len(self.order)
+        walk_types(fn.body, {cst.Call: place, cst.For: lambda node: around.append(id(node)),
+                             cst.While: lambda node: around.append(id(node))},
+                   {cst.Assign: assign, cst.For: lambda node: around.pop(), cst.While: lambda node: around.pop()},
+                   _BINDINGS_SKIP)
 
-        walk_types(fn.body, {cst.Assign: assign, cst.Call: call}, {}, _BINDINGS_SKIP)
+    def before(self, node: cst.CSTNode, other: cst.CSTNode) -> bool:
+        return self.order.get(id(node), -1) < self.order.get(id(other), -1)
 
 
-_BINDINGS_SKIP = skipped_types(frozenset({"Assign", "Call"}))
+_BINDINGS_SKIP = skipped_types(frozenset({"Assign", "Call", "For", "While"}))
 
 
 def _rebound_from_none(value: cst.BaseExpression, call: cst.Call, bindings: _Bindings, locals_: Set[str],
                        call_tests: List[Set[str]]) -> Optional[str]:
-    """A local bound to ``None`` and, before the call too, to a value, where one of the two bindings runs
-    only on some calls (an ``if`` testing a parameter or a local, one that does not also decide the call):
-    ``ids = None`` then ``if lexicon: ids = lookup(x)``, then ``self.step(x, ids)``."""
+    """A local bound to ``None`` and to a value before the call, where one of the two bindings runs only
+    on some calls (an ``if`` testing a parameter or a local, one that does not also decide the call):
+    ``ids = None`` then ``if lexicon: ids = lookup(x)``, then ``self.step(x, ids)``; or bound to ``None``
+    before a loop and to a value after the call in the loop, so the loop's first pass passes ``None`` and
+    the next ones a value: ``state = None`` then ``for t in ...: state = self.cell(x[t], state)``."""
     if not isinstance(value, cst.Name):
         return None
     name = value.value
     if any(name in names for names in call_tests):
         return None  # the call itself runs for one outcome of a test on the name (`if ids is not None:`)
-    before = [(node, none) for node, none in bindings.of.get(name, [])
-              if bindings.order.get(id(node), -1) < bindings.order.get(id(call), -1)]
-    if not any(none for _, none in before) or all(none for _, none in before):
-        return None
-    for node, _ in before:
-        per_call = [names for names in bindings.tests.get(id(node), [])
-                    if names & locals_ and names not in call_tests]
-        if per_call:
-            test = ", ".join(f"`{n}`" for n in sorted(per_call[0] & locals_))
-            return f"`{name}`, bound to `None` or to a value as a test of {test} decides per call"
+    bound = bindings.of.get(name, [])
+    before = [(node, none) for node, none in bound if bindings.before(node, call)]
+    if any(none for _, none in before) and not all(none for _, none in before):
+        for node, _ in before:
+            per_call = [names for names in bindings.tests.get(id(node), [])
+                        if names & locals_ and names not in call_tests]
+            if per_call:
+                test = ", ".join(f"`{n}`" for n in sorted(per_call[0] & locals_))
+                return f"`{name}`, bound to `None` or to a value as a test of {test} decides per call"
+    loops = bindings.loops.get(id(call), frozenset())
+    for node, none in bound:
+        shared = bindings.loops.get(id(node), frozenset()) & loops  # a loop around the binding and the call
+        if none or not shared or bindings.before(node, call):
+            continue
+        rebound_first = any(bindings.loops.get(id(other), frozenset()) & shared and bindings.before(other, call)
+                            for other, _ in bound)  # each pass binds the name before the call
+        if not rebound_first and any(other_none and bindings.before(other, call) and
+                                     not bindings.loops.get(id(other), frozenset()) & shared for other, other_none in bound):
+            return f"`{name}`, `None` on the first pass of the loop and a value, bound after the call, on the next"
     return None
 
 
