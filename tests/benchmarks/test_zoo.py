@@ -61,6 +61,22 @@ def test_committed_labels_are_measurements_with_their_evidence():
                 assert not path.startswith("/") and path.split("/")[0] in LIBRARIES, where
 
 
+def test_sockeye_is_labelled_model_by_model_with_its_root_cause():
+    """sockeye's models are listed without MXNet (models.py), each has its label, and the one that fails is the
+    search called with a lexicon, then without: the argument structure of GreedyTop1 at beam_search.py:606."""
+    import models
+    names = models.model_names("sockeye")
+    assert json.loads((ZOO / "labels" / "model_lists.json").read_text())["sockeye"] == names
+    labels = {label["name"]: label for label in committed()["sockeye"]}
+    assert sorted(labels) == names
+    failing = {name: label for name, label in labels.items() if label["verdict"] != "OK"}
+    assert list(failing) == ["search:greedy_lexicon_then_none"]
+    error = failing["search:greedy_lexicon_then_none"]["error"]
+    assert error["type"] == "ValueError" and "argument structure" in error["message"]
+    assert error["frames"][-1][:2] == ["sockeye/beam_search.py", 606]
+    assert labels["search:greedy_lexicon"]["verdict"] == labels["search:greedy"]["verdict"] == "OK"
+
+
 def _tree(tmp_path):
     source = tmp_path / "lib"
     (source / "pkg").mkdir(parents=True)
