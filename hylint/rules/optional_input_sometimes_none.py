@@ -30,14 +30,19 @@ argument at one position can be `None` on some calls and a tensor on others:
 - a parameter of that method that defaults to `None`, passed on as it is (`def forward(self, x, ids=None):
   return self.step(x, ids)`), outside any `if` that tests it;
 - two calls of the same child there, one passing `None` (or fewer arguments) where the other passes
-  a value.
+  a value;
 - a local bound to `None` and, before the call, to a value, where one of the two bindings runs only
   when an `if` testing a local name or a parameter passes (`ids = None`, then `if lexicon: ids =
   lookup(x)`, then `self.step(x, ids)`: sockeye 2.3.17's greedy search, `beam_search.py:606`), and that
-  `if` does not also hold the call.
+  `if` does not also hold the call;
 - a local bound to `None` before a loop and to a value after the call inside it, so the loop's first
   pass passes `None` and the next ones a value (`state = None`, then `for t in ...: state =
   self.cell(x[t], state)`), unless each pass binds it before the call.
+
+The value need not be proven a tensor: its structure differs from `None`'s whatever it is, and a
+hybridized block given something that is neither `None` nor tensors (nested in lists) raises on that
+call anyway (measured: a number, a list of numbers or a string gives `ValueError: When hybridized, the
+input of HybridBlock input must be (nested) list of Symbol or NDArray`).
 
 A child whose class overrides `forward` (it may take the `None` call eagerly) is not flagged. A test
 on the block's configuration only (`ids if self.lexicon else None`) chooses one structure for the
@@ -57,8 +62,7 @@ ids = nd.array(...)` before the call, with `hybridize()` or `hybridize(static_al
 the same error (`Stored format = [0, 0], input format = [0]`), and so does a plain Block's loop
 `state = None; for t in range(3): state = self.cell(x[t], state)` on the second pass (`Stored format =
 [0, 0], input format = [0, -1]`: MXNet 1.9.1 names the new call's structure "stored" and the cached one
-"input"). A hybridized `HybridBlock` parent making
-the same call runs (its trace passes Symbols; the branch it took is frozen in its graph instead).
+"input"). A hybridized `HybridBlock` parent making the same call runs (its trace passes Symbols; the branch it took is frozen in its graph instead).
 
 ## Example
 ```python
