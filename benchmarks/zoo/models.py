@@ -58,7 +58,8 @@ def model_names(library: str) -> list[str]:
         return sorted(get_model_list()) + sorted(f"loss:{name}" for name in GLUONFR_LOSSES)
     if library == "sockeye":
         return sorted([f"model:{name}" for name in SOCKEYE_MODELS] + [f"search:{name}" for name in SOCKEYE_SEARCHES]
-                      + [f"loss:{name}" for name in SOCKEYE_LOSSES] + [f"scorer:{name}" for name in SOCKEYE_SCORERS])
+                      + [f"loss:{name}" for name in SOCKEYE_LOSSES] + [f"scorer:{name}" for name in SOCKEYE_SCORERS]
+                      + [f"block:{name}" for name in SOCKEYE_BLOCKS])
     raise ValueError(f"unknown library {library!r}; known: {', '.join(LIBRARIES)}")
 
 
@@ -504,7 +505,7 @@ def _build_gluonfr(name):
 # called as in training on a batch of 2 (source, source lengths, target, target lengths); its search algorithms
 # (sockeye.beam_search.get_search_algorithm on such a model, which sockeye's translator builds and hybridizes)
 # on the inputs the translator gives them; its losses, HybridBlocks called on the model's outputs and labels; and
-# its BatchScorer (sockeye.score) on logits, labels and lengths.
+# its BatchScorer (sockeye.score) on logits, labels and lengths; and the layers no transformer builds, alone.
 # sockeye 2.3.17 pins mxnet==1.8.0.post0: it is labelled in a venv of its own, installed with --no-deps beside
 # mxnet==1.9.1, numpy==1.23.5, pyyaml, portalocker and sacrebleu==1.4.14 (benchmarks/zoo/README.md).
 
@@ -519,6 +520,8 @@ SOCKEYE_SEARCHES = {"greedy": (True, 1, ("none",)), "greedy_lexicon": (True, 1, 
                     "greedy_lexicon_then_none": (True, 1, ("topk", "none")),
                     "beam": (False, 2, ("none",)), "beam_lexicon": (False, 2, ("topk",)),
                     "beam_lexicon_then_none": (False, 2, ("topk", "none"))}
+# HybridBlocks of sockeye.layers that no transformer model above builds, called on their own
+SOCKEYE_BLOCKS = ("PlainDotAttention", "ProjectedDotAttention", "WeightNormalization", "LHUC")
 SOCKEYE_LOSSES = ("CrossEntropyLoss", "CrossEntropyLossWithoutSoftmaxOutput", "PoissonLoss", "MSELoss")
 # sockeye's scoring (`sockeye.score` hybridizes a BatchScorer): name -> (its keyword arguments, CandidateScorer's
 # length penalty alpha, beta and brevity penalty weight)
@@ -532,7 +535,7 @@ def _sockeye_config(decoder_type="transformer", lhuc=False, length_task=False):
     from sockeye import constants as C, data_io, encoder, layers, model, transformer
 
     def transformer_config(**kwargs):
-        return transformer.TransformerConfig(
+        return transformer.TransformerConfig(use_lhuc=lhuc,
             model_size=_SK_SIZE, attention_heads=2, feed_forward_num_hidden=2 * _SK_SIZE, act_type="relu",
             num_layers=1, dropout_attention=0.0, dropout_act=0.0, dropout_prepost=0.0,
             positional_embedding_type=C.FIXED_POSITIONAL_EMBEDDING, preprocess_sequence="n",
@@ -588,6 +591,17 @@ def _build_sockeye(name):
             outputs = {C.LOGITS_NAME: _normal((2, 4, _SK_VOCAB))}
             labels = {C.TARGET_LABEL_NAME: mx.nd.array([[2, 3, 4, 0], [6, 7, 0, 0]])}
         return getattr(loss, rest)(), [outputs, labels]
+    if kind == "block":
+        from sockeye import layers
+        # attention: queries (length 3, batch 2, depth 8), a memory of length 5 (keys and values interleaved:
+        # depth 16 for the plain one), the valid memory length per batch row and query position (int32)
+        queries, memory = _normal((3, 2, _SK_SIZE)), _normal((5, 2, 2 * _SK_SIZE))
+        lengths = mx.nd.array([[5, 5, 5], [3, 3, 3]], dtype="int32")
+        return {"PlainDotAttention": lambda: (layers.PlainDotAttention(), [queries, memory, lengths]),
+                "ProjectedDotAttention": lambda: (layers.ProjectedDotAttention("att_", _SK_SIZE, "float32"),
+                                                  [queries, memory, lengths]),
+                "WeightNormalization": lambda: (layers.WeightNormalization(4), [_normal((4, 3))]),
+                "LHUC": lambda: (layers.LHUC(_SK_SIZE), [_normal((2, 4, _SK_SIZE))])}[rest]()
     if kind == "scorer":
         from sockeye.beam_search import CandidateScorer
         from sockeye.scoring import BatchScorer
