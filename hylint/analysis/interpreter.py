@@ -172,7 +172,7 @@ class HybridContext:
             self._walk_stmt(stmt)
             self._eager_depth -= rest_eager
             if isinstance(stmt, cst.If):
-                mode = guard_mode(stmt.test, self.f_name, self.module.guards, self._f_attrs)
+                mode = self._guard_mode(stmt.test)
                 ends = ends_control_flow(stmt.body)
                 if mode == "sym" and ends == "raise" and stmt.orelse is None:
                     self.opted_out = True
@@ -189,7 +189,7 @@ class HybridContext:
                 self._walk_small(small)
         elif isinstance(stmt, cst.If):
             self.expr(stmt.test)
-            mode = guard_mode(stmt.test, self.f_name, self.module.guards, self._f_attrs)
+            mode = self._guard_mode(stmt.test)
             if mode is not None:
                 self.guards.append(GuardRegion(stmt, mode))
                 if mode == "nd":
@@ -430,7 +430,7 @@ class HybridContext:
         if kind is cst.BooleanOperation:
             left = self.expr(node.left)
             # `F is nd and x.sum() > 0` (or `F is sym or ...`): the right side is evaluated only eagerly
-            mode = guard_mode(node.left, self.f_name, self.module.guards, self._f_attrs)
+            mode = self._guard_mode(node.left)
             eager_right = mode == ("nd" if isinstance(node.operator, cst.And) else "sym")
             if eager_right:
                 self.eager_only.add(node.right)
@@ -451,7 +451,7 @@ class HybridContext:
             return result
         if kind is cst.IfExp:
             self.expr(node.test)
-            mode = guard_mode(node.test, self.f_name, self.module.guards, self._f_attrs)  # `a if F is nd else b`: one side runs eagerly only
+            mode = self._guard_mode(node.test)  # `a if F is nd else b`: one side runs eagerly only
             eager_side = node.body if mode == "nd" else node.orelse if mode == "sym" else None
             declared = opt_out_test(node.test, self._opt_outs)
             if eager_side is None and declared is not None:  # `size if self.size is not None else x.shape[2]`
@@ -765,6 +765,10 @@ class HybridContext:
             self.module.contexts[fn] = context
             self.module.in_progress.discard(fn)
         return context.return_value if context is not None else UNKNOWN
+
+    def _guard_mode(self, test: cst.BaseExpression) -> Optional[str]:
+        """The mode ``test`` tests (analysis/guards.py ``guard_mode``), with what the module knows of F's names."""
+        return guard_mode(test, self.f_name, self.module.guards, self._f_attrs, self.module.mxnet_aliases)
 
     def _passes_f(self, arg: cst.Arg, value: Value) -> bool:
         """The argument is F: this function's F name, or an attribute of self that holds it (``self.F``
