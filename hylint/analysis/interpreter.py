@@ -640,6 +640,9 @@ class HybridContext:
             op = callee[len(self.f_name) + 1:]
             if op.split(".", 1)[0] in ("np", "npx"):
                 return UNKNOWN  # a numpy-mode array (`F.np.split(x, 1)` is even a list): not a legacy tensor
+            literal = _array_literal_shape(node, callee) if op == "array" else None
+            if literal is not None:
+                return tensor(literal)  # `F.array([0.])`: (1,), as `nd.array([0.])`
             return ops.evaluate(ops.OpCall(op.rsplit(".", 1)[-1], callee, node, False, tuple(arg_values)))
         root = callee.split(".", 1)[0]
         if in_nd_namespace(callee):
@@ -653,13 +656,8 @@ class HybridContext:
             several = ops.evaluate(ops.OpCall(last, callee, node, False, tuple(arg_values)))
             if several.kind is not Kind.TENSOR:
                 return several  # `nd.split(x, num_outputs=2)`: a list of NDArrays, as `F.split`'s outputs
-            shape = Shape(static=True)
-            if last == "array" and node.args:
-                dims = nested_literal_shape(node.args[0].value)
-                if dims is not None:
-                    shape = Shape(rank=len(dims), dims=dims, unit_axis=1 in dims, static=True,
-                                  why=f"`{callee}` literal of shape {dims}")
-            elif last in ops.CREATION_OPS:
+            shape = (_array_literal_shape(node, callee) if last == "array" else None) or Shape(static=True)
+            if last != "array" and last in ops.CREATION_OPS:
                 shape = ops.creation(ops.OpCall(last, callee, node, False, tuple(arg_values)))
             return tensor(shape)
         if root in ("np", "numpy", "onp"):
@@ -830,3 +828,12 @@ class HybridContext:
         if returns_tuple(helper):
             return Value(Kind.SEQ)
         return tensor(certain=False)
+
+
+def _array_literal_shape(node: cst.Call, callee: str) -> Optional[Shape]:
+    """``nd.array([[1, 2]])``, ``F.array([0.])``: the shape of the nested literal the tensor is made from."""
+    first = node.args[0] if node.args else None
+    dims = nested_literal_shape(first.value) if first is not None and first.keyword is None else None
+    if dims is None:
+        return None
+    return Shape(rank=len(dims), dims=dims, unit_axis=1 in dims, static=True, why=f"`{callee}` literal of shape {dims}")
