@@ -823,8 +823,8 @@ class HybridContext:
         if context is not None:
             context.callers.append((self, node))
         result = _detached(context.return_value, self.is_helper) if context is not None else UNKNOWN
-        if result.kind is not Kind.UNKNOWN:
-            return result  # a tensor, a tuple of them, or a Python value (`tuple(s * 2 for s in ...)`)
+        if result.kind is not Kind.UNKNOWN or result.mixed:
+            return result  # a tensor, a tuple of them, a Python value (`tuple(s * 2 for s in ...)`), or either
         if returns_tuple(helper):
             return Value(Kind.SEQ)
         return tensor(certain=False)
