@@ -23,9 +23,9 @@ def guard_mode(test: cst.BaseExpression, f_name: str, helpers: Mapping[str, str]
     of the package's guard functions the module sees, with the mode each tests of its argument
     (``mxnet_is_ndarray(F)``, analysis/reach/package.py). ``f_attrs``: attributes that hold F as well
     (``self.F`` of an object built in the trace: ``self.F is mx.nd``). ``aliases``: the module's names for
-    mxnet (``import mxnet as _mx``: ``F == _mx.sym``; syntax/imports.py ``mxnet_aliases``). An ``and`` with an eager-only operand
-    is true only eagerly (``x is not None and F is nd``); its negation is no test of the mode, so it is never
-    'sym'."""
+    mxnet (``import mxnet as _mx``: ``F == _mx.sym``; syntax/imports.py ``mxnet_aliases``). An ``and`` with
+    an eager-only operand is true only eagerly (``x is not None and F is nd``); its negation is no test of the
+    mode, so it is never 'sym'."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         modes = {guard_mode(test.left, f_name, helpers, f_attrs, aliases),
                  guard_mode(test.right, f_name, helpers, f_attrs, aliases)}
