@@ -79,3 +79,11 @@ def test_the_same_branch_unguarded_is_reported():
 def test_a_name_that_is_not_mxnet_is_no_guard():
     other = MODULE.replace("import mxnet as _mx", "import mxnet as mx\nimport numpy as _mx")
     assert ("HY402", ELSE_ROW + 1) in codes(other)
+
+
+def test_a_reduced_parse_keeps_the_aliasing_import_for_every_rule():
+    from hylint.lint.regions import reduce_source
+    reduced = reduce_source(MODULE, frozenset())  # a selection no rule of which reads mxnet-imports
+    assert reduced is not None and "import mxnet as _mx" in reduced and "import symbol as S" not in reduced
+    spelled = MODULE.replace("import mxnet as _mx", "import mxnet as mx").replace("_mx.nd", "mx.nd")
+    assert "import mxnet as mx" not in reduce_source(spelled, frozenset())  # the guard reads `mx` by spelling
