@@ -47,13 +47,13 @@ def _archive(prefix: str, downloads: Path = DOWNLOADS) -> Path:
     return found[0] if found else None
 
 
-def _download(requirement: str, kind: str, downloads: Path = DOWNLOADS) -> None:
+def _download(requirement: str, kind: str, downloads: Path = DOWNLOADS, python: str = "3.8") -> None:
     downloads.mkdir(parents=True, exist_ok=True)
     if kind == "sdist":
         _download_sdist(requirement, downloads)
         return
     command = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-               "--only-binary", ":all:", "--platform", "manylinux2014_x86_64", "--python-version", "3.8",
+               "--only-binary", ":all:", "--platform", "manylinux2014_x86_64", "--python-version", python,
                "-d", str(downloads), requirement]
     print("corpus: " + " ".join(command[3:]), file=sys.stderr)
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)

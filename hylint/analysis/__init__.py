@@ -21,6 +21,7 @@ from hylint.analysis.interpreter import HybridContext
 from hylint.analysis.module import ClassInfo, ModuleInfo, collect_defs, sets_numpy_mode
 from hylint.analysis.reach import FileReach
 from hylint.analysis.traced import add_reached
+from hylint.syntax.imports import mxnet_aliases
 from hylint.syntax.nodes import param_names
 from hylint.analysis.values import Value
 
@@ -36,6 +37,7 @@ def analyze_module(module: cst.Module, reach: Optional[FileReach] = None) -> Mod
     collect_defs(module.body, classes, functions, class_of)
     info = ModuleInfo(classes, class_of, functions, {})
     info.numpy_mode = sets_numpy_mode(module)
+    info.mxnet_aliases = mxnet_aliases(module)
     if reach is not None:
         info.guards = dict(reach.guards)  # read by the guards of every hybrid context below
     pending: List[Tuple[cst.FunctionDef, Optional[ClassInfo], Optional[str], Dict[str, Value], bool]] = []

@@ -323,6 +323,9 @@ def classify_params(fn: cst.FunctionDef, f_name: str, cls: Optional[ClassInfo], 
                                 name in doc_seq or bool(SEQ_NAME.match(name)) or
                                 name in evidence.indexed_by_variable | evidence.indexed_by_counter |
                                 evidence.read_by_counter)
+        if name in incoming and incoming[name].mixed:
+            result[name] = replace(incoming[name], name=name)  # a tensor or not, as the caller's paths say
+            continue
         if name in incoming and incoming[name].kind is not Kind.UNKNOWN and not listlike:
             result[name] = replace(incoming[name], name=name)
             if result[name].unproven and (name in evidence.tensor or name in layer_inputs):

@@ -11,29 +11,33 @@ from typing import AbstractSet, Dict, FrozenSet, Mapping, Optional, Tuple
 import libcst as cst
 
 from hylint.facts.names import (HYBRIDIZABLE_FLAG, ND_MODULE_NAME, ND_NAMES, ND_TYPES, SYM_MODULE_NAME, SYM_NAMES,  # noqa: F401
-                                SYM_TYPES)  # (ND_NAMES read through here)
+                                SYM_TYPES, namespace_mode)  # (ND_NAMES read through here)
 from hylint.syntax.nodes import dotted_name
 from hylint.syntax.walk import walk
 
 
 def guard_mode(test: cst.BaseExpression, f_name: str, helpers: Mapping[str, str] = MappingProxyType({}),
-               f_attrs: AbstractSet[str] = frozenset()) -> Optional[str]:
+               f_attrs: AbstractSet[str] = frozenset(),
+               aliases: Mapping[str, str] = MappingProxyType({})) -> Optional[str]:
     """'nd' when ``test`` is true only eagerly, 'sym' when only hybridized, else None. ``helpers``: the names
     of the package's guard functions the module sees, with the mode each tests of its argument
     (``mxnet_is_ndarray(F)``, analysis/reach/package.py). ``f_attrs``: attributes that hold F as well
-    (``self.F`` of an object built in the trace: ``self.F is mx.nd``). An ``and`` with an eager-only operand
-    is true only eagerly (``x is not None and F is nd``); its negation is no test of the mode, so it is never
-    'sym'."""
+    (``self.F`` of an object built in the trace: ``self.F is mx.nd``). ``aliases``: the module's names for
+    mxnet (``import mxnet as _mx``: ``F == _mx.sym``; syntax/imports.py ``mxnet_aliases``). An ``and`` with
+    an eager-only operand is true only eagerly (``x is not None and F is nd``); its negation is no test of the
+    mode, so it is never 'sym'."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        modes = {guard_mode(test.left, f_name, helpers, f_attrs), guard_mode(test.right, f_name, helpers, f_attrs)}
+        modes = {guard_mode(test.left, f_name, helpers, f_attrs, aliases),
+                 guard_mode(test.right, f_name, helpers, f_attrs, aliases)}
         return "nd" if "nd" in modes and "sym" not in modes else None
-    return _exact_mode(test, f_name, helpers, f_attrs)
+    return _exact_mode(test, f_name, helpers, f_attrs, aliases)
 
 
 def _exact_mode(test: cst.BaseExpression, f_name: str, helpers: Mapping[str, str],
-                f_attrs: AbstractSet[str] = frozenset()) -> Optional[str]:
+                f_attrs: AbstractSet[str] = frozenset(),
+                aliases: Mapping[str, str] = MappingProxyType({})) -> Optional[str]:
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _exact_mode(test.expression, f_name, helpers, f_attrs)
+        inner = _exact_mode(test.expression, f_name, helpers, f_attrs, aliases)
         return {"nd": "sym", "sym": "nd"}.get(inner or "")
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         left = dotted_name(test.left)
@@ -43,7 +47,7 @@ def _exact_mode(test: cst.BaseExpression, f_name: str, helpers: Mapping[str, str
         if left not in holders and right in holders:
             left, right = right, left
         if left in holders and right is not None:
-            mode = "nd" if right in ND_NAMES else "sym" if right in SYM_NAMES else None
+            mode = namespace_mode(right, aliases)
             if mode is None:
                 return None
             if isinstance(comparison.operator, (cst.IsNot, cst.NotEqual)):

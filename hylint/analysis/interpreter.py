@@ -172,7 +172,7 @@ class HybridContext:
             self._walk_stmt(stmt)
             self._eager_depth -= rest_eager
             if isinstance(stmt, cst.If):
-                mode = guard_mode(stmt.test, self.f_name, self.module.guards, self._f_attrs)
+                mode = self._guard_mode(stmt.test)
                 ends = ends_control_flow(stmt.body)
                 if mode == "sym" and ends == "raise" and stmt.orelse is None:
                     self.opted_out = True
@@ -189,7 +189,7 @@ class HybridContext:
                 self._walk_small(small)
         elif isinstance(stmt, cst.If):
             self.expr(stmt.test)
-            mode = guard_mode(stmt.test, self.f_name, self.module.guards, self._f_attrs)
+            mode = self._guard_mode(stmt.test)
             if mode is not None:
                 self.guards.append(GuardRegion(stmt, mode))
                 if mode == "nd":
@@ -430,7 +430,7 @@ class HybridContext:
         if kind is cst.BooleanOperation:
             left = self.expr(node.left)
             # `F is nd and x.sum() > 0` (or `F is sym or ...`): the right side is evaluated only eagerly
-            mode = guard_mode(node.left, self.f_name, self.module.guards, self._f_attrs)
+            mode = self._guard_mode(node.left)
             eager_right = mode == ("nd" if isinstance(node.operator, cst.And) else "sym")
             if eager_right:
                 self.eager_only.add(node.right)
@@ -451,7 +451,7 @@ class HybridContext:
             return result
         if kind is cst.IfExp:
             self.expr(node.test)
-            mode = guard_mode(node.test, self.f_name, self.module.guards, self._f_attrs)  # `a if F is nd else b`: one side runs eagerly only
+            mode = self._guard_mode(node.test)  # `a if F is nd else b`: one side runs eagerly only
             eager_side = node.body if mode == "nd" else node.orelse if mode == "sym" else None
             declared = opt_out_test(node.test, self._opt_outs)
             if eager_side is None and declared is not None:  # `size if self.size is not None else x.shape[2]`
@@ -640,6 +640,9 @@ class HybridContext:
             op = callee[len(self.f_name) + 1:]
             if op.split(".", 1)[0] in ("np", "npx"):
                 return UNKNOWN  # a numpy-mode array (`F.np.split(x, 1)` is even a list): not a legacy tensor
+            literal = _array_literal_shape(node, callee) if op == "array" else None
+            if literal is not None:
+                return tensor(literal)  # `F.array([0.])`: (1,), as `nd.array([0.])`
             return ops.evaluate(ops.OpCall(op.rsplit(".", 1)[-1], callee, node, False, tuple(arg_values)))
         root = callee.split(".", 1)[0]
         if in_nd_namespace(callee):
@@ -653,13 +656,8 @@ class HybridContext:
             several = ops.evaluate(ops.OpCall(last, callee, node, False, tuple(arg_values)))
             if several.kind is not Kind.TENSOR:
                 return several  # `nd.split(x, num_outputs=2)`: a list of NDArrays, as `F.split`'s outputs
-            shape = Shape(static=True)
-            if last == "array" and node.args:
-                dims = nested_literal_shape(node.args[0].value)
-                if dims is not None:
-                    shape = Shape(rank=len(dims), dims=dims, unit_axis=1 in dims, static=True,
-                                  why=f"`{callee}` literal of shape {dims}")
-            elif last in ops.CREATION_OPS:
+            shape = (_array_literal_shape(node, callee) if last == "array" else None) or Shape(static=True)
+            if last != "array" and last in ops.CREATION_OPS:
                 shape = ops.creation(ops.OpCall(last, callee, node, False, tuple(arg_values)))
             return tensor(shape)
         if root in ("np", "numpy", "onp"):
@@ -766,6 +764,10 @@ class HybridContext:
             self.module.in_progress.discard(fn)
         return context.return_value if context is not None else UNKNOWN
 
+    def _guard_mode(self, test: cst.BaseExpression) -> Optional[str]:
+        """The mode ``test`` tests (analysis/guards.py ``guard_mode``), with what the module knows of F's names."""
+        return guard_mode(test, self.f_name, self.module.guards, self._f_attrs, self.module.mxnet_aliases)
+
     def _passes_f(self, arg: cst.Arg, value: Value) -> bool:
         """The argument is F: this function's F name, or an attribute of self that holds it (``self.F``
         of an object built in the trace, which the reach says holds F)."""
@@ -821,8 +823,17 @@ class HybridContext:
         if context is not None:
             context.callers.append((self, node))
         result = _detached(context.return_value, self.is_helper) if context is not None else UNKNOWN
-        if result.kind is not Kind.UNKNOWN:
-            return result  # a tensor, a tuple of them, or a Python value (`tuple(s * 2 for s in ...)`)
+        if result.kind is not Kind.UNKNOWN or result.mixed:
+            return result  # a tensor, a tuple of them, a Python value (`tuple(s * 2 for s in ...)`), or either
         if returns_tuple(helper):
             return Value(Kind.SEQ)
         return tensor(certain=False)
+
+
+def _array_literal_shape(node: cst.Call, callee: str) -> Optional[Shape]:
+    """``nd.array([[1, 2]])``, ``F.array([0.])``: the shape of the nested literal the tensor is made from."""
+    first = node.args[0] if node.args else None
+    dims = nested_literal_shape(first.value) if first is not None and first.keyword is None else None
+    if dims is None:
+        return None
+    return Shape(rank=len(dims), dims=dims, unit_axis=1 in dims, static=True, why=f"`{callee}` literal of shape {dims}")

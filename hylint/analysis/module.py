@@ -151,6 +151,9 @@ class ModuleInfo:
     stand_ins: Dict[cst.CSTNode, cst.CSTNode] = field(default_factory=dict)
     # `npx.set_np()` at module level: every block of the module runs in MXNet's numpy mode
     numpy_mode: bool = False
+    # the module's top-level names for mxnet and its submodules (`import mxnet as _mx`: {"_mx": "mxnet"}),
+    # read by the mode guards (`if F == _mx.sym:`)
+    mxnet_aliases: Dict[str, str] = field(default_factory=dict)
 
     def release(self) -> None:
         """Forget the hybrid contexts once the lint is done: each refers back to this module, a cycle that

@@ -62,6 +62,10 @@ class Value:
     # a tensor on evidence that a Python value meets too (`1 - lam` works for a float), or computed from
     # such a value: why it is not proven, else "". Enough to report, never enough for a safe fix
     unproven: str = ""
+    # (kind UNKNOWN) a tensor on one path and a Python value on another, joined: which one reaches a later
+    # use, the paths' tests say (autogluon's `delta`: a tensor when `self.encoding_delta` is set, else
+    # `self.delta_fixed_value`, and each use under the matching test); how a use reads it proves nothing
+    mixed: bool = False
 
     @property
     def is_tensor(self) -> bool:
@@ -73,6 +77,7 @@ class Value:
 
 
 UNKNOWN = Value(Kind.UNKNOWN, certain=False)
+MIXED = Value(Kind.UNKNOWN, certain=False, mixed=True)  # see Value.mixed
 PY = Value(Kind.PY)
 NUMPY = Value(Kind.NUMPY)
 
@@ -109,6 +114,9 @@ def join(a: Value, b: Value) -> Value:
     if a == b:
         return a
     if a.kind is not b.kind:
+        if {a.kind, b.kind} == {Kind.TENSOR, Kind.PY} or \
+                (a.mixed or b.mixed) and {a.kind, b.kind} <= {Kind.TENSOR, Kind.PY, Kind.UNKNOWN}:
+            return MIXED  # a tensor on one path, a Python number (or None) on the other
         return UNKNOWN  # a tensor in one branch and a Python list in the other: neither is known
     elements = a.elements if a.elements == b.elements else ()
     return Value(a.kind, join_shapes(a.shape, b.shape), a.certain and b.certain, a.name if a.name == b.name else None,

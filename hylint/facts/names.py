@@ -2,7 +2,8 @@
 ``dir()`` by scripts/gen_facts.py)."""
 import json
 from pathlib import Path
-from typing import Dict
+from types import MappingProxyType
+from typing import Dict, Mapping, Optional
 
 _NAMES: Dict[str, frozenset] = {}
 
@@ -16,6 +17,21 @@ SYM_NAMES = frozenset({"sym", "symbol", "mx.sym", "mx.symbol", "mxnet.sym", "mxn
 # `npx.set_np()` (any spelling ending in this name) as a module-level statement: MXNet's numpy mode for the
 # module's blocks (read by analysis/module.py; lint/regions.py keeps that statement)
 NUMPY_MODE_SWITCH = "set_np"
+
+
+def namespace_mode(text: Optional[str], aliases: Mapping[str, str] = MappingProxyType({})) -> Optional[str]:
+    """'nd' when the dotted name ``text`` spells the eager namespace, 'sym' when the traced one, else None.
+    ``aliases``: the module's own names for mxnet (syntax/imports.py ``mxnet_aliases``): with ``import mxnet
+    as _mx``, ``_mx.sym`` is ``mxnet.sym``."""
+    if not text:
+        return None
+    head, dot, rest = text.partition(".")
+    for spelling in (text, aliases.get(head, head) + dot + rest):
+        if spelling in ND_NAMES:
+            return "nd"
+        if spelling in SYM_NAMES:
+            return "sym"
+    return None
 
 
 def in_nd_namespace(callee: str) -> bool:

@@ -38,6 +38,8 @@ rule.
   kept code, when that binding is of a region a selected rule reads (*random-bindings*:
   ``numpy``/``random`` modules and their functions, any binding of ``np`` or ``numpy``, assignments;
   *mxnet-imports*: any import from ``mxnet``): any other import reads to those rules as an unbound name;
+  for every rule, an import that names ``mxnet`` or its ``nd``/``sym`` module by another name than one the
+  mode guards know by spelling (``import mxnet as _mx``: the guard ``if F == _mx.sym:``);
 * region *block-constructions*: of the top-level statements that build a block class ``Cls(...)``,
   the first that builds it inside a call of the region's adding methods (``.add(...)``) and the first
   that builds it elsewhere: that pair tells a class built only as a child (a statement defining
@@ -77,7 +79,7 @@ import re
 from collections import defaultdict
 from typing import Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from hylint.facts.names import NUMPY_MODE_SWITCH
+from hylint.facts.names import ND_NAMES, NUMPY_MODE_SWITCH, SYM_NAMES
 from hylint.lint.prefilter import CLASS_KEYS, CLASS_NAMES, CONTEXT_KEYS, rule_keys
 from hylint.rule import BLOCK_CALLS, MXNET_IMPORTS, RANDOM_BINDINGS, SELF_ATTRIBUTE_METHODS, Region
 from hylint.syntax.python_tree import python_tree
@@ -117,6 +119,12 @@ _RANDOM_MODULES = ("numpy", "numpy.random", "random")
 _NONE: FrozenSet[Region] = frozenset()
 _RANDOM, _MXNET = frozenset({RANDOM_BINDINGS}), frozenset({MXNET_IMPORTS})
 _BINDING_REGIONS = _RANDOM | _MXNET
+# an import naming mxnet or its eager or traced namespace otherwise than the mode guards know by spelling
+# (`import mxnet as _mx`, `from mxnet import symbol as S`): read by every rule, through the mode guards
+# (`if F == _mx.sym:`, analysis/guards.py)
+_MXNET_ALIAS = frozenset({Region("mxnet-aliases")})
+_SPELLED = frozenset(name.split(".", 1)[0] for name in ND_NAMES | SYM_NAMES)  # mx, mxnet, nd, sym, ...
+_NAMESPACES = frozenset({"mxnet"} | {name for name in ND_NAMES | SYM_NAMES if name.startswith("mxnet.")})
 
 
 class _Unit:
@@ -221,11 +229,14 @@ class _Scan:
             elif kind is ast.Import:
                 for alias in inner.names:
                     root = alias.name.split(".", 1)[0]
-                    self.bind(alias.asname or root, _MXNET if root == "mxnet" else _RANDOM if (
+                    self.bind(alias.asname or root, _alias(alias.name if alias.asname else root, alias.asname or root)
+                              if root == "mxnet" else _RANDOM if (
                         alias.name in _RANDOM_MODULES if alias.asname else root in ("numpy", "random")) else _NONE)
             elif kind is ast.ImportFrom and inner.module is not None:
                 for alias in inner.names:
-                    self.bind(alias.asname or alias.name, _MXNET if inner.module.split(".", 1)[0] == "mxnet" else
+                    local = alias.asname or alias.name
+                    self.bind(local, _alias(f"{inner.module}.{alias.name}", local)
+                              if inner.module.split(".", 1)[0] == "mxnet" else
                               _RANDOM if inner.module in _RANDOM_MODULES[1:] or
                               inner.module == "numpy" and alias.name == "random" else _NONE)
             fields = _SCAN_FIELDS.get(kind)
@@ -244,6 +255,11 @@ class _Scan:
         # a name some binding of a read region binds keeps all its bindings (which one is last in the
         # file is the reading rule's business)
         self.imports[name] = self.imports.get(name, _NONE) | regions
+
+
+def _alias(imported: str, local: str) -> FrozenSet[Region]:
+    """The regions of a binding of ``local`` to ``imported`` (a dotted name in mxnet)."""
+    return _MXNET | _MXNET_ALIAS if imported in _NAMESPACES and local not in _SPELLED else _MXNET
 
 
 def _dotted(node: ast.AST) -> str:
@@ -357,7 +373,7 @@ def reduce_source(source: str, reads: FrozenSet[Region], tree: Optional[ast.Modu
     ``reached``: the qualified names of the functions a trace of the package reaches in the file
     (``analysis.reach.FileReach``): kept, with what they name, as hybrid code is."""
     read_attributes = SELF_ATTRIBUTE_METHODS in reads
-    read_bindings = _BINDING_REGIONS & reads
+    read_bindings = (_BINDING_REGIONS & reads) | _MXNET_ALIAS
     adding_methods = frozenset(name for region in reads for name in region.adding_methods)
     read_constructions = any(region.name == "block-constructions" for region in reads)
     if "\r" in source and source.count("\r") != source.count("\r\n"):

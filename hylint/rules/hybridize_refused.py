@@ -1,3 +1,4 @@
+from types import MappingProxyType
 from typing import Mapping, Optional
 
 import libcst as cst
@@ -91,7 +92,7 @@ No fix: whether the block should hybridize is the author's decision.
         params = param_names(node)
         if len(params) < 2:
             return
-        guard = refusal_guard(node.body, params[1].name.value, ctx.module_info.guards)
+        guard = refusal_guard(node.body, params[1].name.value, ctx.module_info.guards, ctx.module_info.mxnet_aliases)
         if guard is None:
             return
         raised = _raise_of(guard.body)
@@ -104,23 +105,24 @@ No fix: whether the block should hybridize is the author's decision.
                            "the refused code written with F operators and the guard removed")
 
 
-def refusal_guard(block: cst.BaseSuite, f_name: str, helpers: Mapping[str, str]) -> Optional[cst.If]:
+def refusal_guard(block: cst.BaseSuite, f_name: str, helpers: Mapping[str, str],
+                  aliases: Mapping[str, str] = MappingProxyType({})) -> Optional[cst.If]:
     """The first ``if`` of ``block`` (at any depth, in source order) whose test holds only in a trace and
     whose body ends in ``raise`` (no ``else``): the analysis treats the function as opted out
     (``HybridContext.opted_out``) under the same condition."""
     body = block.body if isinstance(block, cst.IndentedBlock) else [block]
     for stmt in body:
         if isinstance(stmt, cst.If):
-            if stmt.orelse is None and guard_mode(stmt.test, f_name, helpers) == "sym" \
+            if stmt.orelse is None and guard_mode(stmt.test, f_name, helpers, aliases=aliases) == "sym" \
                     and ends_control_flow(stmt.body) == "raise":
                 return stmt
             for inner in (stmt.body, getattr(stmt.orelse, "body", None)):
                 if isinstance(inner, cst.BaseSuite):
-                    found = refusal_guard(inner, f_name, helpers)
+                    found = refusal_guard(inner, f_name, helpers, aliases)
                     if found is not None:
                         return found
         elif isinstance(stmt, (cst.For, cst.While, cst.With, cst.Try)):
-            found = refusal_guard(stmt.body, f_name, helpers)
+            found = refusal_guard(stmt.body, f_name, helpers, aliases)
             if found is not None:
                 return found
     return None

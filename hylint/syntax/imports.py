@@ -3,7 +3,7 @@ names MXNet: ``import mxnet as mx`` -> ("mxnet", None, "mx"); ``import mxnet`` -
 ``from mxnet import nd as n`` -> ("mxnet", "nd", "n")."""
 from __future__ import annotations
 
-from typing import Iterator, Optional, Tuple
+from typing import Dict, Iterator, Optional, Tuple
 
 import libcst as cst
 
@@ -24,3 +24,15 @@ def top_level_imports(module: cst.Module) -> Iterator[Tuple[str, Optional[str], 
                 for alias in small.names:
                     yield source, alias.name.value, \
                         alias.asname.name.value if alias.asname is not None else alias.name.value
+
+
+def mxnet_aliases(module: cst.Module) -> Dict[str, str]:
+    """The module's top-level names for mxnet and its submodules, each with the dotted path it names:
+    ``import mxnet as _mx`` -> {"_mx": "mxnet"}; ``from mxnet import symbol as S`` -> {"S": "mxnet.symbol"};
+    ``import mxnet.ndarray as nd_`` -> {"nd_": "mxnet.ndarray"}."""
+    aliases: Dict[str, str] = {}
+    for source, name, local in top_level_imports(module):
+        if local is None or not source or source.split(".", 1)[0] != "mxnet":
+            continue
+        aliases[local] = source if name is None else f"{source}.{name}"
+    return aliases

@@ -79,7 +79,8 @@ class _Function(_Calls):
             modes = {self._mode(value) for value in test.values}
             return "nd" if "nd" in modes and "sym" not in modes else None
         if isinstance(test, ast.Compare):
-            return _compare_mode(test, lambda holder: F in self.eval(holder))
+            module = self.package.module(self.key.module)
+            return _compare_mode(test, lambda holder: F in self.eval(holder), module.mxnet_aliases if module else {})
         if isinstance(test, ast.Call) and test.args and not test.keywords:
             # a guard helper of the package: `if mxnet_is_ndarray(F):`, `def mxnet_is_ndarray(F): return
             # F.__name__ == 'mxnet.ndarray'`

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import AbstractSet, Callable, Dict, FrozenSet, Optional, Tuple
+from types import MappingProxyType
+from typing import AbstractSet, Callable, Dict, FrozenSet, Mapping, Optional, Tuple
 
 from hylint.analysis.reach.syntax import _text
-from hylint.facts.names import HYBRIDIZABLE_FLAG, ND_MODULE_NAME, ND_NAMES, ND_TYPES, SYM_MODULE_NAME, SYM_NAMES, SYM_TYPES
+from hylint.facts.names import (HYBRIDIZABLE_FLAG, ND_MODULE_NAME, ND_TYPES, SYM_MODULE_NAME, SYM_TYPES,
+                                namespace_mode)
 
 
 def _module_name_mode(holder: ast.expr, other: ast.expr, op: ast.cmpop) -> Optional[str]:
@@ -35,17 +37,17 @@ def _static_mode(test: ast.expr, name: str) -> Optional[str]:
     return _compare_mode(test, lambda holder: isinstance(holder, ast.Name) and holder.id == name)
 
 
-def _compare_mode(test: ast.expr, holds_f: Callable[[ast.expr], bool]) -> Optional[str]:
+def _compare_mode(test: ast.expr, holds_f: Callable[[ast.expr], bool],
+                  aliases: Mapping[str, str] = MappingProxyType({})) -> Optional[str]:
     """The mode a comparison tests of F (``F is nd``, ``F is not mx.sym``, ``self.F is mx.nd`` where the
     attribute holds F, ``F.__name__ == 'mxnet.ndarray'``): `holds_f` says whether an expression (a name or
-    an attribute) holds F."""
+    an attribute) holds F; `aliases`: the module's names for mxnet (``F == _mx.sym``)."""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and
             isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))):
         return None
     sides = [test.left, test.comparators[0]]
     for holder, namespace in (sides, sides[::-1]):
-        text = _text(namespace)
-        mode = "nd" if text in ND_NAMES else "sym" if text in SYM_NAMES else None
+        mode = namespace_mode(_text(namespace), aliases)
         if mode is not None and isinstance(holder, (ast.Name, ast.Attribute)) and holds_f(holder):
             return {"nd": "sym", "sym": "nd"}[mode] if isinstance(test.ops[0], (ast.IsNot, ast.NotEq)) else mode
         mode = _module_name_mode(holder, namespace, test.ops[0])  # `F.__name__ == 'mxnet.ndarray'`

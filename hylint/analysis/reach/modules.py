@@ -59,6 +59,11 @@ class _Module:
                 for alias in stmt.names:
                     if alias.name != "*":
                         self.imports.setdefault(alias.asname or alias.name, (base, alias.name))
+        # the module's names for mxnet and its submodules (`import mxnet as _mx`: {"_mx": "mxnet"}), read by
+        # the mode guards (`if F == _mx.sym:`)
+        self.mxnet_aliases: Dict[str, str] = {
+            local: module if attr is None else f"{module}.{attr}" for local, (module, attr) in self.imports.items()
+            if module.split(".", 1)[0] == "mxnet"}
 
     def _absolute(self, stmt: ast.ImportFrom) -> str:
         if not stmt.level:
