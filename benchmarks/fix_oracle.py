@@ -4,6 +4,8 @@ value its analysis does not exclude.
     python benchmarks/fix_oracle.py                 # zoo + corpus, safe fixes: fix_oracle/RESULTS.md, results.json
     python benchmarks/fix_oracle.py --unsafe        # the unsafe fixes too (--unsafe-fixes), reported apart
     python benchmarks/fix_oracle.py --python V/bin/python --hylint-root ../other-checkout
+    python benchmarks/fix_oracle.py --source dir:path/to/gluon/code --output /tmp/oracle   # any folder
+    python benchmarks/fix_oracle.py --unsafe --source 'dir:benchmarks/.unseen/src/*' --output benchmarks/fix_oracle/unseen
 
 A safe fix must never change what the code computes eagerly (F = mxnet.nd). For each fix of hylint's JSON
 output (`python -m hylint check --output-format json`, default rules) on the six zoo libraries
@@ -29,6 +31,7 @@ from __future__ import annotations
 import argparse
 import ast
 import builtins
+import glob
 import itertools
 import json
 import os
@@ -860,9 +863,20 @@ def check_fix(record: dict, text: str, worker: Worker, max_combos: int = MAX_COM
     if not edit["original"].strip():
         return {"status": "not checkable", "reason": "an insertion", "detail": ""}
     imports, f_names = _file_facts(text, edit["row"])
-    return check_pair(edit["original"], edit["content"], record["relies_on"] or (), imports=imports,
+    original, content = edit_texts(edit)
+    return check_pair(original, content, record["relies_on"] or (), imports=imports,
                       f_names=f_names, context=_statement_context(text, edit), worker=worker,
                       max_combos=max_combos, seconds=seconds)
+
+
+def edit_texts(edit: dict) -> Tuple[str, str]:
+    """What an edit replaces and its content, as code that parses on its own: statements over several lines cut
+    at their first line's indentation (`if ...:` and its body, from column 9) get that indentation back."""
+    original, content = edit["original"], edit["content"]
+    if "\n" in original and edit["column"] > 1:
+        indent = " " * (edit["column"] - 1)
+        original, content = indent + original, indent + content
+    return original, content
 
 
 def _statement_context(text: str, edit: dict) -> Optional[Tuple[str, str]]:
@@ -918,7 +932,11 @@ def _parsed(text: str):
 
 def sources(names: Optional[Sequence[str]] = None) -> List[Tuple[str, Path]]:
     """(name, root) of the six zoo libraries (zoo/sources.py) and the corpus packages (corpus.py), downloaded
-    on first use."""
+    on first use; with `dir:<path>` names, those folders instead (any Gluon code: the unseen releases)."""
+    folders = [name for name in names or () if name.startswith("dir:")]
+    if folders:
+        return dir_sources(folders) + (sources([n for n in names if n not in folders])
+                                       if len(folders) < len(names) else [])
     sys.path.insert(0, str(HERE / "zoo"))
     sys.path.insert(0, str(HERE))
     from corpus import PACKAGES, ensure_corpus
@@ -933,6 +951,22 @@ def sources(names: Optional[Sequence[str]] = None) -> List[Tuple[str, Path]]:
         corpus = ensure_corpus()
         roots += [(f"corpus:{name}", corpus / name) for name in wanted]
     return roots
+
+
+def dir_sources(names: Sequence[str]) -> List[Tuple[str, Path]]:
+    """`dir:<path>` -> ("dir:<folder name>", the folder): sources that are not downloaded, read where they are;
+    `dir:<path>/*` -> each folder the pattern matches. Two folders of one name (two releases of d2l) are told apart by their parent's name."""
+    roots = []
+    for name in names:
+        pattern = os.path.expanduser(name[len("dir:"):])
+        found = sorted(Path(p).resolve() for p in glob.glob(pattern) if Path(p).is_dir()) \
+            if glob.has_magic(pattern) else [Path(pattern).resolve()]
+        if not found or not all(root.is_dir() for root in found):
+            raise SystemExit(f"fix_oracle: {name}: not a folder")
+        roots += found
+    short = Counter(root.name for root in roots)
+    return [(f"dir:{root.name if short[root.name] == 1 else root.parent.name + '/' + root.name}", root)
+            for root in roots]
 
 
 def summarize(fixes: List[dict]) -> dict:
@@ -980,16 +1014,16 @@ def _code(text: str) -> str:
 def render(meta: dict, modes: Dict[str, dict]) -> str:
     lines = [f"`{meta['command']}` · hylint {meta['commit']} · {meta['date']}", "",
              "# The fix oracle: hylint's fixes evaluated on MXNet before and after", "",
-             f"MXNet {meta['mxnet']}, F = mxnet.nd (eager). Every fix of the given applicability on the six zoo "
-             "libraries and the PyPI corpus; each operand bound to every kind of value its `relies_on` does not "
+             f"MXNet {meta['mxnet']}, F = mxnet.nd (eager). Every fix of the given applicability on the sources "
+             "below; each operand bound to every kind of value its `relies_on` does not "
              f"exclude ({', '.join(KINDS)}), at most {meta['max_combos']} combinations a fix (all of them when "
              "there are fewer, else a structured and seeded choice). A harm: the original runs and the fix "
              "raises, or both run and differ. What it checks and cannot see: [README.md](README.md). "
              f"The run took {meta['seconds']:.0f} s.", ""]
     lines += ["Sources: " + ", ".join(f"{s['name']} ({s['files']} files, {s['fixes']['safe']} safe fixes)"
-                                      for s in meta["sources"]) + ". The corpus repeats gluoncv, gluonnlp and "
-              "mxnet's gluon folders of the zoo: the tables count distinct fixes (same file, place, rule and "
-              "edits), the harms name every source they were seen in.", ""]
+                                      for s in meta["sources"]) + ". The tables count distinct fixes (same file, place, rule and "
+              "edits: the corpus repeats gluoncv, gluonnlp and mxnet's gluon folders of the zoo), the harms name "
+              "every source they were seen in.", ""]
     for mode, data in modes.items():
         fixes = data["fixes"]
         proven = sum(1 for f in fixes if f.get("relies_on") is not None)
@@ -1055,7 +1089,9 @@ def main(argv=None) -> int:
     parser.add_argument("--python", default=sys.executable, help="the interpreter with MXNet 1.9.1 (the worker)")
     parser.add_argument("--hylint-root", type=Path, default=REPO)
     parser.add_argument("--unsafe", action="store_true", help="also the unsafe fixes (--unsafe-fixes), apart")
-    parser.add_argument("--source", action="append", metavar="NAME", help="zoo:<library> or corpus:<package>")
+    parser.add_argument("--source", action="append", metavar="NAME",
+                        help="zoo:<library>, corpus:<package>, or dir:<path> (any folder of Gluon code; "
+                             "dir:<path>/* for each folder in it)")
     parser.add_argument("--max-combos", type=int, default=MAX_COMBOS)
     parser.add_argument("--seconds", type=float, default=FIX_SECONDS, help="time limit per fix")
     parser.add_argument("--jobs", type=int, default=1, help="hylint's worker processes")
