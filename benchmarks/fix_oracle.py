@@ -5,7 +5,7 @@ value its analysis does not exclude.
     python benchmarks/fix_oracle.py --unsafe        # the unsafe fixes too (--unsafe-fixes), reported apart
     python benchmarks/fix_oracle.py --python V/bin/python --hylint-root ../other-checkout
     python benchmarks/fix_oracle.py --source dir:path/to/gluon/code --output /tmp/oracle   # any folder
-    python benchmarks/fix_oracle.py --unsafe --source 'dir:benchmarks/.unseen/src/*' --output benchmarks/fix_oracle/unseen
+    python benchmarks/fix_oracle.py --unsafe --source 'dir:benchmarks/.unseen/src/*' --output /tmp/unseen-oracle
 
 A safe fix must never change what the code computes eagerly (F = mxnet.nd). For each fix of hylint's JSON
 output (`python -m hylint check --output-format json`, default rules) on the six zoo libraries
@@ -52,9 +52,10 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 OUT = HERE / "fix_oracle"
 
-# The kinds of value an operand may hold on an eager call. An operand the analysis proves a tensor (relies_on)
-# gets only TENSOR_KINDS; every other operand gets them all.
-KINDS = ("int", "float", "tensor(1,)", "tensor(2,3)", "tensor(2,1)", "tensor(3,)", "tensor(2,3,4)",
+# The kinds of value an operand may hold on an eager call (tensor(2,3,3): a batch of square matrices, for
+# batch_dot and linalg). An operand the analysis proves a tensor (relies_on) gets only TENSOR_KINDS; every other
+# operand gets them all.
+KINDS = ("int", "float", "tensor(1,)", "tensor(2,3)", "tensor(2,1)", "tensor(3,)", "tensor(2,3,3)", "tensor(2,3,4)",
          "tensor(2,3,4,5)", "list(split)", "numpy(2,3)", "None")
 TENSOR_KINDS = tuple(kind for kind in KINDS if kind.startswith("tensor"))
 # relies_on facts the oracle uses (proven ones only): which kinds they leave, or that no alias exists.
@@ -955,7 +956,8 @@ def sources(names: Optional[Sequence[str]] = None) -> List[Tuple[str, Path]]:
 
 def dir_sources(names: Sequence[str]) -> List[Tuple[str, Path]]:
     """`dir:<path>` -> ("dir:<folder name>", the folder): sources that are not downloaded, read where they are;
-    `dir:<path>/*` -> each folder the pattern matches. Two folders of one name (two releases of d2l) are told apart by their parent's name."""
+    `dir:<path>/*` -> each folder the pattern matches. Two folders of one name (two releases of d2l) are told
+    apart by their parent's name."""
     roots = []
     for name in names:
         pattern = os.path.expanduser(name[len("dir:"):])
@@ -1021,9 +1023,10 @@ def render(meta: dict, modes: Dict[str, dict]) -> str:
              "raises, or both run and differ. What it checks and cannot see: [README.md](README.md). "
              f"The run took {meta['seconds']:.0f} s.", ""]
     lines += ["Sources: " + ", ".join(f"{s['name']} ({s['files']} files, {s['fixes']['safe']} safe fixes)"
-                                      for s in meta["sources"]) + ". The tables count distinct fixes (same file, place, rule and "
-              "edits: the corpus repeats gluoncv, gluonnlp and mxnet's gluon folders of the zoo), the harms name "
-              "every source they were seen in.", ""]
+                                      for s in meta["sources"])
+              + ". The tables count distinct fixes (same file, place, rule and edits: the corpus repeats "
+              "gluoncv, gluonnlp and mxnet's gluon folders of the zoo), the harms name every source they were "
+              "seen in.", ""]
     for mode, data in modes.items():
         fixes = data["fixes"]
         proven = sum(1 for f in fixes if f.get("relies_on") is not None)
