@@ -555,8 +555,9 @@ def _seed(seed: int) -> None:
     mx.random.seed(seed)
 
 
-def _compare(sides, mode: str, operands) -> Optional[str]:
-    """What differs between the two sides of one combination (both ran), or None."""
+def _compare(sides, mode: str, operands, fresh: frozenset = frozenset()) -> Optional[str]:
+    """What differs between the two sides of one combination (both ran), or None. `fresh`: names only the fixed
+    code spells (a helper variable the fix introduces: `in_size_like = x`), not compared when only it binds them."""
     incomparable = None
     if mode == "expr":
         inner = _differ(sides[0][1], sides[1][1])
@@ -566,6 +567,8 @@ def _compare(sides, mode: str, operands) -> Optional[str]:
     before, after = sides[0][2], sides[1][2]
     for name in sorted(set(before) | set(after)):
         label = _label(name, operands)
+        if name in fresh and name not in before:
+            continue
         if name not in before or name not in after:
             return f"{label} bound on one side only"
         inner = _differ(before[name], after[name])
@@ -591,6 +594,9 @@ def evaluate(job: dict) -> dict:
         base[name] = mx.nd
     mode = job["mode"]
     codes = [compile(job[side], f"<{side}>", "eval" if mode == "expr" else "exec") for side in ("original", "fixed")]
+    spelled = [{node.id for node in ast.walk(ast.parse(job[side])) if isinstance(node, ast.Name)}
+               for side in ("original", "fixed")]
+    fresh = frozenset(spelled[1] - spelled[0])
     operands = job["operands"]
     combos = _combos([tuple(o["kinds"]) for o in operands], job["max_combos"], job["seed"])
     tried = ran = incomparable = 0
@@ -625,7 +631,7 @@ def evaluate(job: dict) -> dict:
             what, kind = (f"original: {_describe(sides[0][1]) if mode == 'expr' else 'ran'}; "
                           f"fixed raised {sides[1][1]}"), "fixed raised"
         else:
-            what, kind = _compare(sides, mode, operands), "differs"
+            what, kind = _compare(sides, mode, operands, fresh), "differs"
         if isinstance(what, Incomparable):
             incomparable += 1
         elif what:
@@ -859,7 +865,13 @@ def check_fix(record: dict, text: str, worker: Worker, max_combos: int = MAX_COM
     if record["cell"]:
         return {"status": "not checkable", "reason": "a notebook cell", "detail": ""}
     if len(record["edits"]) != 1:
-        return {"status": "not checkable", "reason": "several edits", "detail": f"{len(record['edits'])} edits"}
+        statements = statements_edited(text, record["edits"])
+        if statements is None:
+            return {"status": "not checkable", "reason": "several edits", "detail": f"{len(record['edits'])} edits"}
+        imports, f_names = _file_facts(text, record["edits"][0]["row"])
+        result = check_pair(*statements, record["relies_on"] or (), imports=imports, f_names=f_names,
+                            worker=worker, max_combos=max_combos, seconds=seconds)
+        return {**result, "statements": {"original": statements[0], "fixed": statements[1]}}
     edit = record["edits"][0]
     if not edit["original"].strip():
         return {"status": "not checkable", "reason": "an insertion", "detail": ""}
@@ -868,6 +880,44 @@ def check_fix(record: dict, text: str, worker: Worker, max_combos: int = MAX_COM
     return check_pair(original, content, record["relies_on"] or (), imports=imports,
                       f_names=f_names, context=_statement_context(text, edit), worker=worker,
                       max_combos=max_combos, seconds=seconds)
+
+
+def statements_edited(text: str, edits: Sequence[dict]) -> Optional[Tuple[str, str]]:
+    """The fewest whole lines of sibling statements (one block's) that hold every edit of a fix, as they are and
+    with every edit applied; None when no block's statements hold them all (edits in two functions)."""
+    tree, starts = _parsed(text)
+
+    def at(row: int, column: int) -> int:
+        return starts[row - 1] + column - 1
+
+    spans = sorted(((at(e["row"], e["column"]), at(e["end_row"], e["end_column"]), e["content"]) for e in edits),
+                   reverse=True)
+    lo, hi = min(span[0] for span in spans), max(span[1] for span in spans)
+    end_of = {}  # a statement's lines: from the start of its first line to the end of its last
+    best = None
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if not isinstance(block, list) or not block or not isinstance(block[0], ast.stmt):
+                continue
+            for i, first in enumerate(block):
+                begin = starts[first.lineno - 1]
+                if begin > lo:
+                    break
+                for last in block[i:]:
+                    finish = end_of.setdefault(id(last), starts[last.end_lineno] if last.end_lineno < len(starts)
+                                               else len(text))
+                    if finish >= hi:
+                        if best is None or finish - begin < best[1] - best[0]:
+                            best = (begin, finish)
+                        break
+    if best is None:
+        return None
+    begin, finish = best
+    fixed = text[begin:finish]
+    for start, end, content in spans:  # from the last edit back: earlier offsets stay valid
+        fixed = fixed[:start - begin] + content + fixed[end - begin:]
+    return text[begin:finish], fixed
 
 
 def edit_texts(edit: dict) -> Tuple[str, str]:
@@ -1054,8 +1104,11 @@ def render(meta: dict, modes: Dict[str, dict]) -> str:
         for fix in harms:
             result = fix["result"]
             edit = fix["edits"][0]
+            before, after = (result["statements"]["original"], result["statements"]["fixed"]) \
+                if "statements" in result else (edit["original"], edit["content"])
+            together = " (its edits applied together)" if "statements" in result else ""
             lines.append(f"- **{fix['code']}** `{fix['path']}:{fix['row']}` ({', '.join(fix['sources'])}): "
-                         f"{_code(edit['original'])} -> {_code(edit['content'])}: harmful on {result['harmful']} "
+                         f"{_code(before)} -> {_code(after)}{together}: harmful on {result['harmful']} "
                          f"of the {result['original_ran']} combinations where the original ran "
                          f"({result['tried']} tried); {result['harmful_all_tensors']} with every operand a tensor. "
                          "Harmful kinds: " + "; ".join(f"`{text}` {', '.join(kinds)}" for text, kinds
@@ -1151,8 +1204,10 @@ def main(argv=None) -> int:
     (args.output / "RESULTS.md").write_text(render(meta, data))
     for mode in modes:  # the figures and a line of each fix, not the libraries' code
         for fix in data[mode]["fixes"]:
-            for edit in fix["edits"]:
-                edit["original"], edit["content"] = _short(edit["original"], 200), _short(edit["content"], 200)
+            for edit in fix["edits"] + ([fix["result"]["statements"]] if "statements" in fix["result"] else []):
+                for key in ("original", "content", "fixed"):
+                    if key in edit:
+                        edit[key] = _short(edit[key], 200)
     (args.output / "results.json").write_text(json.dumps({"meta": meta, **data}, indent=1, sort_keys=True,
                                                          default=str) + "\n")
     for mode in modes:

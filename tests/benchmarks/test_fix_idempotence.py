@@ -87,3 +87,39 @@ def test_statements_cut_at_their_indentation_become_checkable():
         fix_oracle.prepare(edit["original"], edit["content"])
     check = fix_oracle.prepare(*fix_oracle.edit_texts(edit))
     assert check.mode == "stmt" and sorted(o.text for o in check.operands) == ["self.ready", "self.setup(F)"]
+
+
+def test_several_edits_are_checked_on_the_sibling_statements_that_hold_them_all():
+    text = ("class Head:\n"
+            "    def hybrid_forward(self, F, x):\n"
+            "        size = x.shape[2:]\n"
+            "        y = self.conv(x)\n"
+            "        return self.up(y, size)\n"
+            "\n"
+            "    def other(self, x):\n"
+            "        return x\n")
+    shape = {"row": 3, "column": 16, "end_row": 3, "end_column": 27, "content": "None"}
+    up = {"row": 5, "column": 16, "end_row": 5, "end_column": 32,
+          "content": "F.contrib.BilinearResize2D(y, like, mode='like')"}
+    helper = {"row": 4, "column": 1, "end_row": 4, "end_column": 1, "content": "        like = x\n"}
+    original, fixed = fix_oracle.statements_edited(text, [up, shape, helper])
+    assert original == "        size = x.shape[2:]\n        y = self.conv(x)\n        return self.up(y, size)\n"
+    assert fixed == ("        size = None\n        like = x\n        y = self.conv(x)\n"
+                     "        return F.contrib.BilinearResize2D(y, like, mode='like')\n")
+    elsewhere = {"row": 8, "column": 16, "end_row": 8, "end_column": 17, "content": "F.identity(x)"}
+    whole, _ = fix_oracle.statements_edited(text, [shape, elsewhere])
+    assert whole.startswith("    def hybrid_forward") and "def other" in whole  # the class body: not checkable
+
+
+@pytest.mark.slow
+@pytest.mark.mxnet
+def test_a_helper_name_only_the_fix_binds_is_not_a_harm_a_binding_it_drops_is():
+    pytest.importorskip("mxnet")
+    worker = fix_oracle.Worker()
+    try:
+        helper = fix_oracle.check_pair("y = x * 2", "tmp = x\ny = tmp * 2", worker=worker)
+        assert helper["status"] == "no harm", helper
+        dropped = fix_oracle.check_pair("tmp = x\ny = tmp * 2", "y = x * 2", worker=worker)
+        assert dropped["status"] == "harm" and "bound on one side only" in dropped["harms"][0]["what"]
+    finally:
+        worker.close()
