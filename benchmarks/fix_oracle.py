@@ -8,9 +8,11 @@ value its analysis does not exclude.
     python benchmarks/fix_oracle.py --unsafe --source 'dir:benchmarks/.unseen/src/*' --output /tmp/unseen-oracle
 
 A safe fix must never change what the code computes eagerly (F = mxnet.nd). For each fix of hylint's JSON
-output (`python -m hylint check --output-format json`, default rules) on the six zoo libraries
-(zoo/sources.py) and the PyPI corpus (corpus.py), the oracle takes the source each edit replaces and its new
-content. A single edit that replaces an expression (or whole statements) by another is checkable: its
+output (`python -m hylint check --output-format json`, default rules) on the seven zoo libraries
+(zoo/sources.py) and the PyPI corpus (corpus.py), or on any folders (`--source dir:<path>`), the oracle takes
+the source each edit replaces and its new content. A single edit that replaces an expression (or whole
+statements) by another is checkable, and so are several edits, on the fewest sibling statements holding them
+all (every edit applied): its
 operands (free names, `self.foo` attributes and calls of unknown callables such as `self.conv(x)`, opaque
 values both sides share) are bound to every kind of value in KINDS, unless the fix's `relies_on` proves an
 operand a tensor (then only the tensor kinds); F is mxnet.nd, module names (np, mx, nd, math and the file's
@@ -22,9 +24,9 @@ differently). Where only the replaced expression's value differs (`[-1]` -> `[2]
 enclosing statement, evaluated the same way, decides.
 
 Every fix is counted: checked (at least one combination ran the original), `no combination ran` (the original
-raised on all of them, so the check says nothing), or not checkable with its reason (several edits, an
-insertion, a span that is neither an expression nor statements, an unknown callable the fix changes, an import
-the worker cannot run, the time limit).
+raised on all of them, so the check says nothing), or not checkable with its reason (edits that only a `def`
+or `class` holds together, an insertion alone, a span that is neither an expression nor statements, an unknown
+callable the fix changes, an import the worker cannot run, the time limit).
 """
 from __future__ import annotations
 
