@@ -72,6 +72,7 @@ SHAPE_FACT = re.compile(r"^shape\s*=?\s*\(([\d,\s]*)\)$")
 DEFAULT_MODULES = ("np", "numpy", "mx", "mxnet", "nd", "math", "sym")
 BUILTINS = frozenset(dir(builtins))
 MAX_COMBOS = 500
+EXHAUSTIVE = 5000  # when the original ran on none of the sampled combinations, all of them up to this many
 FIX_SECONDS = 60.0
 RETURN = "__return__"  # a `return X` statement is checked as `__return__ = X`
 ALIAS = "__alias_"
@@ -600,11 +601,24 @@ def evaluate(job: dict) -> dict:
                for side in ("original", "fixed")]
     fresh = frozenset(spelled[1] - spelled[0])
     operands = job["operands"]
-    combos = _combos([tuple(o["kinds"]) for o in operands], job["max_combos"], job["seed"])
+    kinds_of = [tuple(o["kinds"]) for o in operands]
+    combos = _combos(kinds_of, job["max_combos"], job["seed"])
+    total = 1
+    for k in kinds_of:
+        total *= len(k)
+
+    def schedule():
+        """The chosen combinations; when the original ran on none of a sample, the rest of them too (up to
+        EXHAUSTIVE combinations in all, within the time limit): a rare combination may be the one that runs."""
+        yield from combos
+        if ran == 0 and len(combos) < total <= EXHAUSTIVE:
+            chosen = set(combos)
+            yield from (combo for combo in itertools.product(*kinds_of) if combo not in chosen)
+
     tried = ran = incomparable = 0
     harms, kinds = [], Counter()
     stopped = False
-    for number, combo in enumerate(combos):
+    for number, combo in enumerate(schedule()):
         if time.monotonic() - started > job["seconds"]:
             stopped = True
             break

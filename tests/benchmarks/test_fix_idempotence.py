@@ -123,3 +123,14 @@ def test_a_helper_name_only_the_fix_binds_is_not_a_harm_a_binding_it_drops_is():
         assert dropped["status"] == "harm" and "bound on one side only" in dropped["harms"][0]["what"]
     finally:
         worker.close()
+
+
+@pytest.mark.slow
+@pytest.mark.mxnet
+def test_when_no_sampled_combination_runs_the_original_the_rest_are_tried():
+    pytest.importorskip("mxnet")
+    # only x = tensor(2,3,4) with y = int 2 runs `x.reshape(y, 12)`; a sample of one combination misses it
+    result = fix_oracle.check_pair("x.reshape(y, 12)", "x.reshape((y, 12))", max_combos=1)
+    kinds = len(fix_oracle.KINDS)
+    assert result["tried"] == kinds * kinds and result["exhaustive"], result
+    assert result["original_ran"] >= 1 and result["status"] == "no harm", result
