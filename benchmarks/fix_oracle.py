@@ -4,11 +4,15 @@ value its analysis does not exclude.
     python benchmarks/fix_oracle.py                 # zoo + corpus, safe fixes: fix_oracle/RESULTS.md, results.json
     python benchmarks/fix_oracle.py --unsafe        # the unsafe fixes too (--unsafe-fixes), reported apart
     python benchmarks/fix_oracle.py --python V/bin/python --hylint-root ../other-checkout
+    python benchmarks/fix_oracle.py --source dir:path/to/gluon/code --output /tmp/oracle   # any folder
+    python benchmarks/fix_oracle.py --unsafe --source 'dir:benchmarks/.unseen/src/*' --output /tmp/unseen-oracle
 
 A safe fix must never change what the code computes eagerly (F = mxnet.nd). For each fix of hylint's JSON
-output (`python -m hylint check --output-format json`, default rules) on the six zoo libraries
-(zoo/sources.py) and the PyPI corpus (corpus.py), the oracle takes the source each edit replaces and its new
-content. A single edit that replaces an expression (or whole statements) by another is checkable: its
+output (`python -m hylint check --output-format json`, default rules) on the seven zoo libraries
+(zoo/sources.py) and the PyPI corpus (corpus.py), or on any folders (`--source dir:<path>`), the oracle takes
+the source each edit replaces and its new content. A single edit that replaces an expression (or whole
+statements) by another is checkable, and so are several edits, on the fewest sibling statements holding them
+all (every edit applied): its
 operands (free names, `self.foo` attributes and calls of unknown callables such as `self.conv(x)`, opaque
 values both sides share) are bound to every kind of value in KINDS, unless the fix's `relies_on` proves an
 operand a tensor (then only the tensor kinds); F is mxnet.nd, module names (np, mx, nd, math and the file's
@@ -20,15 +24,16 @@ differently). Where only the replaced expression's value differs (`[-1]` -> `[2]
 enclosing statement, evaluated the same way, decides.
 
 Every fix is counted: checked (at least one combination ran the original), `no combination ran` (the original
-raised on all of them, so the check says nothing), or not checkable with its reason (several edits, an
-insertion, a span that is neither an expression nor statements, an unknown callable the fix changes, an import
-the worker cannot run, the time limit).
+raised on all of them, so the check says nothing), or not checkable with its reason (edits that only a `def`
+or `class` holds together, an insertion alone, a span that is neither an expression nor statements, an unknown
+callable the fix changes, an import the worker cannot run, the time limit).
 """
 from __future__ import annotations
 
 import argparse
 import ast
 import builtins
+import glob
 import itertools
 import json
 import os
@@ -49,9 +54,10 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 OUT = HERE / "fix_oracle"
 
-# The kinds of value an operand may hold on an eager call. An operand the analysis proves a tensor (relies_on)
-# gets only TENSOR_KINDS; every other operand gets them all.
-KINDS = ("int", "float", "tensor(1,)", "tensor(2,3)", "tensor(2,1)", "tensor(3,)", "tensor(2,3,4)",
+# The kinds of value an operand may hold on an eager call (tensor(2,3,3): a batch of square matrices, for
+# batch_dot and linalg). An operand the analysis proves a tensor (relies_on) gets only TENSOR_KINDS; every other
+# operand gets them all.
+KINDS = ("int", "float", "tensor(1,)", "tensor(2,3)", "tensor(2,1)", "tensor(3,)", "tensor(2,3,3)", "tensor(2,3,4)",
          "tensor(2,3,4,5)", "list(split)", "numpy(2,3)", "None")
 TENSOR_KINDS = tuple(kind for kind in KINDS if kind.startswith("tensor"))
 # relies_on facts the oracle uses (proven ones only): which kinds they leave, or that no alias exists.
@@ -66,6 +72,7 @@ SHAPE_FACT = re.compile(r"^shape\s*=?\s*\(([\d,\s]*)\)$")
 DEFAULT_MODULES = ("np", "numpy", "mx", "mxnet", "nd", "math", "sym")
 BUILTINS = frozenset(dir(builtins))
 MAX_COMBOS = 500
+EXHAUSTIVE = 5000  # when the original ran on none of the sampled combinations, all of them up to this many
 FIX_SECONDS = 60.0
 RETURN = "__return__"  # a `return X` statement is checked as `__return__ = X`
 ALIAS = "__alias_"
@@ -551,8 +558,9 @@ def _seed(seed: int) -> None:
     mx.random.seed(seed)
 
 
-def _compare(sides, mode: str, operands) -> Optional[str]:
-    """What differs between the two sides of one combination (both ran), or None."""
+def _compare(sides, mode: str, operands, fresh: frozenset = frozenset()) -> Optional[str]:
+    """What differs between the two sides of one combination (both ran), or None. `fresh`: names only the fixed
+    code spells (a helper variable the fix introduces: `in_size_like = x`), not compared when only it binds them."""
     incomparable = None
     if mode == "expr":
         inner = _differ(sides[0][1], sides[1][1])
@@ -562,6 +570,8 @@ def _compare(sides, mode: str, operands) -> Optional[str]:
     before, after = sides[0][2], sides[1][2]
     for name in sorted(set(before) | set(after)):
         label = _label(name, operands)
+        if name in fresh and name not in before:
+            continue
         if name not in before or name not in after:
             return f"{label} bound on one side only"
         inner = _differ(before[name], after[name])
@@ -587,12 +597,28 @@ def evaluate(job: dict) -> dict:
         base[name] = mx.nd
     mode = job["mode"]
     codes = [compile(job[side], f"<{side}>", "eval" if mode == "expr" else "exec") for side in ("original", "fixed")]
+    spelled = [{node.id for node in ast.walk(ast.parse(job[side])) if isinstance(node, ast.Name)}
+               for side in ("original", "fixed")]
+    fresh = frozenset(spelled[1] - spelled[0])
     operands = job["operands"]
-    combos = _combos([tuple(o["kinds"]) for o in operands], job["max_combos"], job["seed"])
+    kinds_of = [tuple(o["kinds"]) for o in operands]
+    combos = _combos(kinds_of, job["max_combos"], job["seed"])
+    total = 1
+    for k in kinds_of:
+        total *= len(k)
+
+    def schedule():
+        """The chosen combinations; when the original ran on none of a sample, the rest of them too (up to
+        EXHAUSTIVE combinations in all, within the time limit): a rare combination may be the one that runs."""
+        yield from combos
+        if ran == 0 and len(combos) < total <= EXHAUSTIVE:
+            chosen = set(combos)
+            yield from (combo for combo in itertools.product(*kinds_of) if combo not in chosen)
+
     tried = ran = incomparable = 0
     harms, kinds = [], Counter()
     stopped = False
-    for number, combo in enumerate(combos):
+    for number, combo in enumerate(schedule()):
         if time.monotonic() - started > job["seconds"]:
             stopped = True
             break
@@ -621,7 +647,7 @@ def evaluate(job: dict) -> dict:
             what, kind = (f"original: {_describe(sides[0][1]) if mode == 'expr' else 'ran'}; "
                           f"fixed raised {sides[1][1]}"), "fixed raised"
         else:
-            what, kind = _compare(sides, mode, operands), "differs"
+            what, kind = _compare(sides, mode, operands, fresh), "differs"
         if isinstance(what, Incomparable):
             incomparable += 1
         elif what:
@@ -855,14 +881,69 @@ def check_fix(record: dict, text: str, worker: Worker, max_combos: int = MAX_COM
     if record["cell"]:
         return {"status": "not checkable", "reason": "a notebook cell", "detail": ""}
     if len(record["edits"]) != 1:
-        return {"status": "not checkable", "reason": "several edits", "detail": f"{len(record['edits'])} edits"}
+        statements = statements_edited(text, record["edits"])
+        if statements is None:
+            return {"status": "not checkable", "reason": "several edits", "detail": f"{len(record['edits'])} edits"}
+        imports, f_names = _file_facts(text, record["edits"][0]["row"])
+        result = check_pair(*statements, record["relies_on"] or (), imports=imports, f_names=f_names,
+                            worker=worker, max_combos=max_combos, seconds=seconds)
+        return {**result, "statements": {"original": statements[0], "fixed": statements[1]}}
     edit = record["edits"][0]
     if not edit["original"].strip():
         return {"status": "not checkable", "reason": "an insertion", "detail": ""}
     imports, f_names = _file_facts(text, edit["row"])
-    return check_pair(edit["original"], edit["content"], record["relies_on"] or (), imports=imports,
+    original, content = edit_texts(edit)
+    return check_pair(original, content, record["relies_on"] or (), imports=imports,
                       f_names=f_names, context=_statement_context(text, edit), worker=worker,
                       max_combos=max_combos, seconds=seconds)
+
+
+def statements_edited(text: str, edits: Sequence[dict]) -> Optional[Tuple[str, str]]:
+    """The fewest whole lines of sibling statements (one block's) that hold every edit of a fix, as they are and
+    with every edit applied; None when no block's statements hold them all (edits in two functions)."""
+    tree, starts = _parsed(text)
+
+    def at(row: int, column: int) -> int:
+        return starts[row - 1] + column - 1
+
+    spans = sorted(((at(e["row"], e["column"]), at(e["end_row"], e["end_column"]), e["content"]) for e in edits),
+                   reverse=True)
+    lo, hi = min(span[0] for span in spans), max(span[1] for span in spans)
+    end_of = {}  # a statement's lines: from the start of its first line to the end of its last
+    best = None
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if not isinstance(block, list) or not block or not isinstance(block[0], ast.stmt):
+                continue
+            for i, first in enumerate(block):
+                begin = starts[first.lineno - 1]
+                if begin > lo:
+                    break
+                for last in block[i:]:
+                    finish = end_of.setdefault(id(last), starts[last.end_lineno] if last.end_lineno < len(starts)
+                                               else len(text))
+                    if finish >= hi:
+                        if best is None or finish - begin < best[1] - best[0]:
+                            best = (begin, finish)
+                        break
+    if best is None:
+        return None
+    begin, finish = best
+    fixed = text[begin:finish]
+    for start, end, content in spans:  # from the last edit back: earlier offsets stay valid
+        fixed = fixed[:start - begin] + content + fixed[end - begin:]
+    return text[begin:finish], fixed
+
+
+def edit_texts(edit: dict) -> Tuple[str, str]:
+    """What an edit replaces and its content, as code that parses on its own: statements over several lines cut
+    at their first line's indentation (`if ...:` and its body, from column 9) get that indentation back."""
+    original, content = edit["original"], edit["content"]
+    if "\n" in original and edit["column"] > 1:
+        indent = " " * (edit["column"] - 1)
+        original, content = indent + original, indent + content
+    return original, content
 
 
 def _statement_context(text: str, edit: dict) -> Optional[Tuple[str, str]]:
@@ -918,7 +999,11 @@ def _parsed(text: str):
 
 def sources(names: Optional[Sequence[str]] = None) -> List[Tuple[str, Path]]:
     """(name, root) of the six zoo libraries (zoo/sources.py) and the corpus packages (corpus.py), downloaded
-    on first use."""
+    on first use; with `dir:<path>` names, those folders instead (any Gluon code: the unseen releases)."""
+    folders = [name for name in names or () if name.startswith("dir:")]
+    if folders:
+        return dir_sources(folders) + (sources([n for n in names if n not in folders])
+                                       if len(folders) < len(names) else [])
     sys.path.insert(0, str(HERE / "zoo"))
     sys.path.insert(0, str(HERE))
     from corpus import PACKAGES, ensure_corpus
@@ -933,6 +1018,23 @@ def sources(names: Optional[Sequence[str]] = None) -> List[Tuple[str, Path]]:
         corpus = ensure_corpus()
         roots += [(f"corpus:{name}", corpus / name) for name in wanted]
     return roots
+
+
+def dir_sources(names: Sequence[str]) -> List[Tuple[str, Path]]:
+    """`dir:<path>` -> ("dir:<folder name>", the folder): sources that are not downloaded, read where they are;
+    `dir:<path>/*` -> each folder the pattern matches. Two folders of one name (two releases of d2l) are told
+    apart by their parent's name."""
+    roots = []
+    for name in names:
+        pattern = os.path.expanduser(name[len("dir:"):])
+        found = sorted(Path(p).resolve() for p in glob.glob(pattern) if Path(p).is_dir()) \
+            if glob.has_magic(pattern) else [Path(pattern).resolve()]
+        if not found or not all(root.is_dir() for root in found):
+            raise SystemExit(f"fix_oracle: {name}: not a folder")
+        roots += found
+    short = Counter(root.name for root in roots)
+    return [(f"dir:{root.name if short[root.name] == 1 else root.parent.name + '/' + root.name}", root)
+            for root in roots]
 
 
 def summarize(fixes: List[dict]) -> dict:
@@ -980,16 +1082,17 @@ def _code(text: str) -> str:
 def render(meta: dict, modes: Dict[str, dict]) -> str:
     lines = [f"`{meta['command']}` · hylint {meta['commit']} · {meta['date']}", "",
              "# The fix oracle: hylint's fixes evaluated on MXNet before and after", "",
-             f"MXNet {meta['mxnet']}, F = mxnet.nd (eager). Every fix of the given applicability on the six zoo "
-             "libraries and the PyPI corpus; each operand bound to every kind of value its `relies_on` does not "
+             f"MXNet {meta['mxnet']}, F = mxnet.nd (eager). Every fix of the given applicability on the sources "
+             "below; each operand bound to every kind of value its `relies_on` does not "
              f"exclude ({', '.join(KINDS)}), at most {meta['max_combos']} combinations a fix (all of them when "
              "there are fewer, else a structured and seeded choice). A harm: the original runs and the fix "
              "raises, or both run and differ. What it checks and cannot see: [README.md](README.md). "
              f"The run took {meta['seconds']:.0f} s.", ""]
     lines += ["Sources: " + ", ".join(f"{s['name']} ({s['files']} files, {s['fixes']['safe']} safe fixes)"
-                                      for s in meta["sources"]) + ". The corpus repeats gluoncv, gluonnlp and "
-              "mxnet's gluon folders of the zoo: the tables count distinct fixes (same file, place, rule and "
-              "edits), the harms name every source they were seen in.", ""]
+                                      for s in meta["sources"])
+              + ". The tables count distinct fixes (same file, place, rule and edits: the corpus repeats "
+              "gluoncv, gluonnlp and mxnet's gluon folders of the zoo), the harms name every source they were "
+              "seen in.", ""]
     for mode, data in modes.items():
         fixes = data["fixes"]
         proven = sum(1 for f in fixes if f.get("relies_on") is not None)
@@ -1017,8 +1120,11 @@ def render(meta: dict, modes: Dict[str, dict]) -> str:
         for fix in harms:
             result = fix["result"]
             edit = fix["edits"][0]
+            before, after = (result["statements"]["original"], result["statements"]["fixed"]) \
+                if "statements" in result else (edit["original"], edit["content"])
+            together = " (its edits applied together)" if "statements" in result else ""
             lines.append(f"- **{fix['code']}** `{fix['path']}:{fix['row']}` ({', '.join(fix['sources'])}): "
-                         f"{_code(edit['original'])} -> {_code(edit['content'])}: harmful on {result['harmful']} "
+                         f"{_code(before)} -> {_code(after)}{together}: harmful on {result['harmful']} "
                          f"of the {result['original_ran']} combinations where the original ran "
                          f"({result['tried']} tried); {result['harmful_all_tensors']} with every operand a tensor. "
                          "Harmful kinds: " + "; ".join(f"`{text}` {', '.join(kinds)}" for text, kinds
@@ -1055,7 +1161,9 @@ def main(argv=None) -> int:
     parser.add_argument("--python", default=sys.executable, help="the interpreter with MXNet 1.9.1 (the worker)")
     parser.add_argument("--hylint-root", type=Path, default=REPO)
     parser.add_argument("--unsafe", action="store_true", help="also the unsafe fixes (--unsafe-fixes), apart")
-    parser.add_argument("--source", action="append", metavar="NAME", help="zoo:<library> or corpus:<package>")
+    parser.add_argument("--source", action="append", metavar="NAME",
+                        help="zoo:<library>, corpus:<package>, or dir:<path> (any folder of Gluon code; "
+                             "dir:<path>/* for each folder in it)")
     parser.add_argument("--max-combos", type=int, default=MAX_COMBOS)
     parser.add_argument("--seconds", type=float, default=FIX_SECONDS, help="time limit per fix")
     parser.add_argument("--jobs", type=int, default=1, help="hylint's worker processes")
@@ -1112,8 +1220,10 @@ def main(argv=None) -> int:
     (args.output / "RESULTS.md").write_text(render(meta, data))
     for mode in modes:  # the figures and a line of each fix, not the libraries' code
         for fix in data[mode]["fixes"]:
-            for edit in fix["edits"]:
-                edit["original"], edit["content"] = _short(edit["original"], 200), _short(edit["content"], 200)
+            for edit in fix["edits"] + ([fix["result"]["statements"]] if "statements" in fix["result"] else []):
+                for key in ("original", "content", "fixed"):
+                    if key in edit:
+                        edit[key] = _short(edit[key], 200)
     (args.output / "results.json").write_text(json.dumps({"meta": meta, **data}, indent=1, sort_keys=True,
                                                          default=str) + "\n")
     for mode in modes:
