@@ -151,17 +151,20 @@ class Linter:
 
     # -- linting ---------------------------------------------------------------------------
     def lint_source(self, source: str, filename: str = "<stdin>", reach: Optional[FileReach] = None,
-                    tree: Optional[ast.Module] = None, reduction: Optional[Reduction] = None) -> LintResult:
+                    tree: Optional[ast.Module] = None, reduction: Optional[Reduction] = None,
+                    module: Optional[cst.Module] = None) -> LintResult:
         """``reach``: the functions of the file that a trace of its package reaches (hylint/batch/reach.py):
         checked as hybrid code: no prefilter, and the regions keep them (``reduce_source``'s ``reached``).
         ``tree``: CPython's tree of ``source`` (``python_tree``), when the caller has parsed it already;
-        ``reduction``: what ``prepare`` made of it, when the caller has that."""
+        ``reduction``: what ``prepare`` made of it, when the caller has that; ``module``: libcst's tree of
+        ``source``, when the caller has it (the language server puts it together from the statements of
+        earlier buffers, hylint/server/parsing.py), read where the whole file is linted."""
         exempt = file_noqa(source)  # `# hylint: noqa` on a line of its own
         if exempt is not None and exempt.whole_file:
             return LintResult([], source)
         with _gc_relaxed():
             usable = reduction is not None and reduction.reads == self.reads and reduction.digest == _digest(source)
-            result = self._lint_source(source, filename, _usable(reach), tree, reduction if usable else None)
+            result = self._lint_source(source, filename, _usable(reach), tree, reduction if usable else None, module)
         if exempt is not None:
             result.diagnostics = [d for d in result.diagnostics if d.code not in exempt.codes]
         return result
@@ -177,7 +180,8 @@ class Linter:
         return Reduction(_digest(source), self.reads, reduce_source(source, self.reads, tree, _reached(reach)))
 
     def _lint_source(self, source: str, filename: str, reach: Optional[FileReach],
-                     tree: Optional[ast.Module] = None, reduction: Optional[Reduction] = None) -> LintResult:
+                     tree: Optional[ast.Module] = None, reduction: Optional[Reduction] = None,
+                     module: Optional[cst.Module] = None) -> LintResult:
         if self.prefilter and reach is None and not might_hold_hybrid_code(source, self.prefilter_keys):
             return LintResult(self._check_noqa(source, filename, set()), source)
         if self.regions and self.prefilter:  # regions are a finer prefilter: off with it
@@ -187,7 +191,7 @@ class Linter:
             if diagnostics is not None:
                 return LintResult(diagnostics, source)
         try:
-            module = parse_module(source)
+            module = module if module is not None else parse_module(source)
         except cst.ParserSyntaxError as error:
             diagnostics = [syntax_error_diagnostic(error, filename, source)] if SYNTAX_ERROR in self.codes else []
             return LintResult(diagnostics, source)

@@ -41,6 +41,7 @@ from dataclasses import dataclass, replace
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from hylint.diagnostic import Diagnostic, Edit
+from hylint.server.parsing import StatementCache
 from hylint.syntax.noqa import file_noqa
 from hylint.syntax.python_tree import python_tree
 
@@ -126,12 +127,14 @@ def _plannable(text: str) -> bool:
     return text.endswith("\n") and "\r" not in text.replace("\r\n", "") and file_noqa(text) is None
 
 
-def lint_alone(found: Plan, group: Sequence[int], filename: str, linter) -> Optional[List[Diagnostic]]:
+def lint_alone(found: Plan, group: Sequence[int], filename: str, linter,
+               parser: Optional[StatementCache] = None) -> Optional[List[Diagnostic]]:
     """The diagnostics of a group's own run, at the buffer's rows; None when one is not in the group's
-    definitions (the buffer is then linted whole)."""
+    definitions (the buffer is then linted whole). ``parser``: the statements parsed before."""
     text, moved = found.reduced(group)
+    module = parser.module_of(text) if parser is not None else None
     diagnostics = []
-    for d in linter.lint_source(text, filename).diagnostics:
+    for d in linter.lint_source(text, filename, module=module).diagnostics:
         rows = next((rows for index, rows in moved.items()
                      if found.units[index].first <= d.start[0] + rows <= found.units[index].last), None)
         if rows is None:
@@ -283,7 +286,8 @@ class GroupCache:
     linted alone by ``warm`` while the editor is idle.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, parser: Optional[StatementCache] = None) -> None:
+        self.parser = parser  # libcst's trees of the statements of earlier buffers (hylint/server/parsing.py)
         self.linter = None
         self.stored: Dict[Tuple, _Stored] = {}
         self.refused: set = set()  # the key of a group its own run could not check
@@ -319,7 +323,7 @@ class GroupCache:
         if any(keys[number] in self.refused for number in missing):
             return None
         for number in missing:
-            entry = self._alone(buffer, found.groups[number], filename, linter)
+            entry = self._alone(buffer, found.groups[number], filename, linter, self.parser)
             if entry is None:  # this group is checked whole while its text stays
                 self.refused = {keys[number]}
                 return None
@@ -331,9 +335,10 @@ class GroupCache:
         return result
 
     @staticmethod
-    def _alone(buffer: _Buffer, group: List[int], filename: str, linter) -> Optional[_Stored]:
+    def _alone(buffer: _Buffer, group: List[int], filename: str, linter,
+               parser: Optional[StatementCache]) -> Optional[_Stored]:
         """The group's own run, or None when it may differ from a whole check (``_Buffer.entry``, ``holds``)."""
-        diagnostics = lint_alone(buffer.plan, group, filename, linter)
+        diagnostics = lint_alone(buffer.plan, group, filename, linter, parser)
         entry = buffer.entry(group, diagnostics) if diagnostics is not None else None
         return entry if entry is not None and buffer.holds(group, entry) else None
 
@@ -341,7 +346,8 @@ class GroupCache:
                tree: Optional[ast.Module] = None) -> List[Diagnostic]:
         """Lint the buffer whole; keep the share of each group without fixes, and note the others to
         be linted alone (``warm``), when every diagnostic falls in a definition."""
-        diagnostics = linter.lint_source(text, filename, tree=tree).diagnostics
+        module = self.parser.module(text, tree) if self.parser is not None and tree is not None else None
+        diagnostics = linter.lint_source(text, filename, tree=tree, module=module).diagnostics
         found = buffer.plan
         group_of = {index: number for number, group in enumerate(found.groups) for index in group}
         shares: List[List[Diagnostic]] = [[] for _ in found.groups]
@@ -369,7 +375,7 @@ class GroupCache:
             return False
         key, group = self.pending.pop(0)
         buffer, filename = self._latest
-        entry = self._alone(buffer, group, filename, self.linter)
+        entry = self._alone(buffer, group, filename, self.linter, self.parser)
         if entry is not None:
             self.stored[key] = entry
         else:  # this group cannot be checked alone: edits are checked whole while its text stays
