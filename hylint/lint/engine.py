@@ -10,7 +10,7 @@ import io
 import re
 import tokenize
 from contextlib import contextmanager
-from typing import FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Type
+from typing import Callable, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Type
 
 import libcst as cst
 
@@ -152,19 +152,20 @@ class Linter:
     # -- linting ---------------------------------------------------------------------------
     def lint_source(self, source: str, filename: str = "<stdin>", reach: Optional[FileReach] = None,
                     tree: Optional[ast.Module] = None, reduction: Optional[Reduction] = None,
-                    module: Optional[cst.Module] = None) -> LintResult:
+                    parse: Optional[Callable[[str], Optional[cst.Module]]] = None) -> LintResult:
         """``reach``: the functions of the file that a trace of its package reaches (hylint/batch/reach.py):
         checked as hybrid code: no prefilter, and the regions keep them (``reduce_source``'s ``reached``).
         ``tree``: CPython's tree of ``source`` (``python_tree``), when the caller has parsed it already;
-        ``reduction``: what ``prepare`` made of it, when the caller has that; ``module``: libcst's tree of
-        ``source``, when the caller has it (the language server puts it together from the statements of
-        earlier buffers, hylint/server/parsing.py), read where the whole file is linted."""
+        ``reduction``: what ``prepare`` made of it, when the caller has that; ``parse``: libcst's tree of a
+        text this lint parses (the source, or its regions), when the caller can give it sooner than
+        ``parse_module`` (the language server puts it together from the statements of earlier buffers,
+        hylint/server/parsing.py), else None."""
         exempt = file_noqa(source)  # `# hylint: noqa` on a line of its own
         if exempt is not None and exempt.whole_file:
             return LintResult([], source)
         with _gc_relaxed():
             usable = reduction is not None and reduction.reads == self.reads and reduction.digest == _digest(source)
-            result = self._lint_source(source, filename, _usable(reach), tree, reduction if usable else None, module)
+            result = self._lint_source(source, filename, _usable(reach), tree, reduction if usable else None, parse)
         if exempt is not None:
             result.diagnostics = [d for d in result.diagnostics if d.code not in exempt.codes]
         return result
@@ -181,17 +182,17 @@ class Linter:
 
     def _lint_source(self, source: str, filename: str, reach: Optional[FileReach],
                      tree: Optional[ast.Module] = None, reduction: Optional[Reduction] = None,
-                     module: Optional[cst.Module] = None) -> LintResult:
+                     parse: Optional[Callable[[str], Optional[cst.Module]]] = None) -> LintResult:
         if self.prefilter and reach is None and not might_hold_hybrid_code(source, self.prefilter_keys):
             return LintResult(self._check_noqa(source, filename, set()), source)
         if self.regions and self.prefilter:  # regions are a finer prefilter: off with it
             if tree is None and reduction is None:
                 tree = python_tree(source)  # read by the regions, and by the positions of a whole-file run
-            diagnostics = self._lint_regions(source, filename, tree, reach, reduction)
+            diagnostics = self._lint_regions(source, filename, tree, reach, reduction, parse)
             if diagnostics is not None:
                 return LintResult(diagnostics, source)
         try:
-            module = module if module is not None else parse_module(source)
+            module = (parse(source) if parse is not None else None) or parse_module(source)
         except cst.ParserSyntaxError as error:
             diagnostics = [syntax_error_diagnostic(error, filename, source)] if SYNTAX_ERROR in self.codes else []
             return LintResult(diagnostics, source)
@@ -201,7 +202,8 @@ class Linter:
 
     def _lint_regions(self, source: str, filename: str, tree: Optional[ast.Module],
                       reach: Optional[FileReach] = None,
-                      reduction: Optional[Reduction] = None) -> Optional[List[Diagnostic]]:
+                      reduction: Optional[Reduction] = None,
+                      parse: Optional[Callable[[str], Optional[cst.Module]]] = None) -> Optional[List[Diagnostic]]:
         """The diagnostics of a run on the reduced source, or None where the whole file must be linted:
         no reduction, libcst rejects the reduced source, or a diagnostic carries a fix that may read the
         whole module (``needs_whole_file``)."""
@@ -210,7 +212,7 @@ class Linter:
         if reduced is None:
             return None
         try:
-            module = parse_module(reduced)
+            module = (parse(reduced) if parse is not None else None) or parse_module(reduced)
         except (cst.ParserSyntaxError, RecursionError):
             return None
         diagnostics = self._lint_module(module, source, filename, reduced, reach)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import OrderedDict
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 import libcst as cst
 
@@ -62,10 +62,13 @@ class StatementCache:
         self._size = 0
         self.limit = limit
 
-    def module_of(self, text: str, tree: Optional[ast.Module] = None) -> Optional[cst.Module]:
-        """``module`` for a caller without CPython's tree (parsed here: a tenth of libcst's time)."""
-        tree = tree if tree is not None else python_tree(text)
-        return self.module(text, tree) if tree is not None else None
+    def parser(self, text: Optional[str] = None, tree: Optional[ast.Module] = None) -> Callable[[str], Optional[cst.Module]]:
+        """What ``Linter.lint_source`` calls to parse a text (``parse``): ``module``, with ``tree`` for ``text``
+        and CPython's tree of any other text (a tenth of libcst's time)."""
+        def parse(source: str) -> Optional[cst.Module]:
+            found = tree if source == text and tree is not None else python_tree(source)
+            return self.module(source, found) if found is not None else None
+        return parse
 
     def module(self, text: str, tree: ast.Module) -> Optional[cst.Module]:
         """libcst's tree of ``text`` (CPython's tree ``tree``), from the chunks of earlier buffers where they
