@@ -173,8 +173,10 @@ def lint_alone(found: Plan, group: Sequence[int], filename: str, linter,
     """The diagnostics of a group's own run, at the buffer's rows; None when one is not in the group's
     definitions (the buffer is then linted whole). ``parser``: the statements parsed before."""
     text, moved = found.reduced(group)
+    tree = python_tree(text)  # read by the parser and by the positions
+    reuse = parser.reuse(text, tree) if parser is not None else None
     diagnostics = []
-    for d in linter.lint_source(text, filename, parse=parser.parser() if parser is not None else None).diagnostics:
+    for d in linter.lint_source(text, filename, tree=tree, reuse=reuse).diagnostics:
         rows = next((rows for index, rows in moved.items()
                      if found.units[index].first <= d.start[0] + rows <= found.units[index].last), None)
         if rows is None:
@@ -412,8 +414,8 @@ class GroupCache:
                tree: Optional[ast.Module] = None) -> List[Diagnostic]:
         """Lint the buffer whole; keep the share of each group without fixes, and note the others to
         be linted alone (``warm``), when every diagnostic falls in a definition."""
-        parse = self.parser.parser(text, tree) if self.parser is not None else None
-        diagnostics = linter.lint_source(text, filename, tree=tree, parse=parse).diagnostics
+        reuse = self.parser.reuse(text, tree) if self.parser is not None else None
+        diagnostics = linter.lint_source(text, filename, tree=tree, reuse=reuse).diagnostics
         found = buffer.plan
         group_of = {index: number for number, group in enumerate(found.groups) for index in group}
         shares: List[List[Diagnostic]] = [[] for _ in found.groups]

@@ -119,12 +119,12 @@ class Checker:
             reach = self._reach_for(path, text)
             if reach:  # a module the package's traces reach: checked whole with that reach, as `hylint check` does
                 diagnostics = self.linter(path, True).lint_source(text, filename, reach=reach,
-                                                                  parse=self._parser.parser()).diagnostics
+                                                                  reuse=self._parser.reuse()).diagnostics
             else:
                 diagnostics = self._by_groups(text, filename, path)
             if diagnostics is None:
                 diagnostics = self.linter(path, self._fixable.get(filename, False)).lint_source(
-                    text, filename, parse=self._parser.parser()).diagnostics
+                    text, filename, reuse=self._parser.reuse()).diagnostics
         except Exception as error:  # a bug in a rule must not take the editor's linter down
             return Outcome([], f"hylint: internal error on {filename}: {type(error).__name__}: {error}")
         if len(self._fixable) > 1024:

@@ -22,10 +22,11 @@ from __future__ import annotations
 import ast
 import re
 from collections import OrderedDict
-from typing import Callable, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 import libcst as cst
 
+from hylint.lint.engine import Reuse
 from hylint.lint.parse import parse_module
 from hylint.syntax.python_tree import python_tree
 
@@ -55,20 +56,24 @@ def _indented(module: cst.Module) -> bool:
 
 class StatementCache:
     """Parsed chunks by their text, the most recently used kept up to ``limit`` characters of text (a
-    buffer's chunks, and those of its groups' own runs, hylint/server/incremental.py)."""
+    buffer's chunks, and those of its groups' own runs, hylint/server/incremental.py). libcst's nodes take
+    about 43 bytes per character of code (tracemalloc, the benchmark's 500-line model): 500,000 characters,
+    some 20 MB, hold a dozen large files."""
 
-    def __init__(self, limit: int = 1_000_000) -> None:
+    def __init__(self, limit: int = 500_000) -> None:
         self._chunks: "OrderedDict[Tuple[str, bool], _Chunk]" = OrderedDict()
         self._size = 0
         self.limit = limit
+        self.positions: dict = {}  # positions of statements of kept chunks (hylint/lint/positions.py, kept)
 
-    def parser(self, text: Optional[str] = None, tree: Optional[ast.Module] = None) -> Callable[[str], Optional[cst.Module]]:
-        """What ``Linter.lint_source`` calls to parse a text (``parse``): ``module``, with ``tree`` for ``text``
-        and CPython's tree of any other text (a tenth of libcst's time)."""
+    def reuse(self, text: Optional[str] = None, tree: Optional[ast.Module] = None) -> Reuse:
+        """What ``Linter.lint_source`` reuses (``reuse``): this cache's ``module`` as its parse, with ``tree``
+        for ``text`` and CPython's tree of any other text (a tenth of libcst's time); the positions of the
+        statements of the kept chunks."""
         def parse(source: str) -> Optional[cst.Module]:
             found = tree if source == text and tree is not None else python_tree(source)
             return self.module(source, found) if found is not None else None
-        return parse
+        return Reuse(parse, self.positions)
 
     def module(self, text: str, tree: ast.Module) -> Optional[cst.Module]:
         """libcst's tree of ``text`` (CPython's tree ``tree``), from the chunks of earlier buffers where they
@@ -98,6 +103,7 @@ class StatementCache:
         while self._size > self.limit and len(self._chunks) > len(texts):
             (old, _), _ = self._chunks.popitem(last=False)
             self._size -= len(old)
+            self.positions.clear()  # they would keep the dropped chunks' nodes alive
         indents = {chunk.indent for chunk in chunks if chunk.indent is not None}
         newline = chunks[0].newline
         if len(indents) > 1 or any(chunk.newline != newline for chunk in chunks if _ends_lines(chunk)):

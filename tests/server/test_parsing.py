@@ -86,3 +86,25 @@ def test_every_file_of_the_corpus():
             built += 1
             assert module.deep_equals(parse_module(text)) and module.code == text, path
     assert built > 100
+
+
+def test_a_lint_reusing_the_statements_and_their_positions_gives_a_plain_lint(tmp_path):
+    """``Linter.lint_source`` with the cache's ``reuse``: the same diagnostics, positions and fix offsets as a
+    lint that parses the text, on a buffer and on the same buffer moved down two rows (its classes' nodes
+    and their positions are then the kept ones)."""
+    from hylint.lint.engine import Linter
+    from hylint.selection import select_rules
+
+    from test_incremental import _exact
+
+    linter = Linter(select_rules())
+    linter.regions = False
+    cache = StatementCache()
+    text = HEADER + "".join(NET.format(n=n) for n in range(3))
+    moved = text.replace('"""Models."""\n', '"""Models."""\nimport os\nimport sys\n')
+    kept = []
+    for step in (text, moved):
+        reused = linter.lint_source(step, "m.py", reuse=cache.reuse()).diagnostics
+        assert _exact(reused) == _exact(linter.lint_source(step, "m.py").diagnostics) and reused
+        kept.append(len(cache.positions))
+    assert kept[0] > 0 and kept[1] == kept[0]  # nothing computed again for the moved classes
