@@ -19,7 +19,7 @@ load on the machine changes less; then RSS of the server over 1,000 edits (``--w
 ``--package`` puts the file in a package (``pkg/__init__.py`` beside it, and a helper module its blocks
 call), so that every answer includes the package's reach (docs/reach.md), as in a real project.
 
-``--in-process N`` times only the check an open runs (``Checker.check`` of a fresh buffer, N times in
+``--in-process N`` times only the check an open runs (``Checker.check`` of a new text, N times in
 this process, CPU time in microsecond ticks rather than the server's 10 ms ones), without the protocol.
 """
 from __future__ import annotations
@@ -204,12 +204,13 @@ def main() -> None:
             times, cpu_times = [], []
             for run in range(max(args.runs // 3, 4)):
                 version += 1
-                new = forms[(forms.index(lines[header].rstrip("\r\n")) + 1) % len(forms)]
+                old = lines[header].rstrip("\r\n")
+                new = forms[(forms.index(old) + 1) % len(forms)]
                 cpu, start = cpu_seconds(pid), time.perf_counter()
                 client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
                                                          "contentChanges": [{"range": {
                                                              "start": {"line": header, "character": 0},
-                                                             "end": {"line": header, "character": len(lines[header].rstrip("\r\n"))}},
+                                                             "end": {"line": header, "character": len(old)}},
                                                              "text": new}]})
                 lines[header] = new + "\n"
                 client.diagnostics(uri, version)
@@ -219,7 +220,8 @@ def main() -> None:
 
         import_edits("a comment", ["from mxnet import gluon", "from mxnet import gluon  # edited"])
         if args.package:
-            import_edits("a name one class reads", ["from .helpers import centred", "from .helpers import rows as centred"])
+            import_edits("a name one class reads",
+                         ["from .helpers import centred", "from .helpers import rows as centred"])
         import_edits("a name every class reads", ["from mxnet.gluon import nn", "import mxnet.gluon.nn as nn"])
 
         rss = [(version - 1, rss_mib(pid))]

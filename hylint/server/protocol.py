@@ -28,8 +28,8 @@ from hylint.server.linting import Checker
 # changed (hylint/server/incremental.py), tens of milliseconds, so a longer wait would be most of the latency
 DEBOUNCE = 0.02
 # seconds without a change before the groups of a file are prepared for its next edit: the preparing is
-# of the latest text, thrown away by the next change of the imports, and each step (a group's own check,
-# ~16 ms) delays a change arriving meanwhile (its message is read in three turns of the event loop)
+# of the latest text, thrown away by the next change of what the groups read, and each step (a group's own
+# check, ~16 ms) delays a change arriving meanwhile (its message is read in three turns of the event loop)
 WARM_AFTER = 0.1
 # seconds without a change before the reach of a package with unsaved buffers is computed again from them
 # and the open files whose reach it changed are checked again (hylint/server/reach.py): at least this, and
