@@ -108,3 +108,28 @@ def test_a_lint_reusing_the_statements_and_their_positions_gives_a_plain_lint(tm
         assert _exact(reused) == _exact(linter.lint_source(step, "m.py").diagnostics) and reused
         kept.append(len(cache.positions))
     assert kept[0] > 0 and kept[1] == kept[0]  # nothing computed again for the moved classes
+
+
+@pytest.mark.slow
+def test_lints_reusing_statements_on_the_corpus():
+    """``hylint check``'s linter (regions on) with the cache's ``reuse`` on each corpus file with a
+    ``hybrid_forward``, twice, and after an edit inside its first one: what it gives without."""
+    from hylint.lint.engine import Linter
+    from hylint.selection import select_rules
+
+    from test_incremental import _corpus_files, _exact
+
+    files = _corpus_files()
+    if not files:
+        pytest.skip("no benchmark corpus (benchmarks/corpus.py downloads it)")
+    linter, cache, checked = Linter(select_rules()), StatementCache(), 0
+    for path in files:
+        text = path.read_text(errors="ignore")
+        lines = text.splitlines(keepends=True)
+        row = next((row for row, line in enumerate(lines) if "def hybrid_forward" in line), -1) + 1
+        edited = "".join(lines[:row] + [lines[row].rstrip("\r\n") + "  # edited\n"] + lines[row + 1:])
+        for step in (text, text, edited):
+            checked += 1
+            assert _exact(linter.lint_source(step, "m.py", reuse=cache.reuse()).diagnostics) == \
+                _exact(linter.lint_source(step, "m.py").diagnostics), path
+    assert checked > 300
