@@ -5,7 +5,9 @@ for every token. An edit changes one statement; the others are the same text as 
 So the buffer is cut into *chunks* (a top-level statement with the comments and blank lines above it;
 the last one with the lines below it too), each parsed alone and kept by its text, and the module is
 put together from them: the same tree ``libcst.parse_module`` gives for the whole text (equal by
-``deep_equals``, tests/server/test_parsing.py, on every file of the benchmark corpus).
+``deep_equals``, tests/server/test_parsing.py: the 131 files of the benchmark corpus with a
+``hybrid_forward``; all 779 once: 743 put together, the other 36 left to parse_module: fewer than two
+chunks, or an indentation or line ending a chunk would not keep).
 
 A chunk boundary is made only where libcst's owner of the lines between two statements is plain: every
 line there is empty or a comment at column 0 (libcst gives those to the next statement; a comment
