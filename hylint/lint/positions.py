@@ -101,7 +101,7 @@ class Positions:
         if computed is None:
             computed = _statement_positions(self.module, inner, indents)
             if computed is not None:
-                if len(self.kept) > 20_000:  # statements of many buffers: keep memory bounded
+                if len(self.kept) > 5_000:  # statements of many buffers, each keeping its nodes alive
                     self.kept.clear()
                 self.kept[key] = computed
         return computed

@@ -59,14 +59,15 @@ def _indented(module: cst.Module) -> bool:
 class StatementCache:
     """Parsed chunks by their text, the most recently used kept up to ``limit`` characters of text (a
     buffer's chunks, and those of its groups' own runs, hylint/server/incremental.py). libcst's nodes take
-    about 43 bytes per character of code (tracemalloc, the benchmark's 500-line model): 500,000 characters,
-    some 20 MB, hold a dozen large files."""
+    about 43 bytes per character of code (tracemalloc, the benchmark's 500-line model): 300,000 characters,
+    some 13 MB, hold a few large files and the versions of the statements last edited."""
 
-    def __init__(self, limit: int = 500_000) -> None:
+    def __init__(self, limit: int = 300_000) -> None:
         self._chunks: "OrderedDict[Tuple[str, bool], _Chunk]" = OrderedDict()
         self._size = 0
         self.limit = limit
-        self.positions: dict = {}  # positions of statements of kept chunks (hylint/lint/positions.py, kept)
+        # positions of statements of the chunks (hylint/lint/positions.py, kept; bounded there)
+        self.positions: dict = {}
 
     def reuse(self, text: Optional[str] = None, tree: Optional[ast.Module] = None) -> Reuse:
         """What ``Linter.lint_source`` reuses (``reuse``): this cache's ``module`` as its parse, with ``tree``
@@ -105,7 +106,6 @@ class StatementCache:
         while self._size > self.limit and len(self._chunks) > len(texts):
             (old, _), _ = self._chunks.popitem(last=False)
             self._size -= len(old)
-            self.positions.clear()  # they would keep the dropped chunks' nodes alive
         indents = {chunk.indent for chunk in chunks if chunk.indent is not None}
         newline = chunks[0].newline
         if len(indents) > 1 or any(chunk.newline != newline for chunk in chunks if _ends_lines(chunk)):
