@@ -66,7 +66,7 @@ class StatementCache:
         self._chunks: "OrderedDict[Tuple[str, bool], _Chunk]" = OrderedDict()
         self._size = 0
         self.limit = limit
-        # positions of statements of the chunks (hylint/lint/positions.py, kept; bounded there)
+        # each kept top-level statement -> positions computed in it (hylint/lint/positions.py, kept)
         self.positions: dict = {}
 
     def reuse(self, text: Optional[str] = None, tree: Optional[ast.Module] = None) -> Reuse:
@@ -99,13 +99,16 @@ class StatementCache:
                 if key not in self._chunks:
                     self._chunks[key] = chunk
                     self._size += len(chunk_text)
+                    self.positions.update((stmt, {}) for stmt in chunk.statements)
             else:
                 self._chunks.move_to_end(key)
             used.update(id(stmt) for stmt in chunk.statements)
             chunks.append(chunk)
         while self._size > self.limit and len(self._chunks) > len(texts):
-            (old, _), _ = self._chunks.popitem(last=False)
+            (old, _), dropped = self._chunks.popitem(last=False)
             self._size -= len(old)
+            for stmt in dropped.statements:
+                self.positions.pop(stmt, None)
         indents = {chunk.indent for chunk in chunks if chunk.indent is not None}
         newline = chunks[0].newline
         if len(indents) > 1 or any(chunk.newline != newline for chunk in chunks if _ends_lines(chunk)):

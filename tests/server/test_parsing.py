@@ -106,7 +106,7 @@ def test_a_lint_reusing_the_statements_and_their_positions_gives_a_plain_lint(tm
     for step in (text, moved):
         reused = linter.lint_source(step, "m.py", reuse=cache.reuse()).diagnostics
         assert _exact(reused) == _exact(linter.lint_source(step, "m.py").diagnostics) and reused
-        kept.append(len(cache.positions))
+        kept.append(sum(len(inside) for inside in cache.positions.values()))
     assert kept[0] > 0 and kept[1] == kept[0]  # nothing computed again for the moved classes
 
 
@@ -133,3 +133,13 @@ def test_lints_reusing_statements_on_the_corpus():
             assert _exact(linter.lint_source(step, "m.py", reuse=cache.reuse()).diagnostics) == \
                 _exact(linter.lint_source(step, "m.py").diagnostics), path
     assert checked > 300
+
+
+def test_positions_go_with_the_statements_dropped():
+    """The positions kept for a statement are dropped with its chunk (the cache's limit): they would keep
+    its nodes alive."""
+    cache = StatementCache(limit=0)  # keeps the chunks of the latest text only
+    for n in range(3):
+        text = HEADER + "".join(NET.format(n=n * 10 + k) for k in range(2))
+        module = _same(cache, text)
+        assert set(cache.positions) == set(module.body)
