@@ -48,6 +48,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
@@ -92,7 +93,7 @@ class Plan:
         key = tuple(group)
         if key not in self._runs:
             context = [index for index, unit in enumerate(self.units) if unit.name is None]
-            words = frozenset().union(*(_WORD.findall(self.units[index].text) for index in group))
+            words = frozenset().union(*(_words(self.units[index].text) for index in group))
             chosen, interest = relevant([self.units[index].facts for index in context], words,
                                         frozenset(self.units[index].name for index in group))
             self._runs[key] = (sorted(set(group) | {context[number] for number in chosen}), interest)
@@ -200,7 +201,7 @@ def _groups(units: Sequence[_Unit]) -> List[List[int]]:
         return index
 
     for index in parent:
-        for word in set(_WORD.findall(units[index].text)) & definers.keys():
+        for word in _words(units[index].text) & definers.keys():
             for other in definers[word]:
                 a, b = root(index), root(other)
                 if a != b:
@@ -209,6 +210,17 @@ def _groups(units: Sequence[_Unit]) -> List[List[int]]:
     for index in parent:
         groups.setdefault(root(index), []).append(index)
     return list(groups.values())
+
+
+@lru_cache(maxsize=4096)
+def _words(text: str) -> FrozenSet[str]:
+    """The words of a unit's text (the same texts come back edit after edit)."""
+    return frozenset(_WORD.findall(text))
+
+
+@lru_cache(maxsize=4096)
+def _indent(text: str) -> Optional[str]:
+    return first_indent([text])
 
 
 def first_indent(texts: Sequence[str]) -> Optional[str]:
@@ -261,7 +273,7 @@ class _Buffer:
     def __init__(self, found: Plan) -> None:
         self.plan = found
         units = found.units
-        self.unit_words = [frozenset(_WORD.findall(unit.text)) for unit in units]
+        self.unit_words = [_words(unit.text) for unit in units]
         inside = set()
         for unit in units:
             inside.update(range(unit.first - 1, unit.last))
@@ -278,7 +290,7 @@ class _Buffer:
     def _first_indent(self, indices: Sequence[int]) -> Optional[str]:
         for index in indices:
             if index not in self._indents:
-                self._indents[index] = first_indent([self.plan.units[index].text])
+                self._indents[index] = _indent(self.plan.units[index].text)
             if self._indents[index] is not None:
                 return self._indents[index]
         return None
