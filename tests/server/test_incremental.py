@@ -198,6 +198,9 @@ def test_a_buffer_is_cut_into_independent_groups():
     names = [[found.units[index].name for index in group] for group in found.groups]
     assert names == [["Net0", "make"], ["Net1"], ["Net2"]]
     assert plan(text.replace('"""Models."""', "if True:\n    class Other: pass")) is None  # a class in the context
+    # lines ended in two ways: a run without the first line would end a fix's new lines otherwise
+    assert plan(text.replace('"""Models."""\n', '"""Models."""\r\n')) is None
+    assert plan(text.replace("\n", "\r\n")) is not None
 
 
 def _corpus_files():
