@@ -5,12 +5,13 @@
 Starts the server over stdio (tests/server/lsp_client.py), warms it up on a small file (imports,
 rule selection), then on a ~500-line model file measures
 
-* didOpen -> its publishDiagnostics (target < 150 ms),
+* didOpen of a text the server has not seen -> its publishDiagnostics (target < 150 ms), and of the same
+  text again after a didClose (its statements are kept parsed, hylint/server/parsing.py),
 * the server's CPU while idle after the opens (it prepares the file's groups for edits,
   hylint/server/incremental.py),
 * didChange (one line edited) -> the diagnostics of that version (target < 100 ms; includes the
-  server's debounce, hylint/server/protocol.py DEBOUNCE), and the same for an edit of an import line
-  (which every group reads),
+  server's debounce, hylint/server/protocol.py DEBOUNCE), and the same for edits of an import line: a
+  comment, a name one class reads (``--package``), a name every class reads (the buffer checked whole),
 
 as wall-clock medians, with the server's own CPU time per answer (/proc/PID/stat), which the other
 load on the machine changes less; then RSS of the server over 1,000 edits (``--wait-every``).
@@ -18,7 +19,7 @@ load on the machine changes less; then RSS of the server over 1,000 edits (``--w
 ``--package`` puts the file in a package (``pkg/__init__.py`` beside it, and a helper module its blocks
 call), so that every answer includes the package's reach (docs/reach.md), as in a real project.
 
-``--in-process N`` times only the check an open runs (``Checker.check`` of a fresh buffer, N times in
+``--in-process N`` times only the check an open runs (``Checker.check`` of a new text, N times in
 this process, CPU time in microsecond ticks rather than the server's 10 ms ones), without the protocol.
 """
 from __future__ import annotations
@@ -30,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import List
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "server"))
@@ -82,7 +84,7 @@ def _figures(wall, cpu) -> str:
 
 
 def in_process(text: str, runs: int) -> None:
-    """The check an open runs, with the server's own Checker, on a fresh buffer each time."""
+    """The check an open runs, with the server's own Checker, on a new text each time."""
     sys.path.insert(0, str(ROOT))
     from hylint.server.linting import Checker
 
@@ -93,8 +95,9 @@ def in_process(text: str, runs: int) -> None:
     times = []
     for run in range(runs + 3):
         checker.forget(path)
+        opened = text.replace("Net", f"Run{run}Net")  # a text not seen: none of its statements parsed before
         start = time.process_time()
-        found = checker.check(text, path).diagnostics
+        found = checker.check(opened, path).diagnostics
         if run >= 3:  # the first ones fill caches
             times.append(time.process_time() - start)
     times.sort()
@@ -144,18 +147,24 @@ def main() -> None:
               f"start-up to first diagnostics: {time.perf_counter() - started:.2f} s")
         pid = client.process.pid
 
-        opens, open_cpu = [], []
-        for run in range(args.runs):
+        # each open a text the server has not seen (its classes renamed): the statements parsed on earlier
+        # buffers are kept (hylint/server/parsing.py), and an editor opens a file once
+        opens, open_cpu, reopens, reopen_cpu = [], [], [], []
+        variants = [text.replace("Net", f"Run{run}Net") for run in range(args.runs - 1)]
+        sequence = [(variant, True) for variant in variants] + [(variants[-1], False)] * 3 + [(text, True)]
+        for number, (opened, fresh) in enumerate(sequence):
             cpu, start = cpu_seconds(pid), time.perf_counter()
             client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python",
-                                                                    "version": 1, "text": text}})
+                                                                    "version": 1, "text": opened}})
             found = client.diagnostics(uri, 1)
-            opens.append(time.perf_counter() - start)
-            open_cpu.append(cpu_seconds(pid) - cpu)
-            if run < args.runs - 1:
+            (opens if fresh else reopens).append(time.perf_counter() - start)
+            (open_cpu if fresh else reopen_cpu).append(cpu_seconds(pid) - cpu)
+            if number < len(sequence) - 1:
                 client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
                 client.diagnostics(uri, None)
-        print(f"didOpen -> diagnostics ({len(found)}): {_figures(opens, open_cpu)}")
+        opened_diagnostics = len(found)
+        print(f"didOpen of a new text -> diagnostics ({opened_diagnostics}): {_figures(opens, open_cpu)}")
+        print(f"didOpen of the same text again (after a didClose): {_figures(reopens, reopen_cpu)}")
         cpu = cpu_seconds(pid)
         time.sleep(args.idle)
         print(f"then, idle for {args.idle:.0f} s (the server prepares each top-level group for edits): "
@@ -187,23 +196,33 @@ def main() -> None:
             change_cpu.append(cpu_seconds(pid) - cpu)
         print(f"didChange -> fresh diagnostics: {_figures(changes, change_cpu)}")
 
-        # an edit of the imports: the context of every group changes, so the buffer is checked whole
-        header = next(i for i, line in enumerate(lines) if line.startswith("from ") or line.startswith("import "))
-        imports, import_cpu = [], []
-        for run in range(5):
-            version += 1
-            new = lines[header].rstrip("\r\n").split("  #")[0] + f"  # import edit {version}"
-            cpu, start = cpu_seconds(pid), time.perf_counter()
-            client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
-                                                     "contentChanges": [{"range": {
-                                                         "start": {"line": header, "character": 0},
-                                                         "end": {"line": header, "character": len(lines[header].rstrip("\r\n"))}},
-                                                         "text": new}]})
-            lines[header] = new + "\n"
-            client.diagnostics(uri, version)
-            imports.append(time.perf_counter() - start)
-            import_cpu.append(cpu_seconds(pid) - cpu)
-        print(f"didChange of an import line -> fresh diagnostics: {_figures(imports, import_cpu)}")
+        # edits of the imports (hylint/server/incremental.py): a comment re-lints nothing; a binding one class
+        # reads re-lints that class; a binding every class reads, the buffer whole
+        def import_edits(label: str, forms: List[str]) -> None:
+            nonlocal version
+            header = next(i for i, line in enumerate(lines) if line.rstrip("\r\n") in forms)
+            times, cpu_times = [], []
+            for run in range(max(args.runs // 3, 4)):
+                version += 1
+                old = lines[header].rstrip("\r\n")
+                new = forms[(forms.index(old) + 1) % len(forms)]
+                cpu, start = cpu_seconds(pid), time.perf_counter()
+                client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                         "contentChanges": [{"range": {
+                                                             "start": {"line": header, "character": 0},
+                                                             "end": {"line": header, "character": len(old)}},
+                                                             "text": new}]})
+                lines[header] = new + "\n"
+                client.diagnostics(uri, version)
+                times.append(time.perf_counter() - start)
+                cpu_times.append(cpu_seconds(pid) - cpu)
+            print(f"didChange of an import line ({label}) -> fresh diagnostics: {_figures(times, cpu_times)}")
+
+        import_edits("a comment", ["from mxnet import gluon", "from mxnet import gluon  # edited"])
+        if args.package:
+            import_edits("a name one class reads",
+                         ["from .helpers import centred", "from .helpers import rows as centred"])
+        import_edits("a name every class reads", ["from mxnet.gluon import nn", "import mxnet.gluon.nn as nn"])
 
         rss = [(version - 1, rss_mib(pid))]
         started = time.perf_counter()

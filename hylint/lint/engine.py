@@ -10,7 +10,7 @@ import io
 import re
 import tokenize
 from contextlib import contextmanager
-from typing import FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Type
+from typing import Callable, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Type
 
 import libcst as cst
 
@@ -40,6 +40,15 @@ class Reduction(NamedTuple):
     digest: bytes
     reads: FrozenSet[Region]
     reduced: Optional[str]
+
+
+class Reuse(NamedTuple):
+    """What a caller that lints like texts again and again (the language server, hylint/server/parsing.py)
+    keeps from its earlier lints: ``parse``, libcst's tree of a text the lint parses (the source, or its
+    regions), else None (the lint parses it); ``positions``, where the positions of statements are kept by
+    node (``Positions``'s ``kept``), for the nodes ``parse`` gives again."""
+    parse: Callable[[str], Optional[cst.Module]]
+    positions: Optional[dict] = None
 
 
 def _digest(source: str) -> bytes:
@@ -151,17 +160,19 @@ class Linter:
 
     # -- linting ---------------------------------------------------------------------------
     def lint_source(self, source: str, filename: str = "<stdin>", reach: Optional[FileReach] = None,
-                    tree: Optional[ast.Module] = None, reduction: Optional[Reduction] = None) -> LintResult:
+                    tree: Optional[ast.Module] = None, reduction: Optional[Reduction] = None,
+                    reuse: Optional[Reuse] = None) -> LintResult:
         """``reach``: the functions of the file that a trace of its package reaches (hylint/batch/reach.py):
         checked as hybrid code: no prefilter, and the regions keep them (``reduce_source``'s ``reached``).
         ``tree``: CPython's tree of ``source`` (``python_tree``), when the caller has parsed it already;
-        ``reduction``: what ``prepare`` made of it, when the caller has that."""
+        ``reduction``: what ``prepare`` made of it, when the caller has that; ``reuse``: what the caller keeps
+        from its earlier lints of like texts (``Reuse``: the language server)."""
         exempt = file_noqa(source)  # `# hylint: noqa` on a line of its own
         if exempt is not None and exempt.whole_file:
             return LintResult([], source)
         with _gc_relaxed():
             usable = reduction is not None and reduction.reads == self.reads and reduction.digest == _digest(source)
-            result = self._lint_source(source, filename, _usable(reach), tree, reduction if usable else None)
+            result = self._lint_source(source, filename, _usable(reach), tree, reduction if usable else None, reuse)
         if exempt is not None:
             result.diagnostics = [d for d in result.diagnostics if d.code not in exempt.codes]
         return result
@@ -177,27 +188,29 @@ class Linter:
         return Reduction(_digest(source), self.reads, reduce_source(source, self.reads, tree, _reached(reach)))
 
     def _lint_source(self, source: str, filename: str, reach: Optional[FileReach],
-                     tree: Optional[ast.Module] = None, reduction: Optional[Reduction] = None) -> LintResult:
+                     tree: Optional[ast.Module] = None, reduction: Optional[Reduction] = None,
+                     reuse: Optional[Reuse] = None) -> LintResult:
         if self.prefilter and reach is None and not might_hold_hybrid_code(source, self.prefilter_keys):
             return LintResult(self._check_noqa(source, filename, set()), source)
         if self.regions and self.prefilter:  # regions are a finer prefilter: off with it
             if tree is None and reduction is None:
                 tree = python_tree(source)  # read by the regions, and by the positions of a whole-file run
-            diagnostics = self._lint_regions(source, filename, tree, reach, reduction)
+            diagnostics = self._lint_regions(source, filename, tree, reach, reduction, reuse)
             if diagnostics is not None:
                 return LintResult(diagnostics, source)
         try:
-            module = parse_module(source)
+            module = (reuse.parse(source) if reuse is not None else None) or parse_module(source)
         except cst.ParserSyntaxError as error:
             diagnostics = [syntax_error_diagnostic(error, filename, source)] if SYNTAX_ERROR in self.codes else []
             return LintResult(diagnostics, source)
         except RecursionError:
             return LintResult([too_deeply_nested(filename)], source)
-        return LintResult(self._lint_module(module, source, filename, reach=reach, tree=tree), source)
+        return LintResult(self._lint_module(module, source, filename, reach=reach, tree=tree, reuse=reuse), source)
 
     def _lint_regions(self, source: str, filename: str, tree: Optional[ast.Module],
                       reach: Optional[FileReach] = None,
-                      reduction: Optional[Reduction] = None) -> Optional[List[Diagnostic]]:
+                      reduction: Optional[Reduction] = None,
+                      reuse: Optional[Reuse] = None) -> Optional[List[Diagnostic]]:
         """The diagnostics of a run on the reduced source, or None where the whole file must be linted:
         no reduction, libcst rejects the reduced source, or a diagnostic carries a fix that may read the
         whole module (``needs_whole_file``)."""
@@ -206,10 +219,10 @@ class Linter:
         if reduced is None:
             return None
         try:
-            module = parse_module(reduced)
+            module = (reuse.parse(reduced) if reuse is not None else None) or parse_module(reduced)
         except (cst.ParserSyntaxError, RecursionError):
             return None
-        diagnostics = self._lint_module(module, source, filename, reduced, reach)
+        diagnostics = self._lint_module(module, source, filename, reduced, reach, reuse=reuse)
         if any(d.fix is not None for d in diagnostics) and (
                 self.needs_whole_file(diagnostics) or not _same_layout(module, source)):
             del module
@@ -224,17 +237,20 @@ class Linter:
                    for d in diagnostics)
 
     def _lint_module(self, module: cst.Module, source: str, filename: str, module_source: Optional[str] = None,
-                     reach: Optional[FileReach] = None, tree: Optional[ast.Module] = None) -> List[Diagnostic]:
+                     reach: Optional[FileReach] = None, tree: Optional[ast.Module] = None,
+                     reuse: Optional[Reuse] = None) -> List[Diagnostic]:
         """``module_source``: the text ``module`` was parsed from, when not ``source`` (regions); ``tree``:
         CPython's tree of ``source``, if parsed already."""
         module_info = analyze_module(module, reach)
         try:
-            return self._diagnostics(module, module_info, source, filename, module_source, tree)
+            return self._diagnostics(module, module_info, source, filename, module_source, tree,
+                                     reuse.positions if reuse is not None else None)
         finally:
             module_info.release()
 
     def _diagnostics(self, module: cst.Module, module_info: ModuleInfo, source: str, filename: str,
-                     module_source: Optional[str], tree: Optional[ast.Module]) -> List[Diagnostic]:
+                     module_source: Optional[str], tree: Optional[ast.Module],
+                     kept: Optional[dict] = None) -> List[Diagnostic]:
         file_linter = _FileLinter(module, module_info)
         file_linter.run(self.rules)
         file_linter.reports = _fold_opted_out(_collapse_cascades(file_linter.reports), module_info)
@@ -247,7 +263,7 @@ class Linter:
         wanted = [report.node for report in file_linter.reports] + \
             [pending.node for report in file_linter.reports if report.fix is not None for pending in report.fix.edits]
         positions = Positions(module, source if module_source is None else module_source,
-                              tree if module_source is None else None, wanted)
+                              tree if module_source is None else None, wanted, kept)
         text = SourceText(source)
         noqa = parse_noqa(text.lines)
         diagnostics = []

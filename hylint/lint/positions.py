@@ -29,10 +29,16 @@ class Positions:
     """
 
     def __init__(self, module: cst.Module, source: Optional[str] = None, tree: Optional[ast.Module] = None,
-                 wanted: Optional[Collection[cst.CSTNode]] = None) -> None:
+                 wanted: Optional[Collection[cst.CSTNode]] = None, kept: Optional[dict] = None) -> None:
         """``tree``: CPython's tree of ``source`` (``python_tree``), when the caller has it; ``wanted``: the
         nodes whose spans will be asked, the only ones the code generation records (a span of another node
-        is still given: everything is then computed again recording every node)."""
+        is still given: everything is then computed again recording every node); ``kept``: top-level
+        statement -> the positions of the statements inside its functions computed for earlier modules
+        holding the same nodes (the language server's, hylint/server/parsing.py, which drops a statement's
+        entry with the statement), read and filled here for the statements it has an entry for: every
+        node of a statement is recorded then, and its rows are counted from the statement's first line,
+        so they hold in any module with the same default indentation and newline."""
+        self.kept = kept
         self.module = module
         self.source = source
         self._tree = tree
@@ -80,12 +86,26 @@ class Positions:
                     return None
                 blocks.insert(0, stmt.body)
             indents = [block.indent if block.indent is not None else self.module.default_indent for block in blocks]
-            computed = _statement_positions(self.module, inner, indents, self._wanted)
+            computed = self._kept(inner, indents, stmt)
             if computed is None or inner not in computed:
                 return None
             found = self._units[inner] = (computed, rows[inner] - computed[inner].start.line)
         code_range = found[0].get(node)
         return (code_range, found[1]) if code_range is not None else None
+
+    def _kept(self, inner: cst.CSTNode, indents: List[str], stmt: cst.CSTNode) -> Optional[Dict[cst.CSTNode, object]]:
+        """``_statement_positions`` of ``inner`` (inside top-level ``stmt``), from ``kept`` where an earlier
+        module computed it."""
+        kept = self.kept.get(stmt) if self.kept is not None else None
+        if kept is None:
+            return _statement_positions(self.module, inner, indents, self._wanted)
+        key = (inner, tuple(indents), self.module.default_indent, self.module.default_newline)
+        computed = kept.get(key)
+        if computed is None:
+            computed = _statement_positions(self.module, inner, indents)
+            if computed is not None:
+                kept[key] = computed
+        return computed
 
     def _in_unit(self, node: cst.CSTNode, statement: int, function: Optional[cst.FunctionDef],
                  parents: Optional[Dict[cst.CSTNode, cst.CSTNode]] = None) -> Optional[Tuple[object, int]]:

@@ -1,6 +1,7 @@
 """Re-linting only what an edit can change: a buffer's top-level definitions split into independent
-groups, each linted on its own (the same Linter, on the buffer without the other groups) and its
-diagnostics kept until its text changes.
+groups, each linted on its own (the same Linter, on the buffer without the other groups and without
+the module-level statements the group does not read) and its diagnostics kept until what it reads
+changes.
 
 A keystroke in a 500-line model file changes one class; linting the file again parses, analyses and
 positions all of it. Here the buffer is cut, with CPython's ``ast`` (fast), into top-level
@@ -11,25 +12,34 @@ statements:
   buffer whose context defines a class or function (``if``/``try`` blocks holding them) is linted whole.
 
 Definitions that name each other (a word of one, anywhere in its text, is the name another defines:
-bases, helpers, children, factories, duplicate definitions) are one *group*. A group's own run lints
-the buffer with the definitions of every other group left out, so it sees its group, the whole
-context and every line between statements; its diagnostics are kept under the texts of the context
-and of the group's definitions, with rows relative to each definition, and reused, moved to where
-the definition now starts, while those texts stay the same. The first check of a buffer is a whole
-check (the quickest answer on open); its diagnostics are shared out to the groups without fixes, and
-the others are linted alone while the editor is idle (``GroupCache.warm``).
+bases, helpers, children, factories, duplicate definitions) are one *group*. A group reads the context
+statements that bind a name it uses or use a name it binds, and those every group reads (a module-level
+call, a star import: ``hylint/server/bindings.py``). A group's own run lints the buffer with only its
+definitions, the context statements it reads and the lines between statements; its diagnostics are
+kept under what the run reads (the group's definitions, and of each context statement it reads: an
+import's bindings of the names of interest, another statement's code without its comments; and the
+noqa directives outside the definitions), with rows relative to each definition, and reused, moved
+to where the definition now starts, while that stays the same. So an edit of an import re-lints the
+groups that use a name whose binding changed, and a comment re-lints nothing. The first check of a
+buffer is a whole check (the quickest answer on open); its diagnostics are shared out to the groups
+without fixes, and the others are linted alone while the editor is idle (``GroupCache.warm``).
 
 The diagnostics are those of a whole check of the buffer (``tests/server/test_incremental.py``
-compares them over sequences of edits, and each group's own run with the whole file on the benchmark
-corpus). Where a group's run could differ, the buffer is linted whole instead (``None``):
+compares them over sequences of edits, of definitions and of the statements around them, and each
+group's own run with the whole file on the benchmark corpus). Where a group's run could differ, the
+buffer is linted whole instead (``None``):
 
 * a diagnostic or fix edit outside the group's definitions (on the context or between statements);
-* a syntax error (CPython's or libcst's), a file-level ``# hylint: noqa``, a lone carriage return,
-  a buffer without a final newline, fewer than two groups;
-* a fix that writes, as a name or in a string, a word only the left-out definitions hold (a fix
+* a syntax error (CPython's or libcst's: each new context statement is parsed by libcst, since no run
+  may read it), a file-level ``# hylint: noqa``, a lone carriage return or lines ended in two ways (the
+  first line ending, which fixes copy, may be left out of a run), a buffer without a final newline,
+  fewer than two groups;
+* a fix that writes, as a name or in a string, a word only the units left out of its run hold (a fix
   choosing a fresh name reads every name the module takes: HY402's constant parameter), or a module
   whose default indentation (libcst's: the first indented block's, which fixes copy) would differ
-  without them. Both are checked again each time a kept entry is reused.
+  without them; a word of a diagnostic's message or fix bound outside the definitions otherwise than
+  when it was made (a fix spelling a name through an import). These are checked again each time a
+  kept entry is reused.
 """
 from __future__ import annotations
 
@@ -37,10 +47,16 @@ import ast
 import io
 import re
 import tokenize
-from dataclasses import dataclass, replace
-from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
 
 from hylint.diagnostic import Diagnostic, Edit
+from hylint.lint.parse import parse_module
+from hylint.server.bindings import Facts, facts, relevant, seen_by, signatures
+from hylint.server.parsing import StatementCache
 from hylint.syntax.noqa import file_noqa
 from hylint.syntax.python_tree import python_tree
 
@@ -58,6 +74,7 @@ class _Unit:
     last: int
     text: str
     name: Optional[str]  # a definition's name; None: context
+    facts: Optional[Facts] = None  # context: what it binds and reads (hylint/server/bindings.py)
 
 
 @dataclass
@@ -67,25 +84,40 @@ class Plan:
     lines: List[str]
     units: List[_Unit]
     groups: List[List[int]]
+    noqa: Tuple[str, ...] = ()  # the lines outside the definitions with a noqa directive
+    _runs: Dict[Tuple[int, ...], Tuple[List[int], Set[str]]] = field(default_factory=dict)
+
+    def run(self, group: Sequence[int]) -> Tuple[List[int], Set[str]]:
+        """The units of a group's run, in the buffer's order: its definitions and the context statements it
+        reads (``bindings.relevant``); and the names of interest there."""
+        key = tuple(group)
+        if key not in self._runs:
+            context = [index for index, unit in enumerate(self.units) if unit.name is None]
+            words = frozenset().union(*(_words(self.units[index].text) for index in group))
+            chosen, interest = relevant([self.units[index].facts for index in context], words,
+                                        frozenset(self.units[index].name for index in group))
+            self._runs[key] = (sorted(set(group) | {context[number] for number in chosen}), interest)
+        return self._runs[key]
 
     def key(self, group: Sequence[int]) -> Tuple:
-        """What a group's run reads: the context and the group's definitions, in the buffer's order."""
-        kept = set(group)
-        return tuple((unit.name, unit.text) for index, unit in enumerate(self.units)
-                     if unit.name is None or index in kept)
+        """What a group's run reads: the group's definitions and what it sees of the context statements it
+        reads, in the buffer's order, and the noqa directives outside the definitions."""
+        units, interest = self.run(group)
+        return tuple((unit.name, unit.text) if unit.name is not None else (None, seen_by(unit.facts, interest))
+                     for unit in (self.units[index] for index in units)) + (self.noqa,)
 
     def reduced(self, group: Sequence[int]) -> Tuple[str, Dict[int, int]]:
-        """The buffer without the definitions of the other groups (their lines left out: blank lines would
+        """The buffer with only the units of the group's run (the others' lines left out: blank lines would
         cost libcst as much as code), and the rows each of the group's definitions moved up by (its index)."""
         lines: List[str] = []
-        kept = set(group)
+        kept = set(self.run(group)[0])
         moved: Dict[int, int] = {}
         row = 0  # the last row taken
         for index, unit in enumerate(self.units):
-            if unit.name is not None and index not in kept:
+            if index not in kept:
                 lines.extend(self.lines[row:unit.first - 1])
                 row = unit.last
-            elif index in kept:
+            elif unit.name is not None:
                 moved[index] = row - len(lines)
         lines.extend(self.lines[row:])
         return "".join(lines), moved
@@ -116,22 +148,36 @@ def plan(text: str, tree: Optional[ast.Module] = None) -> Optional[Plan]:
         definition = len(nodes) == 1 and isinstance(nodes[0], _DEFINITIONS)
         if not definition and any(isinstance(inner, _DEFINITIONS) for node in nodes for inner in ast.walk(node)):
             return None  # a class or function in the context: every group would read it
-        units.append(_Unit(first, last, "".join(lines[first - 1:last]), nodes[0].name if definition else None))
+        code = "".join(lines[first - 1:last])
+        units.append(_Unit(first, last, code, nodes[0].name) if definition else
+                     _Unit(first, last, code, None, facts(nodes, code)))
     groups = _groups(units)
-    return Plan(lines, units, groups) if len(groups) >= 2 else None
+    if len(groups) < 2:
+        return None
+    inside = set()
+    for unit in units:
+        if unit.name is not None:
+            inside.update(range(unit.first - 1, unit.last))
+    noqa = tuple(line for row, line in enumerate(lines) if row not in inside and "noqa" in line.lower())
+    return Plan(lines, units, groups, noqa)
 
 
 def _plannable(text: str) -> bool:
     """Whether the text itself allows groups (see the module docstring)."""
-    return text.endswith("\n") and "\r" not in text.replace("\r\n", "") and file_noqa(text) is None
+    crlf = text.count("\r\n")
+    return text.endswith("\n") and text.count("\r") == crlf and crlf in (0, text.count("\n")) and \
+        file_noqa(text) is None
 
 
-def lint_alone(found: Plan, group: Sequence[int], filename: str, linter) -> Optional[List[Diagnostic]]:
+def lint_alone(found: Plan, group: Sequence[int], filename: str, linter,
+               parser: Optional[StatementCache] = None) -> Optional[List[Diagnostic]]:
     """The diagnostics of a group's own run, at the buffer's rows; None when one is not in the group's
-    definitions (the buffer is then linted whole)."""
+    definitions (the buffer is then linted whole). ``parser``: the statements parsed before."""
     text, moved = found.reduced(group)
+    tree = python_tree(text)  # read by the parser and by the positions
+    reuse = parser.reuse(text, tree) if parser is not None else None
     diagnostics = []
-    for d in linter.lint_source(text, filename).diagnostics:
+    for d in linter.lint_source(text, filename, tree=tree, reuse=reuse).diagnostics:
         rows = next((rows for index, rows in moved.items()
                      if found.units[index].first <= d.start[0] + rows <= found.units[index].last), None)
         if rows is None:
@@ -155,7 +201,7 @@ def _groups(units: Sequence[_Unit]) -> List[List[int]]:
         return index
 
     for index in parent:
-        for word in set(_WORD.findall(units[index].text)) & definers.keys():
+        for word in _words(units[index].text) & definers.keys():
             for other in definers[word]:
                 a, b = root(index), root(other)
                 if a != b:
@@ -164,6 +210,17 @@ def _groups(units: Sequence[_Unit]) -> List[List[int]]:
     for index in parent:
         groups.setdefault(root(index), []).append(index)
     return list(groups.values())
+
+
+@lru_cache(maxsize=4096)
+def _words(text: str) -> FrozenSet[str]:
+    """The words of a unit's text (the same texts come back edit after edit)."""
+    return frozenset(_WORD.findall(text))
+
+
+@lru_cache(maxsize=4096)
+def _indent(text: str) -> Optional[str]:
+    return first_indent([text])
 
 
 def first_indent(texts: Sequence[str]) -> Optional[str]:
@@ -180,12 +237,14 @@ def first_indent(texts: Sequence[str]) -> Optional[str]:
 
 @dataclass
 class _Stored:
-    """A group's diagnostics, each with the definition (index in the group) its rows are relative to, and
-    the words its fixes write (checked against the blanked definitions of each buffer it is used for)."""
+    """A group's diagnostics, each with the definition (index in the group) its rows are relative to, the
+    words its fixes write (checked against the units left out of its run in each buffer it is used for),
+    and what bound each word of its messages and fixes outside the definitions (checked the same way)."""
 
     diagnostics: List[Tuple[int, Diagnostic]]
     fix_words: FrozenSet[str]
     has_fix: bool
+    bound: Dict[str, Tuple] = field(default_factory=dict)
 
 
 def _shift(d: Diagnostic, rows: int, starts: Optional[List[int]] = None) -> Diagnostic:
@@ -214,14 +273,15 @@ class _Buffer:
     def __init__(self, found: Plan) -> None:
         self.plan = found
         units = found.units
-        self.unit_words = [frozenset(_WORD.findall(unit.text)) for unit in units]
+        self.unit_words = [_words(unit.text) for unit in units]
         inside = set()
         for unit in units:
             inside.update(range(unit.first - 1, unit.last))
         gaps = "".join(line for row, line in enumerate(found.lines) if row not in inside)
-        self.shared = frozenset(_WORD.findall(gaps)).union(
-            *(words for unit, words in zip(units, self.unit_words) if unit.name is None))
-        self.words = self.shared.union(*self.unit_words)
+        self.gaps = frozenset(_WORD.findall(gaps))
+        self.words = self.gaps.union(*self.unit_words)
+        self.bound = signatures([unit.facts for unit in units if unit.name is None],
+                                [unit.name for unit in units if unit.name is not None])
         self._indents: Dict[int, Optional[str]] = {}
         self.starts = [0]
         for line in found.lines:
@@ -230,31 +290,32 @@ class _Buffer:
     def _first_indent(self, indices: Sequence[int]) -> Optional[str]:
         for index in indices:
             if index not in self._indents:
-                self._indents[index] = first_indent([self.plan.units[index].text])
+                self._indents[index] = _indent(self.plan.units[index].text)
             if self._indents[index] is not None:
                 return self._indents[index]
         return None
 
     def holds(self, group: Sequence[int], entry: _Stored) -> bool:
-        """Whether ``entry`` is what a whole-buffer check gives for ``group`` here: its fixes write no word
-        that only the other groups' definitions hold, and the module's default indentation (which fixes
-        copy) is the same with or without them."""
+        """Whether ``entry`` is what a whole-buffer check gives for ``group`` here: every word of its messages
+        and fixes is bound outside the definitions as when it was made (an import a fix spells a name by,
+        added or removed), its fixes write no word that only the units left out of its run hold, and the
+        module's default indentation (which fixes copy) is the same with or without them."""
+        if any(self.bound.get(word, ()) != bound for word, bound in entry.bound.items()):
+            return False
         if not entry.has_fix:
             return True
-        kept = set(self.shared).union(*(self.unit_words[index] for index in group))
+        run = self.plan.run(group)[0]
+        kept = set(self.gaps).union(*(self.unit_words[index] for index in run))
         if any(word in self.words and word not in kept for word in entry.fix_words):
             return False
-        members = set(group)
-        every = range(len(self.plan.units))
-        return self._first_indent(every) == self._first_indent(
-            [index for index in every if self.plan.units[index].name is None or index in members])
+        return self._first_indent(range(len(self.plan.units))) == self._first_indent(run)
 
     def entry(self, group: Sequence[int], diagnostics: Sequence[Diagnostic]) -> Optional[_Stored]:
         """``diagnostics`` (of a run that held ``group``) as the group's entry, rows relative to their
         definitions; None when one is not inside a definition of the group (or is a syntax error)."""
         members = [self.plan.units[index] for index in group]
         stored = _Stored([], frozenset(), False)
-        words = set()
+        words, said = set(), set()
         for d in diagnostics:
             member = next((number for number, unit in enumerate(members) if unit.first <= d.start[0] <= unit.last),
                           None)
@@ -268,8 +329,13 @@ class _Buffer:
                             (edit.end[0] <= unit.last or edit.end == (unit.last + 1, 1))):
                         return None
                     words.update(_NAME_WORD.findall(edit.content))
+                    said.update(_WORD.findall(edit.content))
+                said.update(_WORD.findall(f"{d.fix.message} {d.fix.why_unsafe or ''}"))
+            said.update(_WORD.findall(d.message))
+            said.update(_WORD.findall(d.help or ""))
             stored.diagnostics.append((member, _shift(d, 1 - unit.first)))
         stored.fix_words = frozenset(words)
+        stored.bound = {word: self.bound.get(word, ()) for word in said}
         return stored
 
 
@@ -283,11 +349,13 @@ class GroupCache:
     linted alone by ``warm`` while the editor is idle.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, parser: Optional[StatementCache] = None) -> None:
+        self.parser = parser  # libcst's trees of the statements of earlier buffers (hylint/server/parsing.py)
         self.linter = None
         self.stored: Dict[Tuple, _Stored] = {}
         self.refused: set = set()  # the key of a group its own run could not check
         self.pending: List[Tuple[Tuple, List[int]]] = []  # (key, group) of the latest check, not yet linted alone
+        self._parsed: Set[str] = set()  # context statements libcst parses
         self._latest: Optional[Tuple[_Buffer, str]] = None
 
     def check(self, text: str, filename: str, linter) -> Optional[List[Diagnostic]]:
@@ -305,6 +373,8 @@ class GroupCache:
             return None
         if linter is not self.linter:
             self.linter, self.stored, self.refused = linter, {}, set()
+        if not self._parses(found):  # a statement libcst rejects: its HY000 comes from a whole check
+            return None
         buffer = _Buffer(found)
         keys = [found.key(group) for group in found.groups]
         entries: List[Optional[_Stored]] = []
@@ -319,7 +389,7 @@ class GroupCache:
         if any(keys[number] in self.refused for number in missing):
             return None
         for number in missing:
-            entry = self._alone(buffer, found.groups[number], filename, linter)
+            entry = self._alone(buffer, found.groups[number], filename, linter, self.parser)
             if entry is None:  # this group is checked whole while its text stays
                 self.refused = {keys[number]}
                 return None
@@ -330,10 +400,25 @@ class GroupCache:
         result.sort(key=Diagnostic.sort_key)
         return result
 
+    def _parses(self, found: Plan) -> bool:
+        """Whether libcst parses each context statement not seen before (no group's run may read it, and
+        CPython accepts some code libcst does not)."""
+        for unit in found.units:
+            if unit.name is None and unit.text not in self._parsed:
+                try:
+                    parse_module(unit.text)
+                except (cst.ParserSyntaxError, RecursionError):
+                    return False
+                if len(self._parsed) > 1024:
+                    self._parsed.clear()
+                self._parsed.add(unit.text)
+        return True
+
     @staticmethod
-    def _alone(buffer: _Buffer, group: List[int], filename: str, linter) -> Optional[_Stored]:
+    def _alone(buffer: _Buffer, group: List[int], filename: str, linter,
+               parser: Optional[StatementCache]) -> Optional[_Stored]:
         """The group's own run, or None when it may differ from a whole check (``_Buffer.entry``, ``holds``)."""
-        diagnostics = lint_alone(buffer.plan, group, filename, linter)
+        diagnostics = lint_alone(buffer.plan, group, filename, linter, parser)
         entry = buffer.entry(group, diagnostics) if diagnostics is not None else None
         return entry if entry is not None and buffer.holds(group, entry) else None
 
@@ -341,7 +426,8 @@ class GroupCache:
                tree: Optional[ast.Module] = None) -> List[Diagnostic]:
         """Lint the buffer whole; keep the share of each group without fixes, and note the others to
         be linted alone (``warm``), when every diagnostic falls in a definition."""
-        diagnostics = linter.lint_source(text, filename, tree=tree).diagnostics
+        reuse = self.parser.reuse(text, tree) if self.parser is not None else None
+        diagnostics = linter.lint_source(text, filename, tree=tree, reuse=reuse).diagnostics
         found = buffer.plan
         group_of = {index: number for number, group in enumerate(found.groups) for index in group}
         shares: List[List[Diagnostic]] = [[] for _ in found.groups]
@@ -369,7 +455,7 @@ class GroupCache:
             return False
         key, group = self.pending.pop(0)
         buffer, filename = self._latest
-        entry = self._alone(buffer, group, filename, self.linter)
+        entry = self._alone(buffer, group, filename, self.linter, self.parser)
         if entry is not None:
             self.stored[key] = entry
         else:  # this group cannot be checked alone: edits are checked whole while its text stays

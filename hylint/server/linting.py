@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from hylint.config import CONFIG_NAMES, Config, ConfigError, load_config
 from hylint.diagnostic import Diagnostic
 from hylint.server.incremental import GroupCache
+from hylint.server.parsing import StatementCache
 
 
 @dataclass
@@ -56,6 +57,7 @@ class Checker:
         self._fixable: Dict[str, bool] = {}  # file -> its last check had a fix only a whole-file run gives
         self._groups: Dict[str, GroupCache] = {}  # file -> its groups' diagnostics (hylint/server/incremental.py)
         self._reach = None  # hylint.server.reach.BufferReach, made on the first check of a file on disk
+        self._parser = StatementCache()  # libcst's trees of the statements of earlier buffers
 
     # -- settings --------------------------------------------------------------------------------
     def settings(self, path: Optional[Path]) -> _Settings:
@@ -116,11 +118,13 @@ class Checker:
         try:
             reach = self._reach_for(path, text)
             if reach:  # a module the package's traces reach: checked whole with that reach, as `hylint check` does
-                diagnostics = self.linter(path, True).lint_source(text, filename, reach=reach).diagnostics
+                diagnostics = self.linter(path, True).lint_source(text, filename, reach=reach,
+                                                                  reuse=self._parser.reuse()).diagnostics
             else:
                 diagnostics = self._by_groups(text, filename, path)
             if diagnostics is None:
-                diagnostics = self.linter(path, self._fixable.get(filename, False)).lint_source(text, filename).diagnostics
+                diagnostics = self.linter(path, self._fixable.get(filename, False)).lint_source(
+                    text, filename, reuse=self._parser.reuse()).diagnostics
         except Exception as error:  # a bug in a rule must not take the editor's linter down
             return Outcome([], f"hylint: internal error on {filename}: {type(error).__name__}: {error}")
         if len(self._fixable) > 1024:
@@ -166,7 +170,7 @@ class Checker:
         if cache is None:
             if len(self._groups) > 64:  # files seen in a long session: keep memory bounded
                 self._groups.clear()
-            cache = self._groups[filename] = GroupCache()
+            cache = self._groups[filename] = GroupCache(self._parser)
         return cache.check(text, filename, self.linter(path, whole_file=True))
 
     def warm(self, path: Optional[Path]) -> bool:

@@ -8,6 +8,7 @@ and its diagnostics are kept, so memory does not grow with the number of edits.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,14 +28,19 @@ from hylint.server.linting import Checker
 # changed (hylint/server/incremental.py), tens of milliseconds, so a longer wait would be most of the latency
 DEBOUNCE = 0.02
 # seconds without a change before the groups of a file are prepared for its next edit: the preparing is
-# of the latest text, thrown away by the next change of the imports, and each step (a group's own check,
-# ~16 ms) delays a change arriving meanwhile (its message is read in three turns of the event loop)
+# of the latest text, thrown away by the next change of what the groups read, and each step (a group's own
+# check, ~16 ms) delays a change arriving meanwhile (its message is read in three turns of the event loop)
 WARM_AFTER = 0.1
 # seconds without a change before the reach of a package with unsaved buffers is computed again from them
 # and the open files whose reach it changed are checked again (hylint/server/reach.py): at least this, and
 # twice what the latest computation took (0.3 s for gluonnlp, 2 s for gluoncv, during which the server's
 # messages wait), so a large package is not computed again in every pause of typing
 REACH_AFTER = 0.3
+# seconds without a change before the garbage collector runs in full and the objects alive are set aside
+# from later collections (``settle``): the statements parsed on earlier keystrokes stay alive
+# (hylint/server/parsing.py), and a full collection during a lint, which would walk them all, added 35 ms
+# to one answer in ten
+SETTLE_AFTER = 1.0
 FIX_ALL = f"{lsp.CodeActionKind.SourceFixAll.value}.hylint"
 ADD_NOQA_ALL = "source.addNoqa.hylint"
 NOT_SUPPRESSIBLE = {"HY000", "HY001", "HY090"}  # as `hylint check --add-noqa` (hylint/batch/add_noqa.py)
@@ -58,6 +64,7 @@ class HylintServer(LanguageServer):
         self.pending: Dict[str, asyncio.TimerHandle] = {}  # uri -> the debounced lint of a change
         self.warming: Dict[str, asyncio.Handle] = {}  # uri -> the next step preparing its groups
         self.reaching: Optional[asyncio.TimerHandle] = None  # the next computation of the buffers' reach
+        self.settling: Optional[asyncio.TimerHandle] = None  # the next full garbage collection (settle)
         self.changed = 0.0  # loop time of the latest change or lint
         self.cells: Dict[str, str] = {}  # cell uri -> its notebook's uri (cells are linted together)
         self.told: set = set()  # configuration errors already shown to the user
@@ -106,7 +113,22 @@ class HylintServer(LanguageServer):
         self.changed = self.loop.time()
         self._warm_later(uri, WARM_AFTER)
         self.reach_later()
+        if self.settling is None:
+            self.settling = self.loop.call_later(SETTLE_AFTER, self.settle)
         return result
+
+    def settle(self) -> None:
+        """Once the editor is idle, collect garbage in full, then freeze what is alive (``gc.freeze``): the
+        collections during the next lints walk only what is made after, not the parsed statements kept
+        (what dies among the frozen is freed by its reference count, or by the next settle)."""
+        self.settling = None
+        wait = self.changed + SETTLE_AFTER - self.loop.time()
+        if self.pending or self.warming or wait > 0:  # a change is being typed, linted or prepared for
+            self.settling = self.loop.call_later(max(wait, DEBOUNCE), self.settle)
+            return
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
 
     def reach_later(self, delay: float = REACH_AFTER) -> None:
         if self.checker.reach_pending() and self.reaching is None:

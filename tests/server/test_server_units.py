@@ -221,6 +221,40 @@ def test_groups_are_prepared_only_while_no_change_comes(tmp_path):
         asyncio.set_event_loop(None)
 
 
+def test_the_garbage_collector_settles_only_once_the_editor_is_idle(monkeypatch):
+    """``settle`` (a full collection, then ``gc.freeze``) runs SETTLE_AFTER seconds after the latest lint,
+    with no change waiting for its lint and no file being prepared; until then it is put off."""
+    import asyncio
+    import gc
+
+    from hylint.server import protocol
+    from hylint.server.protocol import SETTLE_AFTER, HylintServer
+
+    done = []
+    monkeypatch.setattr(protocol.gc, "freeze", lambda: done.append("freeze"))
+    monkeypatch.setattr(protocol.gc, "collect", lambda *args: done.append("collect"))
+    server = HylintServer()
+    try:
+        server.changed = server.loop.time()
+        server.settle()  # just linted: put off
+        assert done == [] and server.settling is not None
+        server.settling.cancel()
+        server.changed -= SETTLE_AFTER
+        server.pending["file:///m.py"] = server.loop.call_later(60, lambda: None)  # a change waiting
+        server.settle()
+        assert done == [] and server.settling is not None
+        server.settling.cancel()
+        server.pending.pop("file:///m.py").cancel()
+        server.settle()  # idle
+        assert done == ["collect", "freeze"] and server.settling is None
+    finally:
+        gc.unfreeze()
+        for handle in list(server.pending.values()) + [server.settling] * (server.settling is not None):
+            handle.cancel()
+        server.loop.close()
+        asyncio.set_event_loop(None)
+
+
 def test_hover_is_the_diagnostic_its_fix_and_what_the_rule_does_not_the_whole_page(monkeypatch, tmp_path):
     import hylint.diagnostic as diagnostic_module
     from hylint.diagnostic import Applicability, Edit, Fix
