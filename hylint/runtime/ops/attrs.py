@@ -170,8 +170,35 @@ def _holds_numpy_scalar(value):
     return any(isinstance(v, np.generic) or isinstance(v, (tuple, list)) and _holds_numpy_scalar(v) for v in value)
 
 
+#: (op, attribute strings) -> parsed attributes: an eager call parses the same strings every time (a network's
+#: layers call each operator with a few fixed attribute sets); immutable values only, at most PARSED_CACHE_SIZE
+_PARSED = {}
+PARSED_CACHE_SIZE = 4096
+_IMMUTABLE = (str, int, float, bool, tuple, type(None))
+
+
 def parse_attrs(op, attr_strs):
-    """Parse string attributes of ``op`` into Python values (defaults filled in)."""
+    """Parse string attributes of ``op`` into Python values (defaults filled in); a fresh dict each call."""
+    try:
+        key = (op, tuple(attr_strs.items()))
+        hit = _PARSED.get(key)
+    except TypeError:  # an unhashable attribute value
+        return _parse_attrs(op, attr_strs)
+    if hit is not None:
+        return dict(hit)
+    parsed = _parse_attrs(op, attr_strs)
+    if len(_PARSED) < PARSED_CACHE_SIZE and all(_immutable(v) for v in parsed.values()):
+        _PARSED[key] = dict(parsed)
+    return parsed
+
+
+def _immutable(value):
+    if isinstance(value, tuple):
+        return all(_immutable(v) for v in value)
+    return isinstance(value, _IMMUTABLE)
+
+
+def _parse_attrs(op, attr_strs):
     if op.keeps_attributes:
         return {k: v for k, v in attr_strs.items() if not (k.startswith("__") and k.endswith("__"))}
     parsed = {}
