@@ -104,3 +104,16 @@ def test_eager_results_unchanged_with_the_parse_cache_full(monkeypatch):
     after = nd.Convolution(x, w, kernel=(3, 3), num_filter=3, no_bias=True).asnumpy()
     assert not attrs_module._PARSED
     np.testing.assert_array_equal(before, after)
+
+
+def test_parse_attrs_keeps_a_parse_whose_defaults_are_sentinels(monkeypatch):
+    """A Convolution without ``layout`` parses to the "not given" sentinel: still kept, and a second call with
+    the same strings does not parse again (every eager convolution of a network would miss otherwise)."""
+    monkeypatch.setattr(attrs_module, "_PARSED", {})
+    op = OPS["Convolution"]
+    strs = {"kernel": "(3, 3)", "num_filter": "8", "no_bias": "True"}
+    first = attrs_module.parse_attrs(op, strs)
+    assert type(first["layout"]) is object and len(attrs_module._PARSED) == 1
+    calls = []
+    monkeypatch.setattr(attrs_module, "_parse_attrs", lambda *args: calls.append(args))
+    assert attrs_module.parse_attrs(op, strs) == first and not calls

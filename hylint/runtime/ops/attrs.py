@@ -195,7 +195,7 @@ def parse_attrs(op, attr_strs):
 def _immutable(value):
     if isinstance(value, tuple):
         return all(_immutable(v) for v in value)
-    return isinstance(value, _IMMUTABLE)
+    return isinstance(value, _IMMUTABLE) or type(value) is object  # a bare sentinel: "not given"
 
 
 def _parse_attrs(op, attr_strs):
