@@ -106,14 +106,20 @@ def test_eager_results_unchanged_with_the_parse_cache_full(monkeypatch):
     np.testing.assert_array_equal(before, after)
 
 
-def test_parse_attrs_keeps_a_parse_whose_defaults_are_sentinels(monkeypatch):
-    """A Convolution without ``layout`` parses to the "not given" sentinel: still kept, and a second call with
-    the same strings does not parse again (every eager convolution of a network would miss otherwise)."""
+def test_a_text_that_is_not_a_literal_parses_the_same_every_time(monkeypatch):
+    """``layout="NCHW"`` (an 'any' attribute, not a Python literal) gives "NCHW" on every parse: the literal cache
+    once handed its "not a literal" marker back as the value from the second parse on (a Convolution's layout
+    became that marker and its parse was never kept); both caches emptied, then the same strings twice."""
     monkeypatch.setattr(attrs_module, "_PARSED", {})
+    monkeypatch.setattr(attrs_module, "_LITERALS", {})
     op = OPS["Convolution"]
-    strs = {"kernel": "(3, 3)", "num_filter": "8", "no_bias": "True"}
-    first = attrs_module.parse_attrs(op, strs)
-    assert type(first["layout"]) is object and len(attrs_module._PARSED) == 1
+    strs = {"kernel": "(3, 3)", "num_filter": "8", "no_bias": "True", "layout": "NCHW"}
+    assert attrs_module.parse_attrs(op, strs)["layout"] == "NCHW"
+    monkeypatch.setattr(attrs_module, "_PARSED", {})  # parsed again: the literal cache answers this time
+    assert attrs_module.parse_attrs(op, strs)["layout"] == "NCHW"
+    assert len(attrs_module._PARSED) == 1
     calls = []
     monkeypatch.setattr(attrs_module, "_parse_attrs", lambda *args: calls.append(args))
-    assert attrs_module.parse_attrs(op, strs) == first and not calls
+    assert attrs_module.parse_attrs(op, strs)["layout"] == "NCHW" and not calls
+    with pytest.raises(ValueError):
+        attrs_module._literal("NCHW")

@@ -21,10 +21,11 @@ _NOT_A_LITERAL = object()
 
 
 def _literal(s):
-    try:
-        return _LITERALS[s]
-    except KeyError:
-        pass
+    value = _LITERALS.get(s, _LITERALS)
+    if value is _NOT_A_LITERAL:  # remembered as not a literal: the same error as the first time
+        raise ValueError("not a Python literal: %r" % s)
+    if value is not _LITERALS:
+        return value
     try:
         value = ast.literal_eval(s.strip())
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -174,7 +175,6 @@ def _holds_numpy_scalar(value):
 #: layers call each operator with a few fixed attribute sets); immutable values only, at most PARSED_CACHE_SIZE
 _PARSED = {}
 PARSED_CACHE_SIZE = 4096
-_IMMUTABLE = (str, int, float, bool, tuple, type(None))
 
 
 def parse_attrs(op, attr_strs):
@@ -195,7 +195,7 @@ def parse_attrs(op, attr_strs):
 def _immutable(value):
     if isinstance(value, tuple):
         return all(_immutable(v) for v in value)
-    return isinstance(value, _IMMUTABLE) or type(value) is object  # a bare sentinel: "not given"
+    return isinstance(value, _IMMUTABLE)
 
 
 def _parse_attrs(op, attr_strs):
