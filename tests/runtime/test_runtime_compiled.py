@@ -123,3 +123,26 @@ def test_a_text_that_is_not_a_literal_parses_the_same_every_time(monkeypatch):
     assert attrs_module.parse_attrs(op, strs)["layout"] == "NCHW" and not calls
     with pytest.raises(ValueError):
         attrs_module._literal("NCHW")
+
+
+@pytest.mark.parametrize("value, text", [
+    (3, "3"), (True, "True"), (0.1, "0.1"), ("NCHW", "NCHW"), ((3, 3), "(3, 3)"), ((), "()"),
+    (np.float32(0.1), "0.10000000149011612"), (np.int64(7), "7"), ((np.int64(1), 2), "(1, 2)"),
+    ((True, 1), "(True, 1)"), ([1, 2], "[1, 2]"), (np.float32, "float32")])
+def test_stringify_fast_path_gives_what_the_general_one_does(value, text):
+    """The plain values take a shortcut to ``str()``; numpy scalars, dtypes and tuples holding them do not."""
+    assert attrs_module.stringify(value) == text
+
+
+def test_positional_slots_built_once_per_operator_and_namespace():
+    from hylint.runtime.ops import binding
+
+    x = nd.array(np.ones((1, 2, 4, 4), np.float32))
+    w = nd.array(np.ones((3, 2, 3, 3), np.float32))
+    first = nd.Convolution(x, w, None, (3, 3), num_filter=3, no_bias=True).asnumpy()
+    slots = binding._SLOTS[(OPS["Convolution"], "nd")]
+    assert slots[:3] == ("data", "weight", "bias") and slots[3] == "kernel" and slots[-2:] == ("out", "name")
+    np.testing.assert_array_equal(first, nd.Convolution(x, w, None, (3, 3), num_filter=3, no_bias=True).asnumpy())
+    assert binding._SLOTS[(OPS["Convolution"], "nd")] is slots
+    with pytest.raises(TypeError, match=r"Convolution\(\) takes at most %d positional arguments" % len(slots)):
+        nd.Convolution(*([x] * (len(slots) + 1)))

@@ -18,6 +18,7 @@ _DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int32", "int64", "
 _LITERALS = {}
 _IMMUTABLE = (int, float, str, bool, type(None))
 _NOT_A_LITERAL = object()
+_PLAIN = (str, int, bool, float)  # stringify's common case: str() of the value
 
 
 def _literal(s):
@@ -158,6 +159,8 @@ def _plain(value):
 
 def stringify(value):
     """How MXNet turns a Python attribute value into the string handed to the C++ parser."""
+    if type(value) in _PLAIN or (type(value) is tuple and all(type(v) is int for v in value)):
+        return str(value)  # the common case, what the checks below end in for it
     if isinstance(value, type) or isinstance(value, np.dtype):
         return np.dtype(value).name
     if isinstance(value, np.generic):
