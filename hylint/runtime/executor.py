@@ -116,12 +116,36 @@ def evaluate(heads, values, shapes=None, given=None, fuse=False):
 
     ``shapes`` (from :func:`infer`) gives creation ops their inferred shapes (``0`` = unknown dims);
     ``given`` maps ``(id(node), index)`` to arrays computed outside (a subgraph's free inputs); ``fuse`` runs
-    the graph's foldable pairs (:data:`ops.FUSIONS`) as one kernel, as MXNet's oneDNN backend fuses them."""
+    the graph's foldable pairs (:data:`ops.FUSIONS`) as one kernel, as MXNet's oneDNN backend fuses them.
+    A caller that runs one graph many times compiles it once (:func:`compile_plan`) and calls :func:`run_plan`."""
+    return run_plan(compile_plan(heads, shapes, tuple(given or ()), fuse), values, given)
+
+
+class Plan:
+    """A graph compiled for :func:`run_plan`: the steps in order, each with its input entries, its attributes
+    (the inferred output shapes included) and the entries to free after it; the walk over the graph, the
+    fusions and the last uses are worked out once, not on every call of a hybridized block."""
+    __slots__ = ("steps", "heads")
+
+    def __init__(self, steps, heads):
+        self.steps, self.heads = steps, heads
+
+
+def _attrs(node, shapes):
+    attrs = dict(node.attrs, __eager__=False)
+    if shapes is not None and not node.op.needs_input:
+        attrs["__out_shapes__"] = [shapes.get((id(node), i)) for i in range(node.n_outputs)]
+    return attrs
+
+
+def compile_plan(heads, shapes=None, given_keys=(), fuse=False):
+    """:class:`Plan` of ``heads`` (``shapes`` from :func:`infer`, ``given_keys``: the entries the caller
+    supplies, as ``given`` of :func:`evaluate`)."""
     order = topo_order(heads)
-    results = dict(given or {})
+    given_keys = set(given_keys)
     # free each intermediate array after its last consumer ran: holding all of them (a ResNet-50's are
     # hundreds of MB) makes every call fault fresh pages in, and made hybridized calls slower than eager ones
-    keep = {(id(n), k) for n, k in heads} | set(results)
+    keep = {(id(n), k) for n, k in heads} | given_keys
     folded = _fusions(order, keep) if fuse else {}  # consumer id -> (producer, fold), run at the consumer
     deferred = {id(producer) for producer, _ in folded.values()}
     last_use = {}
@@ -133,28 +157,43 @@ def evaluate(heads, values, shapes=None, given=None, fuse=False):
     for entry, position in last_use.items():
         if entry not in keep:
             release.setdefault(position, []).append(entry)
+    steps = []
     for position, node in enumerate(order):
-        if (id(node), 0) in results or id(node) in deferred:
+        if (id(node), 0) in given_keys or id(node) in deferred:
             continue
-        if node.is_variable:
+        keys = [(id(c), k) for c, k in node.inputs]
+        pair = folded.get(id(node))
+        if pair is not None:
+            producer, fold = pair
+            pair = (producer, fold, [(id(c), k) for c, k in producer.inputs], _attrs(producer, shapes))
+        steps.append((node, None if node.is_variable else keys, None if node.is_variable else _attrs(node, shapes),
+                      pair, tuple(release.get(position, ()))))
+    return Plan(steps, [(id(n), k) for n, k in heads])
+
+
+def run_plan(plan, values, given=None):
+    """Run a :class:`Plan` on numpy ``values`` (variable name -> array); returns the head arrays."""
+    results = dict(given or {})
+    for node, keys, attrs, pair, release in plan.steps:
+        if keys is None:  # a variable
             if node.name not in values:
                 raise MXNetError("Cannot find variable %s in the given arguments" % node.name, node_name=node.name)
             results[(id(node), 0)] = values[node.name]
             continue
-        pair = folded.get(id(node))
         out = None
         if pair is not None:
-            producer, fold = pair
-            out = _run(producer, [results[(id(c), k)] for c, k in producer.inputs], shapes, fold,
-                       [results[(id(c), k)] for c, k in node.inputs[1:]], node.attrs)
+            producer, fold, producer_keys, producer_attrs = pair
+            producer_inputs = [results[key] for key in producer_keys]
+            out = _run(producer, producer_inputs, dict(producer_attrs), fold, [results[key] for key in keys[1:]],
+                       node.attrs)
             if out is None:  # not foldable in this call: the producer's own kernel, then the consumer's
-                _store(results, producer, _run(producer, [results[(id(c), k)] for c, k in producer.inputs], shapes))
+                _store(results, producer, _run(producer, producer_inputs, dict(producer_attrs)))
         if out is None:
-            out = _run(node, [results[(id(c), k)] for c, k in node.inputs], shapes)
+            out = _run(node, [results[key] for key in keys], dict(attrs))
         _store(results, node, out)
-        for entry in release.get(position, ()):
+        for entry in release:
             results.pop(entry, None)
-    return [results[(id(n), k)] for n, k in heads]
+    return [results[key] for key in plan.heads]
 
 
 def _fusions(order, keep):
@@ -176,11 +215,9 @@ def _fusions(order, keep):
     return folded
 
 
-def _run(node, inputs, shapes, fold=None, consumer_inputs=None, consumer_attrs=None):
-    """``node``'s kernel on ``inputs`` (or ``fold`` of it with its consumer's), errors annotated with ``node``."""
-    attrs = dict(node.attrs, __eager__=False)
-    if shapes is not None and not node.op.needs_input:
-        attrs["__out_shapes__"] = [shapes.get((id(node), i)) for i in range(node.n_outputs)]
+def _run(node, inputs, attrs, fold=None, consumer_inputs=None, consumer_attrs=None):
+    """``node``'s kernel on ``inputs`` (or ``fold`` of it with its consumer's), errors annotated with ``node``;
+    ``attrs``: the node's attributes for this call (:func:`_attrs`, a copy the kernel may change)."""
     try:
         if fold is not None:
             return fold(inputs, attrs, consumer_inputs, consumer_attrs)

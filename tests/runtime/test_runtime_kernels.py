@@ -83,14 +83,23 @@ def test_convolution_equals_direct_loop(case):
 
 
 @pytest.mark.parametrize("case", ["depthwise_small_map", "depthwise_large_map_strided", "conv1d_depthwise_dilated",
-                                  "conv3d_depthwise", "depthwise_small_map_dilated_5x5"])
-def test_both_depthwise_formulations_agree(case, monkeypatch):
-    """The channels-last tap sum and the batched matmul, each forced, on the same depthwise input."""
+                                  "conv3d_depthwise", "depthwise_small_map_dilated_5x5", "depthwise_large_map",
+                                  "depthwise_unpadded"])
+def test_every_depthwise_formulation_agrees(case, monkeypatch):
+    """The flat-map im2col (stride 1), the channels-last tap sum and the batched matmul, each forced, on the same
+    depthwise input; the flat im2col sums as the batched matmul does, bit for bit."""
     arrays, attrs = _draw(case)
     expected = direct_convolution(*arrays[:2], arrays[2] if len(arrays) > 2 else None, **attrs)
-    for threshold in (0, 10 ** 9):
+    outputs = {}
+    for flat_block, threshold in ((1 << 17, 0), (1, 0), (0, 0), (0, 10 ** 9)):
+        monkeypatch.setattr(kernels, "DEPTHWISE_BLOCK_VALUES", flat_block)
         monkeypatch.setattr(kernels, "CHANNELS_LAST_MAX_POSITIONS", threshold)
-        np.testing.assert_allclose(_ours(arrays, attrs), expected, rtol=1e-4, atol=1e-4)
+        outputs[(flat_block, threshold)] = got = _ours(arrays, attrs)
+        assert got.shape == expected.shape and got.flags.c_contiguous
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+    if all(s == 1 for s in attrs["stride"]):
+        np.testing.assert_array_equal(outputs[(1 << 17, 0)], outputs[(0, 0)])
+        np.testing.assert_array_equal(outputs[(1, 0)], outputs[(0, 0)])
 
 
 @pytest.mark.parametrize("case", ["few_filters_3x3", "few_filters_dilated_batch", "dense_3x3_padded_batch",

@@ -285,6 +285,7 @@ class _CachedGraph:
         self.param_inputs = param_inputs      # [(name, Parameter)]
         self._checked = {}                    # input signature -> None (ok) or the failure kind
         self._shapes = {}                     # input signature -> inferred shapes
+        self._plans = {}                      # (input signature, fuse) -> the graph compiled for those shapes
         order = topo_order(heads)
         self._has_inputs = any(n.is_variable for n in order)
         self._sort_without_axis = [n for n in order if not n.is_variable and n.op.name == "sort"
@@ -320,7 +321,11 @@ class _CachedGraph:
                 raise
             self._checked[signature] = None
         with autograd.pause(train_mode=autograd.is_training()):
-            arrays = _executor.evaluate(self.heads, values, self._shapes[signature][0], fuse=self.fuse)
+            plan = self._plans.get((signature, self.fuse))
+            if plan is None:
+                plan = self._plans[(signature, self.fuse)] = _executor.compile_plan(
+                    self.heads, self._shapes[signature][0], fuse=self.fuse)
+            arrays = _executor.run_plan(plan, values)
         return [_nd._wrap(a) for a in arrays]
 
 

@@ -18,13 +18,15 @@ _DTYPES = ("float16", "float32", "float64", "uint8", "int8", "int32", "int64", "
 _LITERALS = {}
 _IMMUTABLE = (int, float, str, bool, type(None))
 _NOT_A_LITERAL = object()
+_PLAIN = (str, int, bool, float)  # stringify's common case: str() of the value
 
 
 def _literal(s):
-    try:
-        return _LITERALS[s]
-    except KeyError:
-        pass
+    value = _LITERALS.get(s, _LITERALS)
+    if value is _NOT_A_LITERAL:  # remembered as not a literal: the same error as the first time
+        raise ValueError("not a Python literal: %r" % s)
+    if value is not _LITERALS:
+        return value
     try:
         value = ast.literal_eval(s.strip())
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -157,6 +159,8 @@ def _plain(value):
 
 def stringify(value):
     """How MXNet turns a Python attribute value into the string handed to the C++ parser."""
+    if type(value) in _PLAIN or (type(value) is tuple and all(type(v) is int for v in value)):
+        return str(value)  # the common case, what the checks below end in for it
     if isinstance(value, type) or isinstance(value, np.dtype):
         return np.dtype(value).name
     if isinstance(value, np.generic):
@@ -170,8 +174,34 @@ def _holds_numpy_scalar(value):
     return any(isinstance(v, np.generic) or isinstance(v, (tuple, list)) and _holds_numpy_scalar(v) for v in value)
 
 
+#: (op, attribute strings) -> parsed attributes: an eager call parses the same strings every time (a network's
+#: layers call each operator with a few fixed attribute sets); immutable values only, at most PARSED_CACHE_SIZE
+_PARSED = {}
+PARSED_CACHE_SIZE = 4096
+
+
 def parse_attrs(op, attr_strs):
-    """Parse string attributes of ``op`` into Python values (defaults filled in)."""
+    """Parse string attributes of ``op`` into Python values (defaults filled in); a fresh dict each call."""
+    try:
+        key = (op, tuple(attr_strs.items()))
+        hit = _PARSED.get(key)
+    except TypeError:  # an unhashable attribute value
+        return _parse_attrs(op, attr_strs)
+    if hit is not None:
+        return dict(hit)
+    parsed = _parse_attrs(op, attr_strs)
+    if len(_PARSED) < PARSED_CACHE_SIZE and all(_immutable(v) for v in parsed.values()):
+        _PARSED[key] = dict(parsed)
+    return parsed
+
+
+def _immutable(value):
+    if isinstance(value, tuple):
+        return all(_immutable(v) for v in value)
+    return isinstance(value, _IMMUTABLE)
+
+
+def _parse_attrs(op, attr_strs):
     if op.keeps_attributes:
         return {k: v for k, v in attr_strs.items() if not (k.startswith("__") and k.endswith("__"))}
     parsed = {}

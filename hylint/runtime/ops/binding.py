@@ -47,7 +47,7 @@ def bind_call(op, args, kwargs, kind, is_tensor, describe_tensor_error):
             if key in ("data", "args"):
                 raise TypeError("%s() got an unexpected keyword argument %r" % (op.name, key))
     else:
-        slots = list(op.inputs) + [p.name for p in op.params] + list(trailing)
+        slots = _slots(op, kind)
         if len(args) > len(slots):
             raise TypeError("%s() takes at most %d positional arguments (%d given)" % (op.name, len(slots), len(args)))
         for slot, value in zip(slots, args):
@@ -69,6 +69,18 @@ def bind_call(op, args, kwargs, kind, is_tensor, describe_tensor_error):
             input_names.append(in_name)
     attr_strs = OrderedDict((k, stringify(v)) for k, v in kwargs.items())
     return BoundCall(op, inputs, input_names, attr_strs, extra["name"], extra["out"], extra["attr"])
+
+
+#: (op, namespace kind) -> the op's positional slots: its inputs, its parameters, then the namespace's trailing
+#: ones (built once per operator, not on every call)
+_SLOTS = {}
+
+
+def _slots(op, kind):
+    slots = _SLOTS.get((op, kind))
+    if slots is None:
+        slots = _SLOTS[(op, kind)] = tuple(op.inputs) + tuple(p.name for p in op.params) + TRAILING_POSITIONAL[kind]
+    return slots
 
 
 def skip_optional_input(op, name, attrs):
