@@ -115,6 +115,9 @@ def survey_line(result: Dict[str, Any]) -> str:
     elif kind == "DIFFERS":
         gap = hybridized.get("max_abs_diff")
         head += f" by max |d| = {gap:.3g}" if gap is not None else f": {_short(hybridized.get('message') or '')}"
+    smaller = result.get("smaller_input")
+    if smaller:
+        head += f" (it failed hybridized at the smaller input {_short(smaller, 160)}, which a larger one does not)"
     how = result.get("input_text")
     if how is not None:
         kwargs = result.get("kwargs") or {}

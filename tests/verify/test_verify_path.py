@@ -1,5 +1,6 @@
 """`hylint verify PATH`: every HybridBlock subclass under a file or folder, built, fed and verified in its own
 process (hylint/verify/discover.py, construct.py, feed.py, survey.py)."""
+import ast
 import os
 import signal
 import subprocess
@@ -585,3 +586,107 @@ def test_building_never_asks_for_pretrained_weights():
     found = construct.candidates(Segmenter)
     assert found and all(kwargs["pretrained_base"] is False and "pretrained" not in kwargs for kwargs in found)
     assert found[0] == {"nclass": 4, "pretrained_base": False}
+
+
+# -- inputs that fit what the block was built for ------------------------------------------------------------
+SIZED = '''from mxnet import gluon
+
+
+class Cascade(gluon.HybridBlock):
+    """built for crop_size x crop_size images: its low branch is resized to a fixed crop_size // 8"""
+    def __init__(self, crop_size=64, **kwargs):
+        super().__init__(**kwargs)
+        self.side = crop_size // 8
+
+    def hybrid_forward(self, F, x):
+        high = F.Pooling(x, kernel=(8, 8), stride=(8, 8), pool_type="avg")
+        low = F.contrib.BilinearResize2D(x, height=self.side, width=self.side)
+        return low + high
+
+
+class Fixed(gluon.HybridBlock):
+    """the same with the size written in: nothing names it, a larger input shows the small one's failure"""
+    def hybrid_forward(self, F, x):
+        high = F.Pooling(x, kernel=(8, 8), stride=(8, 8), pool_type="avg")
+        low = F.contrib.BilinearResize2D(x, height=8, width=8)
+        return low + high
+
+
+class Pyramid(gluon.HybridBlock):
+    """takes a list of feature maps"""
+    def hybrid_forward(self, F, features):
+        out = features[-1]
+        for i in range(len(features) - 1):
+            out = out + features[i]
+        return out
+
+
+class ShapeRead(gluon.HybridBlock):
+    """fails hybridized at any size"""
+    def hybrid_forward(self, F, x):
+        high = F.Pooling(x, kernel=(8, 8), stride=(8, 8), pool_type="avg")
+        return F.contrib.BilinearResize2D(high, height=x.shape[2], width=x.shape[3])
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_block_fed_what_it_was_built_for_is_never_called_failing(project, backend):
+    # at 8x8 the pooled branch is 1x1 and broadcasts against the other eagerly, which a Symbol does not
+    # (MXNet 1.9.1 and the runtime alike); each block fits the input it is built for, or a larger one
+    (project / "sized.py").write_text(SIZED)
+    result, data = as_json(["sized.py", "--no-cache", "-j", "2", "--backend", backend])
+    by_name = {entry["target"].split("::")[1]: entry for entry in data}
+    assert {name: entry["verdict"] for name, entry in by_name.items()} == {
+        "Cascade": "hybridizes", "Fixed": "hybridizes", "Pyramid": "hybridizes", "ShapeRead": "fails"}
+    assert by_name["Cascade"]["input_text"] == "2x3x64x64" and "smaller_input" not in by_name["Cascade"]
+    assert by_name["Fixed"]["input_text"] == "2x3x64x64"
+    assert by_name["Fixed"]["smaller_input"].startswith("2x3x8x8: MXNetError")
+    assert by_name["Pyramid"]["input_text"] == "[2x8, 2x8]"
+    assert by_name["ShapeRead"]["hybridized"]["location"]["line"] == 37 and "smaller_input" not in by_name["ShapeRead"]
+    text = verify(["sized.py", "--no-cache", "-j", "2", "--backend", backend])
+    assert "it failed hybridized at the smaller input 2x3x8x8: MXNetError" in lines_of(text)["Fixed"]
+    assert result.exit_code == 1
+
+
+def test_feeding_reads_the_image_size_and_list_inputs():
+    from hylint.verify import feed
+
+    assert feed.built_image_size({"crop_size": 480, "base_size": 520, "height": None}) == (480, 480)
+    assert feed.built_image_size({"height": 32, "width": 48, "crop_size": 480}) == (32, 48)
+    assert feed.built_image_size({"in_size": (224, 224)}, pairs_only=True) == (224, 224)
+    assert feed.built_image_size({"in_size": 64}, pairs_only=True) is None  # units, perhaps
+    assert feed.built_image_size({"crop_size": 64}, pairs_only=True) == (64, 64)
+    assert feed.built_image_size({"crop_size": True, "in_size": None}) is None
+
+    def uses(body):
+        return feed._sequence_use(ast.parse(textwrap.dedent(body)).body[0], "x")
+
+    assert uses("def f(self, F, x):\n    return x[-3]") == 3
+    assert uses("def f(self, F, x):\n    return [F.relu(f) for f in x]") == 2
+    assert uses("def f(self, F, x):\n    y = self.up(x)\n    return y[len(x) - 1]") == 2
+    assert uses("def f(self, F, x):\n    return x * len(x)") is None  # an operand: an array
+    assert uses("def f(self, F, x):\n    return F.relu(x[0])") == 2  # indexed, never an operand: a list
+    assert uses("def f(self, F, x):\n    return F.relu(x) + x[0]") is None
+    assert uses("def f(self, F, x):\n    return x.shape[0] + len(x)") is None
+    assert feed.enlarged([(2, 3, 8, 8), {"shape": (2,), "integers": True}]) == [(2, 3, 64, 64),
+                                                                                {"shape": (2,), "integers": True}]
+    assert feed.enlarged([[(2, 4, 8, 8, 8)]]) == [[(2, 4, 16, 64, 64)]]
+    assert feed.enlarged([(2, 3, 224, 224)]) is None and feed.enlarged([(2, 8)]) is None
+
+
+def test_a_first_result_stands_when_the_second_run_is_out_of_time(monkeypatch, tmp_path):
+    from hylint.verify import survey
+    from hylint.verify.discover import BlockJob
+
+    def slow_second_run(job, options, linter_for, provisional=None):
+        provisional({"target": job.label, "verdict": "fails", "notes": []})
+        time.sleep(60)
+        return {"target": job.label, "verdict": "hybridizes"}
+
+    monkeypatch.setattr(survey, "run_job", slow_second_run)  # the forked children run it
+    job = BlockJob(tmp_path / "a.py", "A", 1)
+    start = time.monotonic()
+    [(index, result)] = list(survey.run_children([job], survey.SurveyOptions(timeout=2), lambda name: None))
+    assert time.monotonic() - start < 30
+    assert result["verdict"] == "fails" and "provisional" not in result and result["timed_out"]
+    assert result["notes"] == ["a second run on a larger input did not finish within 2 s"]
