@@ -393,7 +393,21 @@ def candidates(cls: Any, calls: Sequence[CallSite] = (), most: int = 4, builder:
     except (TypeError, ValueError):
         return [{}]
     offline = _offline(signature)
-    return [{**kwargs, **offline} for kwargs in _candidates(cls, signature, calls, most, builder, depth)]
+    found = [{**kwargs, **offline} for kwargs in _candidates(cls, signature, calls, most, builder, depth)]
+    return found + [variant for variant in _input_sizes(signature, found[0]) if variant not in found]
+
+
+_INPUT_SIZE = re.compile(r"^(in_channels|in_units|in_features|input_size|in_planes)$")
+
+
+def _input_sizes(signature: inspect.Signature, first: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """``first`` with each input size left deferred by its default (``in_channels=0``) given at 4, 16, 32
+    and 64, tried last: MXNet infers a deferred shape by tracing the block with Symbols, so a block that does
+    not hybridize cannot even be called eagerly while a size is deferred (``assert in_channels % ngroups ==
+    0``: the sizes that divide)."""
+    deferred = [p.name for p in signature.parameters.values() if _INPUT_SIZE.match(p.name)
+                and p.default in (0, None) and not isinstance(p.default, bool) and p.name not in first]
+    return [{**first, **{name: size for name in deferred}} for size in (4, 16, 32, 64)] if deferred else []
 
 
 def _offline(signature: inspect.Signature) -> Dict[str, Any]:

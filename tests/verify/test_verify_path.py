@@ -690,3 +690,39 @@ def test_a_first_result_stands_when_the_second_run_is_out_of_time(monkeypatch, t
     assert time.monotonic() - start < 30
     assert result["verdict"] == "fails" and "provisional" not in result and result["timed_out"]
     assert result["notes"] == ["a second run on a larger input did not finish within 2 s"]
+
+
+GROUPED = '''from mxnet import gluon
+
+
+class Grouped(gluon.HybridBlock):
+    """its weight's size is deferred by default; the size must divide into its groups"""
+    def __init__(self, groups=16, in_channels=0, **kwargs):
+        super().__init__(**kwargs)
+        assert in_channels % groups == 0
+        self.weight = self.params.get("weight", shape=(in_channels,), allow_deferred_init=True)
+
+    def hybrid_forward(self, F, x, weight):
+        return F.broadcast_mul(x, weight.reshape((1, -1, 1, 1))) * x.shape[0]
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_deferred_input_size_is_given_when_the_deferred_call_cannot_run(project, backend):
+    # MXNet infers a deferred size by tracing the block with Symbols: `x.shape` fails there even on the eager
+    # call, so the block is built with its size given (4 does not divide into 16 groups: 16 does)
+    from hylint.verify import construct
+
+    (project / "grouped.py").write_text(GROUPED)
+    result = verify(["grouped.py", "--no-cache", "-j", "1", "--backend", backend])
+    line = lines_of(result)["Grouped"]
+    assert line.startswith("grouped.py::Grouped  FAILS at grouped.py:12 (trace): AttributeError"), line
+    assert line.endswith("[input 2x16x16x16; in_channels=16]")
+
+    class Sized:
+        def __init__(self, units, in_units=0, in_channels=None, use_bias=True):
+            pass
+
+    found = construct.candidates(Sized)
+    assert found[0] == {"units": 4}
+    assert found[-4:] == [{"units": 4, "in_units": size, "in_channels": size} for size in (4, 16, 32, 64)]
