@@ -192,8 +192,12 @@ def implied_by_use(block: Any, depth: int = 0) -> Dict[str, Any]:
 
 # constructor parameters naming the image size a block is built for (a fixed resize, a pooling of a fixed
 # size, a head sized from it): `height`/`width` first, then these, in this order
-_IMAGE_SIZES = ("crop_size", "image_size", "img_size", "in_size", "input_size", "base_size")
+_IMAGE_SIZES = ("crop_size", "image_size", "img_size", "input_size", "in_size", "base_size")
 _IMAGE_ONLY = ("height", "width", "crop_size", "image_size", "img_size")  # names no other size goes by
+# a size under these names is often only a default the block does not hold its input to (gluoncv2's
+# `in_size=(1024, 2048)` with `fixed_size=False`): tried first, the other shapes after it
+_LOOSE_SIZES = ("in_size", "base_size")
+LOOSE_SIDE = 512  # a loose size with a larger side is left out (too slow to run on the runtime)
 
 
 def _pair(value: Any) -> Optional[Any]:
@@ -208,17 +212,24 @@ def _pair(value: Any) -> Optional[Any]:
 
 def built_image_size(given: Dict[str, Any], pairs_only: bool = False) -> Optional[Any]:
     """``(height, width)`` of the images a block was built for, from its constructor's values (``height`` and
-    ``width``, else ``crop_size``, ``in_size``, ``input_size``...), or None; ``pairs_only``: a single int only
+    ``width``, else ``crop_size``, ``input_size``, ``in_size``...), or None; ``pairs_only``: a single int only
     under a name no other size goes by (``in_size=64`` may be a count of units where nothing says the input
     is an image)."""
+    found = _built_size(given, pairs_only)
+    return found[0] if found is not None else None
+
+
+def _built_size(given: Dict[str, Any], pairs_only: bool = False) -> Optional[Any]:
+    """:func:`built_image_size` and whether the block holds its input to it (``crop_size``: only that size is
+    tried; a loose ``in_size``: first)."""
     both = _pair((given.get("height"), given.get("width")))
     if both is not None:
-        return both
+        return both, True
     for key in _IMAGE_SIZES:
         value = given.get(key)
         found = _pair(value) if not pairs_only or isinstance(value, (tuple, list)) or key in _IMAGE_ONLY else None
-        if found is not None:
-            return found
+        if found is not None and (key not in _LOOSE_SIZES or max(found) <= LOOSE_SIDE):
+            return found, key not in _LOOSE_SIZES
     return None
 
 
@@ -311,7 +322,9 @@ def candidates(block: Any, kwargs: Optional[Dict[str, Any]] = None, most: int = 
     firsts: List[Any] = []
     by_use = implied_by_use(block)
     implied = by_use.get(wanted[0].name) or _first_layer_shape(block)
-    given = {**_defaults(type(block)), **(kwargs or {})}  # what it was built with, its defaults included
+    # what it was built with, its defaults included (and the image size it keeps, when a function built it)
+    given = {**_defaults(type(block)), **{k: v for k, v in getattr(block, "__dict__", {}).items()
+                                          if k in _IMAGE_SIZES + _IMAGE_ONLY}, **(kwargs or {})}
     own = _own_size(block)
     attribute = [(BATCH, STEPS, own), (BATCH, own)] if own else []
     larger = []  # an image classifier's pooling needs larger images: the implied channels at more sizes
@@ -320,11 +333,11 @@ def candidates(block: Any, kwargs: Optional[Dict[str, Any]] = None, most: int = 
     # the size it was built for (`crop_size=480`): only that, when it is an image model (a fixed resize of
     # one branch broadcasts against another at any smaller size eagerly, and fails hybridized)
     image = isinstance(implied, tuple) and len(implied) == 4
-    size = built_image_size(given, pairs_only=not image) if image or implied is None else None
-    if size is not None:
+    sized = _built_size(given, pairs_only=not image) if image or implied is None else None
+    if sized is not None:
         channels = implied[1] if implied is not None else 3
-        firsts.append((BATCH, channels) + size)
-        most = 1
+        firsts.append((BATCH, channels) + sized[0])
+        most = 1 if sized[1] else most
     # the larger images early (a pooling or a stride of 32 needs them), the largest after the other guesses
     for shape in ([implied] if implied is not None else []) + larger[:2] + _from_kwargs(given) + attribute \
             + larger[2:] + list(COMMON_SHAPES):

@@ -122,6 +122,8 @@ def survey_line(result: Dict[str, Any]) -> str:
     if how is not None:
         kwargs = result.get("kwargs") or {}
         built = ", ".join(f"{k}={argument_text(v)}" for k, v in kwargs.items())
+        if result.get("factory"):
+            built = f"built by {result['factory']}({built})"
         head += f"  [input {how or 'none'}" + (f"; {built}" if built else "") + "]"
     return head
 

@@ -85,9 +85,7 @@ def plan(mx: Any, job: BlockJob, options: SurveyOptions) -> Dict[str, Any]:
     """What to run for ``job`` (call inside the backend and the job's import scope): ``{"kwargs", "inputs",
     "module", "gate", "how"}``, or ``{"verdict": SKIPPED | NOT_RUN, "reason"}``."""
     import hylint.verify.construct as construct
-    import hylint.verify.feed as feed
-    from hylint.verify.harness import build_block, call_block, materialize
-    from hylint.verify.inputs import input_text
+    from hylint.verify.harness import materialize
 
     cls, module, module_name = _import_class(mx, job)
     if not (isinstance(cls, type) and issubclass(cls, mx.gluon.HybridBlock)):
@@ -121,21 +119,55 @@ def plan(mx: Any, job: BlockJob, options: SurveyOptions) -> Dict[str, Any]:
         if _empty_container(block):
             return {"verdict": NOT_RUN, "reason": f"{COULD_NOT_BUILD}: built with {_kwargs_text(kwargs)}, it is "
                                                   f"an empty container (the code using it adds its children)"}
-        tried, first = [], ""
-        for specs in feed.candidates(block, kwargs):
-            tried.append(" ".join(input_text(s) for s in specs) or "no input")
-            built_block, built = build_block(mx, cls, specs, options.seed, kwargs)
-            outcome = built if built.status != OK else call_block(mx, built_block, specs, options.seed)
-            if outcome.status == OK:
-                return {"kwargs": kwargs, "inputs": specs, "module": module_name, "gate": False,
-                        "how": "found"}
-            first = first or f"{outcome.error_type}: {outcome.message}"
-        shown = "; ".join(tried[:3]) + (f" and {len(tried) - 3} more" if len(tried) > 3 else "")
-        unfed = unfed or {"verdict": NOT_RUN, "reason": f"{NO_INPUT}: built with {_kwargs_text(kwargs)}, no input "
-                                                        f"ran eagerly (tried {shown}); the first ({tried[0]}): {first}",
-                          "tried": tried}
+        fed = _feed(mx, cls, block, kwargs, options)
+        if "inputs" in fed:
+            return {"kwargs": kwargs, "inputs": fed["inputs"], "module": module_name, "gate": False, "how": "found"}
+        unfed = unfed or {"verdict": NOT_RUN, "reason": f"{NO_INPUT}: built with {_kwargs_text(kwargs)}, "
+                                                        f"{fed['reason']}", "tried": fed["tried"]}
         # the next arguments may be fed (wider sizes: a reduction by 16 of 4 channels leaves none)
+    # the package's own functions that build it (a model zoo's entries), as a model is built
+    for function, kwargs in construct.factories(cls, module) if module is not None else ():
+        home = None if module_name is None else function.__module__
+        if module_name is None and function.__module__ != getattr(module, "__name__", None):
+            continue
+        try:
+            block = function(**materialize(mx, kwargs))
+            block.initialize()
+        except VerifyError:
+            raise
+        except Exception as error:  # noqa: BLE001 - the next function
+            errors.append(f"{function.__name__}({_kwargs_text(kwargs)}): {type(error).__name__}: "
+                          f"{first_line(error)}")
+            continue
+        if not isinstance(block, cls):
+            continue
+        fed = _feed(mx, function, block, kwargs, options)
+        if "inputs" in fed:
+            return {"kwargs": kwargs, "inputs": fed["inputs"], "module": home, "gate": False, "how": "found",
+                    "factory": function.__name__}
+        unfed = unfed or {"verdict": NOT_RUN, "reason": f"{NO_INPUT}: built by {function.__name__}("
+                                                        f"{_kwargs_text(kwargs)}), {fed['reason']}",
+                          "tried": fed["tried"]}
     return unfed or {"verdict": NOT_RUN, "reason": f"{COULD_NOT_BUILD}: " + " | ".join(errors[:2])}
+
+
+def _feed(mx: Any, factory: Any, block: Any, kwargs: Dict[str, Any], options: SurveyOptions) -> Dict[str, Any]:
+    """``{"inputs": specs}``: the first of ``feed.candidates`` that runs eagerly on a block ``factory(**kwargs)``
+    builds; else ``{"reason", "tried"}``."""
+    import hylint.verify.feed as feed
+    from hylint.verify.harness import build_block, call_block
+    from hylint.verify.inputs import input_text
+
+    tried, first = [], ""
+    for specs in feed.candidates(block, kwargs):
+        tried.append(" ".join(input_text(s) for s in specs) or "no input")
+        built_block, built = build_block(mx, factory, specs, options.seed, kwargs)
+        outcome = built if built.status != OK else call_block(mx, built_block, specs, options.seed)
+        if outcome.status == OK:
+            return {"inputs": specs}
+        first = first or f"{outcome.error_type}: {outcome.message}"
+    shown = "; ".join(tried[:3]) + (f" and {len(tried) - 3} more" if len(tried) > 3 else "")
+    return {"reason": f"no input ran eagerly (tried {shown}); the first ({tried[0]}): {first}", "tried": tried}
 
 
 def _lookup(cls: Any, module: Any) -> Callable[[str], Any]:
@@ -202,7 +234,8 @@ def run_job(job: BlockJob, options: SurveyOptions, linter_for: Callable[[str], A
             chosen = plan(mx, job, options)
         if "verdict" in chosen:
             return {**base, **chosen}
-        target = Target(None if chosen["module"] else job.path, job.name, chosen["inputs"], chosen["kwargs"],
+        target = Target(None if chosen["module"] else job.path, chosen.get("factory") or job.name, chosen["inputs"],
+                        chosen["kwargs"],
                         options.backend, options.seed, module=chosen["module"], search=job.search,
                         train=options.train, gate=chosen["gate"])
         report = verify_target(target, linter_for(str(job.path)), options.unsafe)
@@ -226,7 +259,7 @@ def _report_data(report: Any, job: BlockJob, chosen: Dict[str, Any], linter_for:
     from hylint.verify.inputs import input_text
 
     data = report.to_json()
-    data.update(target=job.label, file=str(job.path), line=job.line, how=chosen["how"],
+    data.update(target=job.label, file=str(job.path), line=job.line, how=chosen["how"], factory=chosen.get("factory"),
                 input_text=" ".join(input_text(spec) for spec in report.target.inputs),
                 check_codes=_check_codes(report, linter_for))
     for key in ("eager", "hybridized", "fixed"):

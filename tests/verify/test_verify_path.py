@@ -726,3 +726,65 @@ def test_a_deferred_input_size_is_given_when_the_deferred_call_cannot_run(projec
     found = construct.candidates(Sized)
     assert found[0] == {"units": 4}
     assert found[-4:] == [{"units": 4, "in_units": size, "in_channels": size} for size in (4, 16, 32, 64)]
+
+
+ZOO = '''from mxnet import gluon
+from mxnet.gluon import nn
+
+
+class Net(gluon.HybridBlock):
+    """a model zoo's network: its configuration no guess builds (three stages of channel lists)"""
+    def __init__(self, channels, in_size=(1024, 2048), classes=10, **kwargs):
+        super().__init__(**kwargs)
+        assert len(channels) == 3 and all(len(stage) == 2 for stage in channels)
+        self.in_size = in_size
+        self.body = nn.HybridSequential()
+        for stage in channels:
+            for width in stage:
+                self.body.add(nn.Conv2D(width, 3, padding=1))
+        self.output = nn.Dense(classes)
+
+    def hybrid_forward(self, F, x):
+        y = self.body(x)
+        return self.output(y) * x.shape[0]
+
+
+def get_net(model_name=None, pretrained=False, **kwargs):
+    channels = [[4, 4], [8, 8], [8, 16]]
+    net = Net(channels=channels, **kwargs)
+    if pretrained:
+        raise RuntimeError("a download")
+    return net
+
+
+def net_small(pretrained=True, **kwargs):
+    return get_net(model_name="net_small", pretrained=pretrained, **kwargs)
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_block_no_guess_builds_is_built_by_the_package_function_that_builds_it(project, backend):
+    from hylint.verify import construct, feed
+
+    (project / "zoo").mkdir()
+    (project / "zoo" / "__init__.py").write_text("")
+    (project / "zoo" / "net.py").write_text(ZOO)
+    result = verify(["zoo", "--no-cache", "-j", "1", "--backend", backend])
+    line = lines_of(result)["Net"]
+    # the zoo's entry first (its pretrained set to False), fed a common image: its in_size is too large to hold
+    assert line.startswith("zoo/net.py::Net  FAILS at zoo/net.py:19 (trace): AttributeError"), line
+    assert line.endswith("[input 2x3x16x16; built by net_small(pretrained=False)]")
+    sys.path.insert(0, str(project))
+    try:
+        import zoo.net as module
+
+        assert [(f.__name__, kwargs) for f, kwargs in construct.factories(module.Net, module)] == [
+            ("net_small", {"pretrained": False}), ("get_net", {})]
+    finally:
+        sys.path.remove(str(project))
+        sys.modules.pop("zoo.net", None)
+        sys.modules.pop("zoo", None)
+    # a loose size (in_size) small enough is tried first, the other shapes after it
+    assert feed.built_image_size({"in_size": (1024, 2048)}) is None
+    assert feed._built_size({"in_size": (64, 64)}) == ((64, 64), False)
+    assert feed._built_size({"crop_size": 480}) == ((480, 480), True)
