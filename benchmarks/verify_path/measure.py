@@ -2,6 +2,7 @@
 and the time, with the zoo labels (benchmarks/zoo/labels/*.jsonl) held against the blocks it calls failing.
 
     python benchmarks/verify_path/measure.py run LIBRARY PATH [PATH ...] [--backend numpy|mxnet] [--jobs 2] [--timeout 30]
+        [--train-mode]
     python benchmarks/verify_path/measure.py report     # writes benchmarks/verify_path/RESULTS.md
 
 `run` writes .work/<LIBRARY>-<backend>.json (the JSON report) and .work/<LIBRARY>-<backend>.meta.json (the command
@@ -35,6 +36,7 @@ def run(args: argparse.Namespace) -> None:
     (WORK / ".gitignore").write_text("*\n")
     commands = [[sys.executable, "-m", "hylint", "verify", path, "--backend", args.backend, "--no-cache",
                  "-j", str(args.jobs), "--timeout", str(args.timeout), "--output-format", "json"]
+                + (["--train-mode"] if args.train_mode else [])
                 for path in args.path]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
     dirty = subprocess.run(["git", "status", "--porcelain", "hylint"], cwd=ROOT, capture_output=True, text=True).stdout
@@ -53,6 +55,7 @@ def run(args: argparse.Namespace) -> None:
     (WORK / f"{name}.meta.json").write_text(json.dumps({
         "library": args.library, "backend": args.backend, "path": " ".join(args.path), "seconds": round(seconds, 1),
         "exit_code": max(codes), "command": f"python {shown}", "jobs": args.jobs, "timeout": args.timeout,
+        "train_mode": args.train_mode,
         "commit": commit.strip() + (" (with uncommitted changes to hylint/)" if dirty.strip() else "")}))
     print(f"{name}: exit {max(codes)} in {seconds:.1f} s; {' '.join(errors)[-500:]}")
 
@@ -244,7 +247,7 @@ def report(_: argparse.Namespace) -> None:
         details.append(f"\n### {meta['library']} ({meta['backend']})\n\n"
                        f"`python benchmarks/verify_path/measure.py run {meta['library']} "
                        f"{_site_command(meta['path'])} --backend {meta['backend']} --jobs {meta['jobs']} "
-                       f"--timeout {meta['timeout']:g}`, which runs "
+                       f"--timeout {meta['timeout']:g}{' --train-mode' if meta.get('train_mode') else ''}`, which runs "
                        f"`{_site_command(meta['command'])}` (exit {meta['exit_code']}; hylint at commit "
                        f"{meta.get('commit', '?')})\n")
         if not_run:
@@ -343,6 +346,7 @@ def main() -> None:
     one.add_argument("--backend", default="numpy")
     one.add_argument("--jobs", type=int, default=2)
     one.add_argument("--timeout", type=float, default=30)
+    one.add_argument("--train-mode", action="store_true", help="also compare train-mode calls (verify --train-mode)")
     one.set_defaults(func=run)
     sub.add_parser("report").set_defaults(func=report)
     args = parser.parse_args()

@@ -197,7 +197,7 @@ _IMAGE_ONLY = ("height", "width", "crop_size", "image_size", "img_size")  # name
 # a size under these names is often only a default the block does not hold its input to (gluoncv2's
 # `in_size=(1024, 2048)` with `fixed_size=False`): tried first, the other shapes after it
 _LOOSE_SIZES = ("in_size", "base_size")
-LOOSE_SIDE = 512  # a loose size with a larger side is left out (too slow to run on the runtime)
+LOOSE_SIDE = 640  # a loose size with a larger side is left out (too slow to run on the runtime)
 
 
 def _pair(value: Any) -> Optional[Any]:
