@@ -23,7 +23,8 @@ _BY_NAME = [
     (r"^(layout)$", "NCHW"),
     (r"^((\w+_)?(use|is|has|with|enable|disable|do|need)_\w+|\w+_off|\w+_on|\w+_bias|bias|flatten|transpose\w*|"
      r"bidirectional|return_\w+|"
-     r"\w+_first|training|train|output_\w+|reverse|ceil_mode|scale|center|normalized|conv_first|resize\w*)$",
+     r"\w+_first|training|train|output_(?!(dim|size|units?|channels|features)$)\w+|reverse|ceil_mode|scale|center|"
+     r"normalized|conv_first|resize\w*)$",
      False),
     (r"^(groups|num_groups|\w*stride\w*|dilation\w*|\w*depth\w*|num_layers|\w+_layers|layers|repeat\w*|"
      r"\w+_repeats|num_blocks|blocks|bn_size|expansion|multiplier)$", 1),

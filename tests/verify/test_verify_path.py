@@ -788,3 +788,12 @@ def test_a_block_no_guess_builds_is_built_by_the_package_function_that_builds_it
     assert feed.built_image_size({"in_size": (1024, 2048)}) is None
     assert feed._built_size({"in_size": (64, 64)}) == ((64, 64), False)
     assert feed._built_size({"crop_size": 480}) == ((480, 480), True)
+
+
+def test_a_size_named_output_is_a_size_not_a_switch():
+    from hylint.verify import construct
+
+    # `output_dim=self._in_unit` (gluonnlp's sampled blocks) made `in_unit` a bool, and the weight (10, False)
+    assert [construct.guess_by_name(n) for n in ("output_dim", "output_size", "output_units", "output_channels")] \
+        == [4, 4, 4, 8]
+    assert construct.guess_by_name("output_attention") is False and construct.guess_by_name("output_all") is False
