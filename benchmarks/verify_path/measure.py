@@ -185,15 +185,17 @@ READ_BY_HAND = {
     "is compared with None (`self.in_size if self.in_size is not None else x.shape[2:]`, line 44), so verify "
     "gives it None and the shape is read; bisenet_resnet18_celebamaskhq, labelled failing, fails at line 316 "
     "of the same file, another `.shape`",
-    "gluoncv/model_zoo/center_net/deconv_dla.py::DLAUp": "false: its forward takes `layers`, a list of feature "
-    "maps (`layers[-1]`, `len(layers)`), and verify fed one array, whose `[-1]` indexes the batch eagerly and "
-    "fails on a Symbol; the center_net models give it a list and run this line (they are labelled DIFF at "
-    "CenterNet's own block, not here): a wrong verdict of the feeding, which makes no list inputs",
-    "gluoncv/model_zoo/icnet.py::ICNet": "true for the input verify chose, false for the model: at 8x8 the "
-    "high-resolution branch is 1x1 while the low one is resized to the fixed 60x60 of the default "
-    "crop_size=480, so `x_low + x_high` (line 264) broadcasts eagerly and fails on Symbols; the two icnet models "
-    "are labelled OK at 480x480, where both branches are 60x60. A labelled hybridizing model called failing: "
-    "feeding does not read a fixed image size the block was built for (crop_size)",
+    "gluoncv2/models/deeplabv3.py::ASPPAvgBranch": "true for the block as built: its required "
+    "`upscale_out_size` is compared with None (line 86), so verify gives it None and `x.shape[2:]` is read; "
+    "the deeplabv3 models labelled OK build it with a size, so the same line takes the other branch there",
+    "gluoncv2/models/fpenet.py::FPENet": "true: fpenet_cityscapes() as the zoo defines it (fixed_size=False) "
+    "builds InterpolationBlocks with out_size=None, which read `x.shape` (common.py:1449); on MXNet 1.9.1 it "
+    "runs eagerly at 1x3x64x64 and fails hybridized with the same AttributeError (checked by hand); the zoo "
+    "labels have no fpenet model",
+    "gluoncv2/models/cgnet.py::CGNet": "true, and the labels' root cause: cgnet_cityscapes() (fixed_size=False) "
+    "reads `x.shape[2:]` at line 404, where the labelled model fails on MXNet 1.9.1",
+    "gluoncv2/models/dabnet.py::DABNet": "true, and the labels' root cause: dabnet_cityscapes() reads "
+    "`x.shape[2:]` at line 541, where the labelled model fails on MXNet 1.9.1",
     "gluoncv2/models/lednet.py::PoolingBranch": "true, and the labels' root cause: with `in_size=None` (compared "
     "with None in its forward) line 375 reads `x.shape[2:]`, where lednet_cityscapes fails on MXNet 1.9.1",
     "gluoncv2/models/bisenet.py::AttentionRefinementBlock": "true: `x * w` multiplies (N, C, H, W) by the "
@@ -287,19 +289,19 @@ def report(_: argparse.Namespace) -> None:
         "with other work, `--jobs 2`, the time limit per block each run names; times are wall times of the whole",
         "command, no cache. \"built and fed\": blocks that reached a verdict (the rest are NOT RUN, with the reason",
         "counted). Each run names the commit it measured. The times follow the machine's load (a load average of",
-        "9 to 18 on 2 cores during the runs of 2 Dec 2026, 04:00 to 05:00 UTC; the same gluonnlp run took 8 s to",
-        "150 s on this day), and a block timed out under that load may run in time on an idle machine.",
+        "8 to 16 on 2 cores during the runs of 2 Dec 2026, 06:00 to 07:40 UTC, two runs at a time for most of it),",
+        "and a block timed out under that load may run in time on an idle machine.",
         "",
-        "Before the block arguments, the whole-class reading and the inputs from the children they are handed to",
-        "(hylint at 15b9be3, the same day, same commands with `--timeout 30`): gluoncv2 377 of 643 built and fed",
-        "(59 %; 365 hybridize, 4 fixed, 8 fail; NOT RUN 150 no input found, 100 could not build, 16 timed out;",
-        "1259 s), gluonnlp 11 of 42 (26 %; 21 s); the labelled root causes found: gluoncv2 2 of 10 (the same",
-        "matching as below), gluonnlp 0 of 1. `gluoncv2-causes` is verify on the ten gluoncv2 files that hold a",
-        "labelled root cause, at the last commit (the whole gluoncv2 run took 40 minutes under this load and was",
-        "not repeated after the last changes). gluoncv's run (3a87fbd) predates two changes: `pretrained*`",
-        "parameters set to False (14 of its blocks tried a download and failed with ConnectionError) and the",
-        "class's own `__init__` read when the class is MXNet's; `gluoncv-downloads` is verify on the fourteen",
-        "files whose blocks had tried a download, after the first of those changes.",
+        "The runs of the previous round (same commands; hylint at 3a87fbd to 1aae9d3, the same day, 04:00 to",
+        "05:00 UTC), for comparison: gluoncv2 376 of 643 built and fed (58 %; 6 fail, 4 fixed; 267 NOT RUN: 144 no",
+        "input found, 99 could not build, 24 timed out; 2427 s), root causes 2 of 10 (3 of 10 on the ten files);",
+        "gluoncv 87 of 277 (31 %; `--timeout 30`, no `--train-mode`; 0 of 6 root causes; two wrong FAILS, ICNet",
+        "and DLAUp); gluonnlp 16 of 42 (1 of 1); MXNet's vision zoo 13 of 15 (mxnet), 11 of 15 (numpy). Since",
+        "then: list inputs, the image size a block is built for, a second run at 64x64 before a small guessed",
+        "image's failure is reported, deferred input sizes given, blocks built by the package's own functions",
+        "(`cgnet_cityscapes()`), `output_dim` a size. `gluoncv2-causes` is verify on the ten gluoncv2 files that",
+        "hold a labelled root cause; `gluoncv-causes` on the six gluoncv files that do, on MXNet with",
+        "`--train-mode` (three of them differ only in train mode: the labels' DIFF rows name `mode: train`).",
         "",
         "| library | backend | blocks found | built and fed | HYBRIDIZES | FIXED | FAILS | DIFFERS | NOT RUN | time |",
         "|---|---|---|---|---|---|---|---|---|---|",

@@ -241,8 +241,13 @@ def _sequence_use(function: Optional[ast.FunctionDef], name: str) -> Optional[in
         return None
     sequence, array, size = False, False, 2
     parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
+    # once the name is assigned (`x = self.features(x)`) it holds another value: the uses up to there count
+    stores = [n.lineno for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name
+              and isinstance(n.ctx, ast.Store)]
+    until = min(stores, default=float("inf"))
     for node in ast.walk(function):
-        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)) \
+                or node.lineno > until:
             continue
         parent = parents.get(node)
         if isinstance(parent, ast.Subscript) and parent.value is node:

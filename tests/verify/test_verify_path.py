@@ -668,6 +668,9 @@ def test_feeding_reads_the_image_size_and_list_inputs():
     assert uses("def f(self, F, x):\n    return F.relu(x[0])") == 2  # indexed, never an operand: a list
     assert uses("def f(self, F, x):\n    return F.relu(x) + x[0]") is None
     assert uses("def f(self, F, x):\n    return x.shape[0] + len(x)") is None
+    # reassigned: what follows is about another value (a backbone's output list)
+    assert uses("def f(self, F, x):\n    x = self.base(x)\n    return x[-1]") is None
+    assert uses("def f(self, F, x):\n    y = x[-1]\n    x = self.up(x)\n    return F.relu(x) + y") == 2
     assert feed.enlarged([(2, 3, 8, 8), {"shape": (2,), "integers": True}]) == [(2, 3, 64, 64),
                                                                                 {"shape": (2,), "integers": True}]
     assert feed.enlarged([[(2, 4, 8, 8, 8)]]) == [[(2, 4, 16, 64, 64)]]
