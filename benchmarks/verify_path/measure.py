@@ -2,6 +2,7 @@
 and the time, with the zoo labels (benchmarks/zoo/labels/*.jsonl) held against the blocks it calls failing.
 
     python benchmarks/verify_path/measure.py run LIBRARY PATH [PATH ...] [--backend numpy|mxnet] [--jobs 2] [--timeout 30]
+        [--train-mode]
     python benchmarks/verify_path/measure.py report     # writes benchmarks/verify_path/RESULTS.md
 
 `run` writes .work/<LIBRARY>-<backend>.json (the JSON report) and .work/<LIBRARY>-<backend>.meta.json (the command
@@ -35,6 +36,7 @@ def run(args: argparse.Namespace) -> None:
     (WORK / ".gitignore").write_text("*\n")
     commands = [[sys.executable, "-m", "hylint", "verify", path, "--backend", args.backend, "--no-cache",
                  "-j", str(args.jobs), "--timeout", str(args.timeout), "--output-format", "json"]
+                + (["--train-mode"] if args.train_mode else [])
                 for path in args.path]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
     dirty = subprocess.run(["git", "status", "--porcelain", "hylint"], cwd=ROOT, capture_output=True, text=True).stdout
@@ -53,6 +55,7 @@ def run(args: argparse.Namespace) -> None:
     (WORK / f"{name}.meta.json").write_text(json.dumps({
         "library": args.library, "backend": args.backend, "path": " ".join(args.path), "seconds": round(seconds, 1),
         "exit_code": max(codes), "command": f"python {shown}", "jobs": args.jobs, "timeout": args.timeout,
+        "train_mode": args.train_mode,
         "commit": commit.strip() + (" (with uncommitted changes to hylint/)" if dirty.strip() else "")}))
     print(f"{name}: exit {max(codes)} in {seconds:.1f} s; {' '.join(errors)[-500:]}")
 
@@ -118,15 +121,18 @@ def _statement_start(path: str, line: int) -> int:
     return best
 
 
-def _found_causes(library: str, results: List[Dict[str, Any]], site: str) -> Tuple[List[str], List[str]]:
+def _found_causes(library: str, results: List[Dict[str, Any]], site: str, paths: List[str] = ()
+                  ) -> Tuple[List[str], List[str]]:
     """``(found, missed)`` root causes of the labelled models, as lines of text: a line cause is found when a
     block verify calls failing (or fixes) failed hybridized at that statement, or when verify's proven fixes
     of a block it fixed change that statement; a block cause (a difference) when verify calls that class
-    failing (or fixes it)."""
+    failing (or fixes it). Only the causes in files under ``paths`` (the run's) count, when given."""
     failing = [r for r in results if survey_kind(r) in ("FAILS", "DIFFERS", "FIXED")]
     found, missed = [], []
     for (kind, path, line), models in sorted(_labelled_causes(library).items()):
         full = f"{site}/{path}"
+        if paths and not any(full == p or full.startswith(p.rstrip("/") + "/") for p in paths):
+            continue
         hits = []
         for result in failing:
             location = ((result.get("hybridized") or {}).get("location") or {})
@@ -182,15 +188,24 @@ READ_BY_HAND = {
     "is compared with None (`self.in_size if self.in_size is not None else x.shape[2:]`, line 44), so verify "
     "gives it None and the shape is read; bisenet_resnet18_celebamaskhq, labelled failing, fails at line 316 "
     "of the same file, another `.shape`",
-    "gluoncv/model_zoo/center_net/deconv_dla.py::DLAUp": "false: its forward takes `layers`, a list of feature "
-    "maps (`layers[-1]`, `len(layers)`), and verify fed one array, whose `[-1]` indexes the batch eagerly and "
-    "fails on a Symbol; the center_net models give it a list and run this line (they are labelled DIFF at "
-    "CenterNet's own block, not here): a wrong verdict of the feeding, which makes no list inputs",
-    "gluoncv/model_zoo/icnet.py::ICNet": "true for the input verify chose, false for the model: at 8x8 the "
-    "high-resolution branch is 1x1 while the low one is resized to the fixed 60x60 of the default "
-    "crop_size=480, so `x_low + x_high` (line 264) broadcasts eagerly and fails on Symbols; the two icnet models "
-    "are labelled OK at 480x480, where both branches are 60x60. A labelled hybridizing model called failing: "
-    "feeding does not read a fixed image size the block was built for (crop_size)",
+    "gluoncv2/models/deeplabv3.py::ASPPAvgBranch": "true for the block as built: its required "
+    "`upscale_out_size` is compared with None (line 86), so verify gives it None and `x.shape[2:]` is read; "
+    "the deeplabv3 models labelled OK build it with a size, so the same line takes the other branch there",
+    "gluoncv2/models/fpenet.py::FPENet": "true: fpenet_cityscapes() as the zoo defines it (fixed_size=False) "
+    "builds InterpolationBlocks with out_size=None, which read `x.shape` (common.py:1449); on MXNet 1.9.1 it "
+    "runs eagerly at 1x3x64x64 and fails hybridized with the same AttributeError (checked by hand); the zoo "
+    "labels have no fpenet model",
+    "gluoncv2/models/cgnet.py::CGNet": "true, and the labels' root cause: cgnet_cityscapes() (fixed_size=False) "
+    "reads `x.shape[2:]` at line 404, where the labelled model fails on MXNet 1.9.1",
+    "gluoncv2/models/dabnet.py::DABNet": "true, and the labels' root cause: dabnet_cityscapes() reads "
+    "`x.shape[2:]` at line 541, where the labelled model fails on MXNet 1.9.1",
+    "gluoncv2/models/bisenet.py::BiSeNet": "true, and the labels' root cause: bisenet_resnet18_celebamaskhq() "
+    "is built for 640x480 (fed that, its in_size) and reads `x.shape` at line 316, where the labelled model "
+    "fails on MXNet 1.9.1",
+    "gluoncv2/models/resdropresnet_cifar.py::CIFARResDropResNet": "true as labelled (DIFF in train mode): "
+    "resdropresnet20_cifar10()'s units drop residual branches at random in train mode; the labels' root "
+    "cause is the unit's class (ResDropResUnit, line 64), which verify builds with a guessed life_prob=0.0, "
+    "so the unit alone never drops and hybridizes",
     "gluoncv2/models/lednet.py::PoolingBranch": "true, and the labels' root cause: with `in_size=None` (compared "
     "with None in its forward) line 375 reads `x.shape[2:]`, where lednet_cityscapes fails on MXNet 1.9.1",
     "gluoncv2/models/bisenet.py::AttentionRefinementBlock": "true: `x * w` multiplies (N, C, H, W) by the "
@@ -235,7 +250,7 @@ def report(_: argparse.Namespace) -> None:
         site = meta["path"].split("site-packages/")[0] + "site-packages" if "site-packages/" in meta["path"] else ""
         library = meta["library"].split("-")[0]  # mxnet-vision: mxnet's labels
         if (LABELS / f"{library}.jsonl").is_file():
-            found, missed = _found_causes(library, results, site)
+            found, missed = _found_causes(library, results, site, meta["path"].split())
             total = len(found) + len(missed)
             causes.append(f"| {meta['library']} | {meta['backend']} | {total} | {len(found)} "
                           f"({100 * len(found) / max(1, total):.0f} %) | {meta['seconds']:.0f} s |")
@@ -244,7 +259,7 @@ def report(_: argparse.Namespace) -> None:
         details.append(f"\n### {meta['library']} ({meta['backend']})\n\n"
                        f"`python benchmarks/verify_path/measure.py run {meta['library']} "
                        f"{_site_command(meta['path'])} --backend {meta['backend']} --jobs {meta['jobs']} "
-                       f"--timeout {meta['timeout']:g}`, which runs "
+                       f"--timeout {meta['timeout']:g}{' --train-mode' if meta.get('train_mode') else ''}`, which runs "
                        f"`{_site_command(meta['command'])}` (exit {meta['exit_code']}; hylint at commit "
                        f"{meta.get('commit', '?')})\n")
         if not_run:
@@ -284,19 +299,23 @@ def report(_: argparse.Namespace) -> None:
         "with other work, `--jobs 2`, the time limit per block each run names; times are wall times of the whole",
         "command, no cache. \"built and fed\": blocks that reached a verdict (the rest are NOT RUN, with the reason",
         "counted). Each run names the commit it measured. The times follow the machine's load (a load average of",
-        "9 to 18 on 2 cores during the runs of 2 Dec 2026, 04:00 to 05:00 UTC; the same gluonnlp run took 8 s to",
-        "150 s on this day), and a block timed out under that load may run in time on an idle machine.",
+        "8 to 16 on 2 cores during the runs of 2 Dec 2026, 06:00 to 07:40 UTC, two runs at a time for most of it),",
+        "and a block timed out under that load may run in time on an idle machine.",
         "",
-        "Before the block arguments, the whole-class reading and the inputs from the children they are handed to",
-        "(hylint at 15b9be3, the same day, same commands with `--timeout 30`): gluoncv2 377 of 643 built and fed",
-        "(59 %; 365 hybridize, 4 fixed, 8 fail; NOT RUN 150 no input found, 100 could not build, 16 timed out;",
-        "1259 s), gluonnlp 11 of 42 (26 %; 21 s); the labelled root causes found: gluoncv2 2 of 10 (the same",
-        "matching as below), gluonnlp 0 of 1. `gluoncv2-causes` is verify on the ten gluoncv2 files that hold a",
-        "labelled root cause, at the last commit (the whole gluoncv2 run took 40 minutes under this load and was",
-        "not repeated after the last changes). gluoncv's run (3a87fbd) predates two changes: `pretrained*`",
-        "parameters set to False (14 of its blocks tried a download and failed with ConnectionError) and the",
-        "class's own `__init__` read when the class is MXNet's; `gluoncv-downloads` is verify on the fourteen",
-        "files whose blocks had tried a download, after the first of those changes.",
+        "The runs of the previous round (same commands; hylint at 3a87fbd to 1aae9d3, the same day, 04:00 to",
+        "05:00 UTC), for comparison: gluoncv2 376 of 643 built and fed (58 %; 6 fail, 4 fixed; 267 NOT RUN: 144 no",
+        "input found, 99 could not build, 24 timed out; 2427 s), root causes 2 of 10 (3 of 10 on the ten files);",
+        "gluoncv 87 of 277 (31 %; `--timeout 30`, no `--train-mode`; 0 of 6 root causes; two wrong FAILS, ICNet",
+        "and DLAUp); gluonnlp 16 of 42 (1 of 1); MXNet's vision zoo 13 of 15 (mxnet), 11 of 15 (numpy). Since",
+        "then: list inputs, the image size a block is built for, a second run at 64x64 before a small guessed",
+        "image's failure is reported, deferred input sizes given, blocks built by the package's own functions",
+        "(`cgnet_cityscapes()`), `output_dim` a size. `gluoncv2-causes` is verify on the ten gluoncv2 files that",
+        "hold a labelled root cause (on the runtime, and on MXNet with `--train-mode`: one block crashed MXNet",
+        "there, `free(): invalid next size`, exit code -6); `gluoncv-causes` on the six gluoncv files that do, on MXNet with",
+        "`--train-mode` (three of them differ only in train mode: the labels' DIFF rows name `mode: train`);",
+        "the whole gluoncv run has `--train-mode` and `--timeout 60` this time. `gluoncv-verdicts` is verify on the",
+        "two files of the earlier wrong verdicts (ICNet, DLAUp). Root causes count only in files under the run's",
+        "paths.",
         "",
         "| library | backend | blocks found | built and fed | HYBRIDIZES | FIXED | FAILS | DIFFERS | NOT RUN | time |",
         "|---|---|---|---|---|---|---|---|---|---|",
@@ -343,6 +362,7 @@ def main() -> None:
     one.add_argument("--backend", default="numpy")
     one.add_argument("--jobs", type=int, default=2)
     one.add_argument("--timeout", type=float, default=30)
+    one.add_argument("--train-mode", action="store_true", help="also compare train-mode calls (verify --train-mode)")
     one.set_defaults(func=run)
     sub.add_parser("report").set_defaults(func=report)
     args = parser.parse_args()

@@ -23,7 +23,8 @@ _BY_NAME = [
     (r"^(layout)$", "NCHW"),
     (r"^((\w+_)?(use|is|has|with|enable|disable|do|need)_\w+|\w+_off|\w+_on|\w+_bias|bias|flatten|transpose\w*|"
      r"bidirectional|return_\w+|"
-     r"\w+_first|training|train|output_\w+|reverse|ceil_mode|scale|center|normalized|conv_first|resize\w*)$",
+     r"\w+_first|training|train|output_(?!(dim|size|units?|channels|features)$)\w+|reverse|ceil_mode|scale|center|"
+     r"normalized|conv_first|resize\w*)$",
      False),
     (r"^(groups|num_groups|\w*stride\w*|dilation\w*|\w*depth\w*|num_layers|\w+_layers|layers|repeat\w*|"
      r"\w+_repeats|num_blocks|blocks|bn_size|expansion|multiplier)$", 1),
@@ -393,7 +394,21 @@ def candidates(cls: Any, calls: Sequence[CallSite] = (), most: int = 4, builder:
     except (TypeError, ValueError):
         return [{}]
     offline = _offline(signature)
-    return [{**kwargs, **offline} for kwargs in _candidates(cls, signature, calls, most, builder, depth)]
+    found = [{**kwargs, **offline} for kwargs in _candidates(cls, signature, calls, most, builder, depth)]
+    return found + [variant for variant in _input_sizes(signature, found[0]) if variant not in found]
+
+
+_INPUT_SIZE = re.compile(r"^(in_channels|in_units|in_features|input_size|in_planes)$")
+
+
+def _input_sizes(signature: inspect.Signature, first: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """``first`` with each input size left deferred by its default (``in_channels=0``) given at 4, 16, 32
+    and 64, tried last: MXNet infers a deferred shape by tracing the block with Symbols, so a block that does
+    not hybridize cannot even be called eagerly while a size is deferred (``assert in_channels % ngroups ==
+    0``: the sizes that divide)."""
+    deferred = [p.name for p in signature.parameters.values() if _INPUT_SIZE.match(p.name)
+                and p.default in (0, None) and not isinstance(p.default, bool) and p.name not in first]
+    return [{**first, **{name: size for name in deferred}} for size in (4, 16, 32, 64)] if deferred else []
 
 
 def _offline(signature: inspect.Signature) -> Dict[str, Any]:
@@ -461,3 +476,46 @@ def _deeper(guessed: Dict[str, Any]) -> List[Dict[str, Any]]:
         if variant != guessed and variant not in found:
             found.append(variant)
     return found
+
+
+def factories(cls: Any, module: Any, most: int = 2) -> List[Any]:
+    """``(function, kwargs)`` for the functions of ``cls``'s module (and of the modules beside it, as imported)
+    that build it and can be called with no argument (a model zoo's ``resnet18_cifar10()`` -> ``get_resnet(...)`` -> ``ResNet(...)``: a function whose
+    body calls the class, or calls such a function of the module, one step), in source order (a zoo lists its
+    smallest models first), at most ``most``; each called with its ``pretrained*`` parameters False (a block
+    verified on seeded random weights needs no download)."""
+    import sys
+
+    home = getattr(module, "__name__", "") or ""
+    parent = home.rsplit(".", 1)[0] + "." if "." in home else home
+    modules = [module] + [m for name, m in sorted(sys.modules.items()) if m is not None and m is not module
+                          and "." in home and name.startswith(parent) and name.count(".") == home.count(".")]
+    functions = {name: value for m in modules for name, value in vars(m).items() if inspect.isfunction(value)
+                 and getattr(value, "__module__", None) == m.__name__}
+    sources: Dict[str, str] = {}
+    for name, function in functions.items():
+        try:
+            sources[name] = inspect.getsource(function)
+        except (OSError, TypeError):
+            continue
+    direct = {name for name, text in sources.items() if re.search(rf"\b{re.escape(cls.__name__)}\(", text)}
+    found = []
+    order = {id(m): index for index, m in enumerate(modules)}
+    for name, text in sorted(sources.items(), key=lambda item: (
+            order.get(id(sys.modules.get(functions[item[0]].__module__)), 0), functions[item[0]].__code__.co_firstlineno)):
+        calls_builder = direct & set(re.findall(r"\b(\w+)\(", text)) - {name}
+        if not (name in direct or calls_builder) or name.startswith("_"):
+            continue
+        try:
+            signature = inspect.signature(functions[name])
+        except (TypeError, ValueError):
+            continue
+        if _required(signature):
+            continue
+        found.append((functions[name], {p.name: False for p in signature.parameters.values()
+                                        if re.match(r"^pretrained\w*$", p.name.lower())
+                                        and p.default is not False}))
+    # a function that only calls the builder (`cgnet_cityscapes()` -> `get_cgnet(...)`) is the model zoo's
+    # entry: first; the builder itself (`get_cgnet(model_name=None)`) often needs its arguments
+    found.sort(key=lambda item: item[0].__name__ in direct)
+    return found[:most]

@@ -190,6 +190,101 @@ def implied_by_use(block: Any, depth: int = 0) -> Dict[str, Any]:
     return found
 
 
+# constructor parameters naming the image size a block is built for (a fixed resize, a pooling of a fixed
+# size, a head sized from it): `height`/`width` first, then these, in this order
+_IMAGE_SIZES = ("crop_size", "image_size", "img_size", "input_size", "in_size", "base_size")
+_IMAGE_ONLY = ("height", "width", "crop_size", "image_size", "img_size")  # names no other size goes by
+# a size under these names is often only a default the block does not hold its input to (gluoncv2's
+# `in_size=(1024, 2048)` with `fixed_size=False`): tried first, the other shapes after it
+_LOOSE_SIZES = ("in_size", "base_size")
+LOOSE_SIDE = 640  # a loose size with a larger side is left out (too slow to run on the runtime)
+
+
+def _pair(value: Any) -> Optional[Any]:
+    """``480`` or ``(480, 480)`` -> ``(480, 480)``; None for anything else (None, a bool, a small value)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = (value, value)
+    if isinstance(value, (tuple, list)) and len(value) == 2 \
+            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 8 for v in value):
+        return tuple(value)
+    return None
+
+
+def built_image_size(given: Dict[str, Any], pairs_only: bool = False) -> Optional[Any]:
+    """``(height, width)`` of the images a block was built for, from its constructor's values (``height`` and
+    ``width``, else ``crop_size``, ``input_size``, ``in_size``...), or None; ``pairs_only``: a single int only
+    under a name no other size goes by (``in_size=64`` may be a count of units where nothing says the input
+    is an image)."""
+    found = _built_size(given, pairs_only)
+    return found[0] if found is not None else None
+
+
+def _built_size(given: Dict[str, Any], pairs_only: bool = False) -> Optional[Any]:
+    """:func:`built_image_size` and whether the block holds its input to it (``crop_size``: only that size is
+    tried; a loose ``in_size``: first)."""
+    both = _pair((given.get("height"), given.get("width")))
+    if both is not None:
+        return both, True
+    for key in _IMAGE_SIZES:
+        value = given.get(key)
+        found = _pair(value) if not pairs_only or isinstance(value, (tuple, list)) or key in _IMAGE_ONLY else None
+        if found is not None and (key not in _LOOSE_SIZES or max(found) <= LOOSE_SIDE):
+            return found, key not in _LOOSE_SIZES
+    return None
+
+
+def _sequence_use(function: Optional[ast.FunctionDef], name: str) -> Optional[int]:
+    """How many items the forward's input ``name`` is a list of, when the forward uses it only as a sequence
+    (iterated over, ``len()``, indexed; handed to a child or a function says nothing) and never as an array
+    (an operand, an operator's argument ``F.op(x)``, an attribute such as ``.shape``); else None."""
+    if function is None:
+        return None
+    sequence, array, size = False, False, 2
+    parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
+    # once the name is assigned (`x = self.features(x)`) it holds another value: the uses up to there count
+    stores = [n.lineno for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name
+              and isinstance(n.ctx, ast.Store)]
+    until = min(stores, default=float("inf"))
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)) \
+                or node.lineno > until:
+            continue
+        parent = parents.get(node)
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            sequence = True
+            index = parent.slice
+            if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub) \
+                    and isinstance(index.operand, ast.Constant) and isinstance(index.operand.value, int):
+                size = max(size, index.operand.value)
+            elif isinstance(index, ast.Constant) and isinstance(index.value, int):
+                size = max(size, index.value + 1)
+        elif isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
+            sequence = True
+        elif isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name) \
+                and parent.func.id in ("len", "enumerate", "zip", "reversed", "list", "tuple"):
+            sequence = True
+        elif isinstance(parent, ast.Call) and node in parent.args and (
+                isinstance(parent.func, ast.Name) or (isinstance(parent.func, ast.Attribute)
+                                                      and isinstance(parent.func.value, ast.Name)
+                                                      and parent.func.value.id == "self")):
+            continue  # handed to a child, a method or a function: says nothing either way
+        elif isinstance(parent, ast.Starred):
+            sequence = True
+        elif isinstance(parent, (ast.Return, ast.Assign)) or (isinstance(parent, (ast.List, ast.Tuple))):
+            continue
+        else:
+            array = True  # an operand, an operator's argument, `.shape`, a comparison
+    return size if sequence and not array else None
+
+
+def list_inputs(block: Any) -> Dict[str, int]:
+    """``input name -> items`` for the inputs the forward takes as a list of arrays (:func:`_sequence_use`:
+    ``layers[-1]``, ``for f in features``, ``len(layers)``, and never an array's operations)."""
+    function = _forward_source(block)
+    found = {p.name: _sequence_use(function, p.name) for p in inputs_of(block)}
+    return {name: size for name, size in found.items() if size is not None}
+
+
 def _from_kwargs(kwargs: Dict[str, Any]) -> List[Any]:
     """Shapes the constructor arguments imply: ``in_channels=c`` -> (2, c, 16, 16), ``in_units=u`` -> (2, u)."""
     shapes: List[Any] = []
@@ -232,25 +327,57 @@ def candidates(block: Any, kwargs: Optional[Dict[str, Any]] = None, most: int = 
     firsts: List[Any] = []
     by_use = implied_by_use(block)
     implied = by_use.get(wanted[0].name) or _first_layer_shape(block)
-    given = {**_defaults(type(block)), **(kwargs or {})}  # what it was built with, its defaults included
+    # what it was built with, its defaults included (and the image size it keeps, when a function built it)
+    given = {**_defaults(type(block)), **{k: v for k, v in getattr(block, "__dict__", {}).items()
+                                          if k in _IMAGE_SIZES + _IMAGE_ONLY}, **(kwargs or {})}
     own = _own_size(block)
     attribute = [(BATCH, STEPS, own), (BATCH, own)] if own else []
     larger = []  # an image classifier's pooling needs larger images: the implied channels at more sizes
     if isinstance(implied, tuple) and len(implied) == 4 and implied[2] == implied[3]:
         larger = [implied[:2] + (size, size) for size in (32, 64, 224, 299)]
+    # the size it was built for (`crop_size=480`): only that, when it is an image model (a fixed resize of
+    # one branch broadcasts against another at any smaller size eagerly, and fails hybridized)
+    image = isinstance(implied, tuple) and len(implied) == 4
+    sized = _built_size(given, pairs_only=not image) if image or implied is None else None
+    if sized is not None:
+        channels = implied[1] if implied is not None else 3
+        firsts.append((BATCH, channels) + sized[0])
+        most = 1 if sized[1] else most
     # the larger images early (a pooling or a stride of 32 needs them), the largest after the other guesses
     for shape in ([implied] if implied is not None else []) + larger[:2] + _from_kwargs(given) + attribute \
             + larger[2:] + list(COMMON_SHAPES):
         if shape not in firsts:
             firsts.append(shape)
+    lists = list_inputs(block)
     found: List[List[Any]] = []
     for first in firsts[:most]:
         specs = [first if index == 0 and roles.get(p.name) is None
                  else by_use[p.name] if roles.get(p.name) is None and p.name in by_use
                  else _companion(roles.get(p.name), first)
                  for index, p in enumerate(wanted)]
+        specs = [[spec] * lists[p.name] if p.name in lists else spec for spec, p in zip(specs, wanted)]
         found.append(specs)
     return found
+
+
+def enlarged(specs: Sequence[Any], side: int = 64) -> Optional[List[Any]]:
+    """``specs`` with every image input (``N x C x H x W``, ``N x C x D x H x W``, floats) whose sides are all
+    below ``side`` grown to ``side`` (a video's depth doubled), the other inputs as they are; None when no
+    input is such an image. Lists of arrays are grown item by item."""
+    grown = False
+
+    def one(spec: Any) -> Any:
+        nonlocal grown
+        if isinstance(spec, list):
+            return [one(item) for item in spec]
+        if isinstance(spec, tuple) and len(spec) in (4, 5) and all(isinstance(d, int) for d in spec) \
+                and max(spec[-2:]) < side:
+            grown = True
+            return spec[:2] + ((spec[2] * 2,) if len(spec) == 5 else ()) + (side, side)
+        return spec
+
+    result = [one(spec) for spec in specs]
+    return result if grown else None
 
 
 def shapes_tried(candidates_: Sequence[Sequence[Any]]) -> str:

@@ -115,10 +115,15 @@ def survey_line(result: Dict[str, Any]) -> str:
     elif kind == "DIFFERS":
         gap = hybridized.get("max_abs_diff")
         head += f" by max |d| = {gap:.3g}" if gap is not None else f": {_short(hybridized.get('message') or '')}"
+    smaller = result.get("smaller_input")
+    if smaller:
+        head += f" (it failed hybridized at the smaller input {_short(smaller, 160)}, which a larger one does not)"
     how = result.get("input_text")
     if how is not None:
         kwargs = result.get("kwargs") or {}
         built = ", ".join(f"{k}={argument_text(v)}" for k, v in kwargs.items())
+        if result.get("factory"):
+            built = f"built by {result['factory']}({built})"
         head += f"  [input {how or 'none'}" + (f"; {built}" if built else "") + "]"
     return head
 

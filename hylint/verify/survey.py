@@ -30,6 +30,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 from hylint.verify.discover import BlockJob, discover, python_files
 from hylint.verify.outcomes import ERROR, OK, VerifyError, first_line
+from hylint.verify.results import FAILS, FIXED, OK_AS_IS
 
 
 NOT_RUN = "not-run"
@@ -84,9 +85,7 @@ def plan(mx: Any, job: BlockJob, options: SurveyOptions) -> Dict[str, Any]:
     """What to run for ``job`` (call inside the backend and the job's import scope): ``{"kwargs", "inputs",
     "module", "gate", "how"}``, or ``{"verdict": SKIPPED | NOT_RUN, "reason"}``."""
     import hylint.verify.construct as construct
-    import hylint.verify.feed as feed
-    from hylint.verify.harness import build_block, call_block, materialize
-    from hylint.verify.inputs import input_text
+    from hylint.verify.harness import materialize
 
     cls, module, module_name = _import_class(mx, job)
     if not (isinstance(cls, type) and issubclass(cls, mx.gluon.HybridBlock)):
@@ -120,21 +119,55 @@ def plan(mx: Any, job: BlockJob, options: SurveyOptions) -> Dict[str, Any]:
         if _empty_container(block):
             return {"verdict": NOT_RUN, "reason": f"{COULD_NOT_BUILD}: built with {_kwargs_text(kwargs)}, it is "
                                                   f"an empty container (the code using it adds its children)"}
-        tried, first = [], ""
-        for specs in feed.candidates(block, kwargs):
-            tried.append(" ".join(input_text(s) for s in specs) or "no input")
-            built_block, built = build_block(mx, cls, specs, options.seed, kwargs)
-            outcome = built if built.status != OK else call_block(mx, built_block, specs, options.seed)
-            if outcome.status == OK:
-                return {"kwargs": kwargs, "inputs": specs, "module": module_name, "gate": False,
-                        "how": "found"}
-            first = first or f"{outcome.error_type}: {outcome.message}"
-        shown = "; ".join(tried[:3]) + (f" and {len(tried) - 3} more" if len(tried) > 3 else "")
-        unfed = unfed or {"verdict": NOT_RUN, "reason": f"{NO_INPUT}: built with {_kwargs_text(kwargs)}, no input "
-                                                        f"ran eagerly (tried {shown}); the first ({tried[0]}): {first}",
-                          "tried": tried}
+        fed = _feed(mx, cls, block, kwargs, options)
+        if "inputs" in fed:
+            return {"kwargs": kwargs, "inputs": fed["inputs"], "module": module_name, "gate": False, "how": "found"}
+        unfed = unfed or {"verdict": NOT_RUN, "reason": f"{NO_INPUT}: built with {_kwargs_text(kwargs)}, "
+                                                        f"{fed['reason']}", "tried": fed["tried"]}
         # the next arguments may be fed (wider sizes: a reduction by 16 of 4 channels leaves none)
+    # the package's own functions that build it (a model zoo's entries), as a model is built
+    for function, kwargs in construct.factories(cls, module) if module is not None else ():
+        home = None if module_name is None else function.__module__
+        if module_name is None and function.__module__ != getattr(module, "__name__", None):
+            continue
+        try:
+            block = function(**materialize(mx, kwargs))
+            block.initialize()
+        except VerifyError:
+            raise
+        except Exception as error:  # noqa: BLE001 - the next function
+            errors.append(f"{function.__name__}({_kwargs_text(kwargs)}): {type(error).__name__}: "
+                          f"{first_line(error)}")
+            continue
+        if not isinstance(block, cls):
+            continue
+        fed = _feed(mx, function, block, kwargs, options)
+        if "inputs" in fed:
+            return {"kwargs": kwargs, "inputs": fed["inputs"], "module": home, "gate": False, "how": "found",
+                    "factory": function.__name__}
+        unfed = unfed or {"verdict": NOT_RUN, "reason": f"{NO_INPUT}: built by {function.__name__}("
+                                                        f"{_kwargs_text(kwargs)}), {fed['reason']}",
+                          "tried": fed["tried"]}
     return unfed or {"verdict": NOT_RUN, "reason": f"{COULD_NOT_BUILD}: " + " | ".join(errors[:2])}
+
+
+def _feed(mx: Any, factory: Any, block: Any, kwargs: Dict[str, Any], options: SurveyOptions) -> Dict[str, Any]:
+    """``{"inputs": specs}``: the first of ``feed.candidates`` that runs eagerly on a block ``factory(**kwargs)``
+    builds; else ``{"reason", "tried"}``."""
+    import hylint.verify.feed as feed
+    from hylint.verify.harness import build_block, call_block
+    from hylint.verify.inputs import input_text
+
+    tried, first = [], ""
+    for specs in feed.candidates(block, kwargs):
+        tried.append(" ".join(input_text(s) for s in specs) or "no input")
+        built_block, built = build_block(mx, factory, specs, options.seed, kwargs)
+        outcome = built if built.status != OK else call_block(mx, built_block, specs, options.seed)
+        if outcome.status == OK:
+            return {"inputs": specs}
+        first = first or f"{outcome.error_type}: {outcome.message}"
+    shown = "; ".join(tried[:3]) + (f" and {len(tried) - 3} more" if len(tried) > 3 else "")
+    return {"reason": f"no input ran eagerly (tried {shown}); the first ({tried[0]}): {first}", "tried": tried}
 
 
 def _lookup(cls: Any, module: Any) -> Callable[[str], Any]:
@@ -185,9 +218,11 @@ def _scope(job: BlockJob) -> Any:
     return module_import_scope(job.module, job.search) if job.module else user_import_scope(job.path.parent)
 
 
-def run_job(job: BlockJob, options: SurveyOptions, linter_for: Callable[[str], Any]) -> Dict[str, Any]:
+def run_job(job: BlockJob, options: SurveyOptions, linter_for: Callable[[str], Any],
+            provisional: Optional[Callable[[Dict[str, Any]], None]] = None) -> Dict[str, Any]:
     """One block start to end: the report's JSON (``verify_target``'s, plus ``how`` and ``check_codes``), or a
-    ``not-run``/``skipped`` entry with its reason."""
+    ``not-run``/``skipped`` entry with its reason. ``provisional`` gets a first result before a second run
+    that may not finish in time (:func:`_at_larger_input`)."""
     from hylint.verify.backends import backend, RuntimeGap
     from hylint.verify.run import verify_target
     from hylint.verify.sandbox import ImportFailure, quiet
@@ -199,21 +234,33 @@ def run_job(job: BlockJob, options: SurveyOptions, linter_for: Callable[[str], A
             chosen = plan(mx, job, options)
         if "verdict" in chosen:
             return {**base, **chosen}
-        target = Target(None if chosen["module"] else job.path, job.name, chosen["inputs"], chosen["kwargs"],
+        target = Target(None if chosen["module"] else job.path, chosen.get("factory") or job.name, chosen["inputs"],
+                        chosen["kwargs"],
                         options.backend, options.seed, module=chosen["module"], search=job.search,
                         train=options.train, gate=chosen["gate"])
         report = verify_target(target, linter_for(str(job.path)), options.unsafe)
+        smaller = None
+        if chosen["how"] == "found" and report.verdict in (FAILS, FIXED):
+            report, smaller = _at_larger_input(target, report, linter_for, options, job, chosen, provisional)
     except RuntimeGap as error:
         return {**base, "verdict": NOT_RUN, "reason": f"{RUNTIME_LACKS} a part of MXNet: {error}"}
     except ImportFailure as error:
         return {**base, "verdict": NOT_RUN, "reason": f"{COULD_NOT_IMPORT}: {error}"}
     except VerifyError as error:
         return {**base, "verdict": NOT_RUN, "reason": f"{COULD_NOT_BUILD}: {error}"}
-    data = report.to_json()
+    data = _report_data(report, job, chosen, linter_for)
+    if smaller is not None:
+        data["smaller_input"] = smaller
+    return data
+
+
+def _report_data(report: Any, job: BlockJob, chosen: Dict[str, Any], linter_for: Callable[[str], Any],
+                 ) -> Dict[str, Any]:
     from hylint.verify.inputs import input_text
 
-    data.update(target=job.label, file=str(job.path), line=job.line, how=chosen["how"],
-                input_text=" ".join(input_text(spec) for spec in target.inputs),
+    data = report.to_json()
+    data.update(target=job.label, file=str(job.path), line=job.line, how=chosen["how"], factory=chosen.get("factory"),
+                input_text=" ".join(input_text(spec) for spec in report.target.inputs),
                 check_codes=_check_codes(report, linter_for))
     for key in ("eager", "hybridized", "fixed"):
         location = (data.get(key) or {}).get("location")
@@ -222,6 +269,35 @@ def run_job(job: BlockJob, options: SurveyOptions, linter_for: Callable[[str], A
     if report.verdict == "eager-error":
         data.update(verdict=NOT_RUN, reason=f"{COULD_NOT_BUILD}: {report.eager.describe()}")
     return data
+
+
+def _at_larger_input(target: Any, report: Any, linter_for: Callable[[str], Any], options: SurveyOptions,
+                     job: BlockJob, chosen: Dict[str, Any], provisional: Optional[Callable[[Dict[str, Any]], None]],
+                     ) -> Tuple[Any, Optional[str]]:
+    """A block that fails hybridized on a small image verify guessed, run again on a larger one
+    (:func:`hylint.verify.feed.enlarged`): when it hybridizes there, the failure was one of the small input
+    (a branch shrunk to 1x1 broadcasting eagerly), not of hybridizing, and the larger run is the report
+    (with what failed at the small one, ``smaller``). The first report is sent ahead (``provisional``): it
+    stands when the second run does not finish in time."""
+    from dataclasses import replace
+
+    from hylint.verify.feed import enlarged
+    from hylint.verify.inputs import input_text
+    from hylint.verify.run import verify_target
+
+    bigger = enlarged(target.inputs)
+    if bigger is None:
+        return report, None
+    if provisional is not None:
+        provisional(_report_data(report, job, chosen, linter_for))
+    try:
+        second = verify_target(replace(target, inputs=bigger), linter_for(str(job.path)), options.unsafe)
+    except VerifyError:
+        return report, None
+    if second.verdict != OK_AS_IS:
+        return report, None
+    failed = report.hybridized.describe() if report.hybridized is not None else report.verdict
+    return second, f"{' '.join(input_text(s) for s in target.inputs)}: {failed}"
 
 
 def _relative(filename: str) -> str:
@@ -256,8 +332,11 @@ def _child(job: BlockJob, options: SurveyOptions, linter_for: Callable[[str], An
         pass
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with(parent)
+    def provisional(result: Dict[str, Any]) -> None:
+        conn.send(json.loads(json.dumps({**result, "provisional": True}, default=_json_default)))
+
     try:
-        result = run_job(job, options, linter_for)
+        result = run_job(job, options, linter_for, provisional)
     except BaseException as error:  # an internal error: reported for this block, the run goes on
         result = {"target": job.label, "file": str(job.path), "line": job.line, "verdict": NOT_RUN,
                   "reason": f"{CRASHED}: {type(error).__name__}: {first_line(error)}",
@@ -299,6 +378,7 @@ def run_children(jobs: Sequence[BlockJob], options: SurveyOptions, linter_for: C
     context = multiprocessing.get_context("fork")
     waiting = list(range(len(jobs)))
     running: Dict[int, Tuple[Any, Any, float]] = {}
+    ahead: Dict[int, Dict[str, Any]] = {}  # provisional results, by job
     parent = os.getpid()
     try:
         while waiting or running:
@@ -317,20 +397,27 @@ def run_children(jobs: Sequence[BlockJob], options: SurveyOptions, linter_for: C
             for index in list(running):
                 process, conn, deadline = running[index]
                 result = None
-                if conn.poll():
+                while result is None and conn.poll():
                     try:
                         result = conn.recv()
                     except (EOFError, OSError):
-                        result = None
+                        break
+                    if result.pop("provisional", False):  # a first result; the final one may follow
+                        ahead[index], result = result, None
                 if result is not None:
                     process.join(5)
-                elif not process.is_alive():
+                elif not process.is_alive() and index not in ahead:
                     process.join()
                     result = _not_run(jobs[index], f"{CRASHED}: the process ended with exit code "
                                                    f"{process.exitcode} (killed, out of memory or a crash)")
-                elif time.monotonic() >= deadline:
+                elif time.monotonic() >= deadline or not process.is_alive():
+                    alive = process.is_alive()
                     _kill_group(process)
-                    result = _not_run(jobs[index], f"{TIMED_OUT} after {options.timeout:g} s")
+                    result = ahead.get(index) or _not_run(jobs[index], f"{TIMED_OUT} after {options.timeout:g} s")
+                    if index in ahead:  # the first result stands; the run on a larger input did not finish
+                        result.setdefault("notes", []).append(
+                            "a second run on a larger input " + (f"did not finish within {options.timeout:g} s"
+                                                                 if alive else "ended with no result"))
                     result["timed_out"] = True
                 else:
                     continue

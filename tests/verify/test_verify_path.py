@@ -1,5 +1,6 @@
 """`hylint verify PATH`: every HybridBlock subclass under a file or folder, built, fed and verified in its own
 process (hylint/verify/discover.py, construct.py, feed.py, survey.py)."""
+import ast
 import os
 import signal
 import subprocess
@@ -585,3 +586,217 @@ def test_building_never_asks_for_pretrained_weights():
     found = construct.candidates(Segmenter)
     assert found and all(kwargs["pretrained_base"] is False and "pretrained" not in kwargs for kwargs in found)
     assert found[0] == {"nclass": 4, "pretrained_base": False}
+
+
+# -- inputs that fit what the block was built for ------------------------------------------------------------
+SIZED = '''from mxnet import gluon
+
+
+class Cascade(gluon.HybridBlock):
+    """built for crop_size x crop_size images: its low branch is resized to a fixed crop_size // 8"""
+    def __init__(self, crop_size=64, **kwargs):
+        super().__init__(**kwargs)
+        self.side = crop_size // 8
+
+    def hybrid_forward(self, F, x):
+        high = F.Pooling(x, kernel=(8, 8), stride=(8, 8), pool_type="avg")
+        low = F.contrib.BilinearResize2D(x, height=self.side, width=self.side)
+        return low + high
+
+
+class Fixed(gluon.HybridBlock):
+    """the same with the size written in: nothing names it, a larger input shows the small one's failure"""
+    def hybrid_forward(self, F, x):
+        high = F.Pooling(x, kernel=(8, 8), stride=(8, 8), pool_type="avg")
+        low = F.contrib.BilinearResize2D(x, height=8, width=8)
+        return low + high
+
+
+class Pyramid(gluon.HybridBlock):
+    """takes a list of feature maps"""
+    def hybrid_forward(self, F, features):
+        out = features[-1]
+        for i in range(len(features) - 1):
+            out = out + features[i]
+        return out
+
+
+class ShapeRead(gluon.HybridBlock):
+    """fails hybridized at any size"""
+    def hybrid_forward(self, F, x):
+        high = F.Pooling(x, kernel=(8, 8), stride=(8, 8), pool_type="avg")
+        return F.contrib.BilinearResize2D(high, height=x.shape[2], width=x.shape[3])
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_block_fed_what_it_was_built_for_is_never_called_failing(project, backend):
+    # at 8x8 the pooled branch is 1x1 and broadcasts against the other eagerly, which a Symbol does not
+    # (MXNet 1.9.1 and the runtime alike); each block fits the input it is built for, or a larger one
+    (project / "sized.py").write_text(SIZED)
+    result, data = as_json(["sized.py", "--no-cache", "-j", "2", "--backend", backend])
+    by_name = {entry["target"].split("::")[1]: entry for entry in data}
+    assert {name: entry["verdict"] for name, entry in by_name.items()} == {
+        "Cascade": "hybridizes", "Fixed": "hybridizes", "Pyramid": "hybridizes", "ShapeRead": "fails"}
+    assert by_name["Cascade"]["input_text"] == "2x3x64x64" and "smaller_input" not in by_name["Cascade"]
+    assert by_name["Fixed"]["input_text"] == "2x3x64x64"
+    assert by_name["Fixed"]["smaller_input"].startswith("2x3x8x8: MXNetError")
+    assert by_name["Pyramid"]["input_text"] == "[2x8, 2x8]"
+    assert by_name["ShapeRead"]["hybridized"]["location"]["line"] == 37 and "smaller_input" not in by_name["ShapeRead"]
+    text = verify(["sized.py", "--no-cache", "-j", "2", "--backend", backend])
+    assert "it failed hybridized at the smaller input 2x3x8x8: MXNetError" in lines_of(text)["Fixed"]
+    assert result.exit_code == 1
+
+
+def test_feeding_reads_the_image_size_and_list_inputs():
+    from hylint.verify import feed
+
+    assert feed.built_image_size({"crop_size": 480, "base_size": 520, "height": None}) == (480, 480)
+    assert feed.built_image_size({"height": 32, "width": 48, "crop_size": 480}) == (32, 48)
+    assert feed.built_image_size({"in_size": (224, 224)}, pairs_only=True) == (224, 224)
+    assert feed.built_image_size({"in_size": 64}, pairs_only=True) is None  # units, perhaps
+    assert feed.built_image_size({"crop_size": 64}, pairs_only=True) == (64, 64)
+    assert feed.built_image_size({"crop_size": True, "in_size": None}) is None
+
+    def uses(body):
+        return feed._sequence_use(ast.parse(textwrap.dedent(body)).body[0], "x")
+
+    assert uses("def f(self, F, x):\n    return x[-3]") == 3
+    assert uses("def f(self, F, x):\n    return [F.relu(f) for f in x]") == 2
+    assert uses("def f(self, F, x):\n    y = self.up(x)\n    return y[len(x) - 1]") == 2
+    assert uses("def f(self, F, x):\n    return x * len(x)") is None  # an operand: an array
+    assert uses("def f(self, F, x):\n    return F.relu(x[0])") == 2  # indexed, never an operand: a list
+    assert uses("def f(self, F, x):\n    return F.relu(x) + x[0]") is None
+    assert uses("def f(self, F, x):\n    return x.shape[0] + len(x)") is None
+    # reassigned: what follows is about another value (a backbone's output list)
+    assert uses("def f(self, F, x):\n    x = self.base(x)\n    return x[-1]") is None
+    assert uses("def f(self, F, x):\n    y = x[-1]\n    x = self.up(x)\n    return F.relu(x) + y") == 2
+    assert feed.enlarged([(2, 3, 8, 8), {"shape": (2,), "integers": True}]) == [(2, 3, 64, 64),
+                                                                                {"shape": (2,), "integers": True}]
+    assert feed.enlarged([[(2, 4, 8, 8, 8)]]) == [[(2, 4, 16, 64, 64)]]
+    assert feed.enlarged([(2, 3, 224, 224)]) is None and feed.enlarged([(2, 8)]) is None
+
+
+def test_a_first_result_stands_when_the_second_run_is_out_of_time(monkeypatch, tmp_path):
+    from hylint.verify import survey
+    from hylint.verify.discover import BlockJob
+
+    def slow_second_run(job, options, linter_for, provisional=None):
+        provisional({"target": job.label, "verdict": "fails", "notes": []})
+        time.sleep(60)
+        return {"target": job.label, "verdict": "hybridizes"}
+
+    monkeypatch.setattr(survey, "run_job", slow_second_run)  # the forked children run it
+    job = BlockJob(tmp_path / "a.py", "A", 1)
+    start = time.monotonic()
+    [(index, result)] = list(survey.run_children([job], survey.SurveyOptions(timeout=2), lambda name: None))
+    assert time.monotonic() - start < 30
+    assert result["verdict"] == "fails" and "provisional" not in result and result["timed_out"]
+    assert result["notes"] == ["a second run on a larger input did not finish within 2 s"]
+
+
+GROUPED = '''from mxnet import gluon
+
+
+class Grouped(gluon.HybridBlock):
+    """its weight's size is deferred by default; the size must divide into its groups"""
+    def __init__(self, groups=16, in_channels=0, **kwargs):
+        super().__init__(**kwargs)
+        assert in_channels % groups == 0
+        self.weight = self.params.get("weight", shape=(in_channels,), allow_deferred_init=True)
+
+    def hybrid_forward(self, F, x, weight):
+        return F.broadcast_mul(x, weight.reshape((1, -1, 1, 1))) * x.shape[0]
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_deferred_input_size_is_given_when_the_deferred_call_cannot_run(project, backend):
+    # MXNet infers a deferred size by tracing the block with Symbols: `x.shape` fails there even on the eager
+    # call, so the block is built with its size given (4 does not divide into 16 groups: 16 does)
+    from hylint.verify import construct
+
+    (project / "grouped.py").write_text(GROUPED)
+    result = verify(["grouped.py", "--no-cache", "-j", "1", "--backend", backend])
+    line = lines_of(result)["Grouped"]
+    assert line.startswith("grouped.py::Grouped  FAILS at grouped.py:12 (trace): AttributeError"), line
+    assert line.endswith("[input 2x16x16x16; in_channels=16]")
+
+    class Sized:
+        def __init__(self, units, in_units=0, in_channels=None, use_bias=True):
+            pass
+
+    found = construct.candidates(Sized)
+    assert found[0] == {"units": 4}
+    assert found[-4:] == [{"units": 4, "in_units": size, "in_channels": size} for size in (4, 16, 32, 64)]
+
+
+ZOO = '''from mxnet import gluon
+from mxnet.gluon import nn
+
+
+class Net(gluon.HybridBlock):
+    """a model zoo's network: its configuration no guess builds (three stages of channel lists)"""
+    def __init__(self, channels, in_size=(1024, 2048), classes=10, **kwargs):
+        super().__init__(**kwargs)
+        assert len(channels) == 3 and all(len(stage) == 2 for stage in channels)
+        self.in_size = in_size
+        self.body = nn.HybridSequential()
+        for stage in channels:
+            for width in stage:
+                self.body.add(nn.Conv2D(width, 3, padding=1))
+        self.output = nn.Dense(classes)
+
+    def hybrid_forward(self, F, x):
+        y = self.body(x)
+        return self.output(y) * x.shape[0]
+
+
+def get_net(model_name=None, pretrained=False, **kwargs):
+    channels = [[4, 4], [8, 8], [8, 16]]
+    net = Net(channels=channels, **kwargs)
+    if pretrained:
+        raise RuntimeError("a download")
+    return net
+
+
+def net_small(pretrained=True, **kwargs):
+    return get_net(model_name="net_small", pretrained=pretrained, **kwargs)
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_block_no_guess_builds_is_built_by_the_package_function_that_builds_it(project, backend):
+    from hylint.verify import construct, feed
+
+    (project / "zoo").mkdir()
+    (project / "zoo" / "__init__.py").write_text("")
+    (project / "zoo" / "net.py").write_text(ZOO)
+    result = verify(["zoo", "--no-cache", "-j", "1", "--backend", backend])
+    line = lines_of(result)["Net"]
+    # the zoo's entry first (its pretrained set to False), fed a common image: its in_size is too large to hold
+    assert line.startswith("zoo/net.py::Net  FAILS at zoo/net.py:19 (trace): AttributeError"), line
+    assert line.endswith("[input 2x3x16x16; built by net_small(pretrained=False)]")
+    sys.path.insert(0, str(project))
+    try:
+        import zoo.net as module
+
+        assert [(f.__name__, kwargs) for f, kwargs in construct.factories(module.Net, module)] == [
+            ("net_small", {"pretrained": False}), ("get_net", {})]
+    finally:
+        sys.path.remove(str(project))
+        sys.modules.pop("zoo.net", None)
+        sys.modules.pop("zoo", None)
+    # a loose size (in_size) small enough is tried first, the other shapes after it
+    assert feed.built_image_size({"in_size": (1024, 2048)}) is None
+    assert feed._built_size({"in_size": (64, 64)}) == ((64, 64), False)
+    assert feed._built_size({"crop_size": 480}) == ((480, 480), True)
+
+
+def test_a_size_named_output_is_a_size_not_a_switch():
+    from hylint.verify import construct
+
+    # `output_dim=self._in_unit` (gluonnlp's sampled blocks) made `in_unit` a bool, and the weight (10, False)
+    assert [construct.guess_by_name(n) for n in ("output_dim", "output_size", "output_units", "output_channels")] \
+        == [4, 4, 4, 8]
+    assert construct.guess_by_name("output_attention") is False and construct.guess_by_name("output_all") is False
