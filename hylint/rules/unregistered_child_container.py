@@ -65,7 +65,9 @@ class UnregisteredChildContainer(LintRule):
 ## What it does
 Flags, in `__init__` of a Block, an attribute that holds blocks in a Python container:
 `self.layers = [nn.Dense(4), nn.Dense(4)]`, a list comprehension or dict of blocks, or
-`self.layers = []` followed by `self.layers.append(nn.Dense(4))`.
+`self.layers = []` followed by `self.layers.append(nn.Dense(4))`. Not reported when the same
+`__init__` passes the container's elements to `self.register_child(...)` (`self.layers[-1]`,
+`self.layers[i]`, or the variable of a loop over `self.layers`).
 
 ## Why is this bad?
 Gluon registers a child only when a Block is assigned to an attribute (or passed to
@@ -104,6 +106,8 @@ No fix: the container is iterated or indexed elsewhere, which the rewrite must f
                           "            self.register_child(dense)\n")),
         Valid(INIT.format("        self.heads = [nn.Dense(2), nn.Dense(3)]\n        for i in range(2):\n"
                           "            self.register_child(self.heads[i], 'head%d' % i)\n")),
+        Valid(INIT.format("        self.layers = []\n        for i in range(2):\n            self.layers.append(nn.Dense(4))\n"
+                          "            self.register_child(self.layers[-1])\n")),
     ]
     INVALID = [
         Invalid(INIT.format("        self.layers = [nn.Dense(4), nn.Dense(4)]\n")),
@@ -112,6 +116,8 @@ No fix: the container is iterated or indexed elsewhere, which the rewrite must f
         Invalid(INIT.format("        self.proj = [nn.Dense(d) for d in (2, 3)]\n        for dense in self.other:\n"
                             "            self.register_child(dense)\n")),
         Invalid(INIT.format("        self.layers = []\n        for i in range(2):\n            self.layers.append(nn.Dense(4))\n")),
+        Invalid(INIT.format("        self.layers = []\n        self.other = []\n        self.layers.append(nn.Dense(4))\n"
+                            "        self.other.append(nn.Dense(4))\n        self.register_child(self.other[-1])\n")),
     ]
 
     def _in_init(self, ctx) -> bool:
@@ -139,6 +145,7 @@ No fix: the container is iterated or indexed elsewhere, which the rewrite must f
         attr = self_attr(node.func.value)
         if attr is None or not node.args:
             return
-        if any(_builds_block(a.value, ctx.module_info.classes) for a in node.args):
+        if any(_builds_block(a.value, ctx.module_info.classes) for a in node.args) and \
+                not _registers_elements(ctx.function, attr):
             ctx.report(node, f"`self.{attr}.{node.func.attr.value}(<block>)`: blocks in a Python list are not "
                              f"registered children", help=_NOT_REGISTERED)
