@@ -375,6 +375,13 @@ def equal_parts(call: OpCall) -> Value:
     return multi(number, part)
 
 
+def fixed_count(count: int) -> OutputRule:
+    """Always ``count`` outputs, whatever the arguments."""
+    def rule(call: OpCall) -> Value:
+        return multi(count)
+    return rule
+
+
 def always_multi(call: OpCall) -> Value:
     return Value(Kind.MULTI)
 
@@ -484,6 +491,10 @@ _declare("RNN", outputs=multi_when("state_outputs"))
 _declare("Proposal MultiProposal", outputs=multi_when("output_score"))
 _declare("topk", outputs=multi_when("ret_typ", count=2, string="both"))
 _declare("multinomial", outputs=multi_when("get_prob", count=2))
+# fixed counts (`len(mx.sym.<op>(x, ...).list_outputs())` on MXNet 1.9.1): moments gives (mean, variance);
+# the quantization ops give (data, min, max); calibrate_entropy gives (threshold, divergence)
+_declare("moments calibrate_entropy", outputs=fixed_count(2))
+_declare("quantize quantize_v2 requantize", outputs=fixed_count(3))
 
 # results that are not tensors
 _declare("foreach while_loop", result=Value(Kind.PY, elements=(Value(Kind.SEQ), Value(Kind.SEQ))))

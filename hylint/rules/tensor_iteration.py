@@ -43,6 +43,8 @@ No fix: the number of rows is not known when the graph is built.
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n        for a in args:\n            x = x + a\n        return x\n"),
         Valid(CLS.format("        for i in range(3):\n            x = x * 2\n        return x\n")),
         Valid(CLS.format("        a, b = F.split(x, 2)\n        return a + b\n")),
+        Valid(CLS.format("        mean, var = F.moments(x, axes=(1,), keepdims=True)\n        return F.broadcast_div(F.broadcast_sub(x, mean), var + 1)\n")),
+        Valid(CLS.format("        q, lo, hi = F.contrib.quantize_v2(x)\n        return lo + hi\n")),
         Valid(CLS.format("        return sum([x, x])\n")),
     ]
     INVALID = [
