@@ -152,16 +152,19 @@ class _Analysis:
         return bound
 
     def handed(self, key: FunctionKey, caller: Ctx, text: str, recv: Optional[ClassKey] = None,
-               obj: Optional[ClassKey] = None, certain: bool = True, tensors: bool = True) -> None:
+               obj: Optional[ClassKey] = None, certain: bool = True, tensors: bool = True,
+               lists: Tuple[int, ...] = ()) -> None:
         """A function given to code outside the package runs in the trace (as certainly as the code handing
         it over): F to a parameter named F, tensors to the others when MXNet calls it (``HybridLambda(lambda F, x: ...)``, ``F.contrib.foreach(step, data,
         states)``), nothing known otherwise. `obj`: the function is a method bound to an object of that class
-        (``F.contrib.foreach(self._step, ...)``)."""
+        (``F.contrib.foreach(self._step, ...)``). `lists`: positions (after a bound method's own parameter) of
+        parameters that receive a Python list of tensors (``foreach``'s data given as a list): nothing known."""
         node = self.package.functions[key]
         names = _all_param_names(node)
         own = names[:1] if obj is not None else []
+        listed = {names[len(own) + i] for i in lists if len(own) + i < len(names)}
         bound = {name: frozenset({TENSOR}) for name in names
-                 if tensors and name not in ("F", "self") and name not in own}
+                 if tensors and name not in ("F", "self") and name not in own and name not in listed}
         if own:
             bound[own[0]] = frozenset({("obj", obj)})
         self.reach(key, bound, caller, text, certain, recv=recv)
