@@ -338,6 +338,34 @@ def creation(call: OpCall) -> Shape:
     return created(literal_shape(shape_node), f"{call.label}")
 
 
+def sampled(call: OpCall) -> Shape:
+    """``F.random.uniform/normal/randint(low, high, shape=(2, 1))`` with Python numbers for the
+    distribution's arguments: the literal ``shape``. With a tensor among them, MXNet draws ``shape`` per
+    element (the result is the tensor's shape followed by ``shape``): nothing known. Measured on MXNet 1.9.1,
+    eagerly and by symbolic shape inference alike: ``normal(shape=(2, 1, 1, 1))`` -> (2, 1, 1, 1);
+    ``normal(loc=<(3,)>, scale=<(3,)>, shape=(2,))`` -> (3, 2)."""
+    if any(v.kind in (Kind.TENSOR, Kind.CHILD) for v in call.values):
+        return UNKNOWN_SHAPE
+    return created(literal_shape(call.arg(2, "shape")), call.label)
+
+
+def repeat(call: OpCall) -> Shape:
+    """``x.repeat(repeats, axis)``: ``x``'s rank with that axis ``repeats`` times longer (measured on MXNet
+    1.9.1: (2, 1, 1, 1) repeated 3 times on axis 1 -> (2, 3, 1, 1), eagerly and symbolically); without an
+    axis, the flattened input repeated (rank 1)."""
+    base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
+    axis, repeats = literal_int(call.arg(2, "axis")), literal_int(call.arg(1, "repeats"))
+    if call.arg(2, "axis") is None or isinstance(call.arg(2, "axis"), cst.Name) and call.arg(2, "axis").value == "None":
+        return Shape(rank=1, static=base.static)
+    if base.dims is None or axis is None or repeats is None or not -len(base.dims) <= axis < len(base.dims):
+        return Shape(rank=base.rank, static=base.static)
+    dims = list(base.dims)
+    dims[axis] = dims[axis] * repeats if dims[axis] is not None else None
+    unit = 1 in dims
+    return Shape(rank=base.rank, dims=tuple(dims), unit_axis=unit, static=base.static,
+                 why=f"`{call.label}` leaves a size-1 axis ({format_dims(tuple(dims))})" if unit else "")
+
+
 def created(dims: Optional[Dims], label: str) -> Shape:
     if dims is None:
         return Shape(static=True)
@@ -476,6 +504,8 @@ _declare("slice_axis", shape=slice_axis)
 _declare("squeeze", shape=squeeze)
 _declare("AdaptiveAvgPooling2D Pooling", shape=pooled_to_one)
 _declare("ones zeros full empty arange eye linspace array", shape=creation, creation=True)
+_declare("uniform normal randint", shape=sampled)
+_declare("repeat", shape=repeat)
 
 # several outputs (`[i]` selects an output, eagerly and hybridized alike); counted with
 # `len(mx.sym.<op>(...).list_outputs())` on MXNet 1.9.1 with default arguments

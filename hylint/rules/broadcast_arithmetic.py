@@ -47,7 +47,9 @@ Flags `+ - * / % ** < <= > >= == !=` between two tensors inside `hybrid_forward`
 evidence that their shapes differ: a rank difference, or a size-1 axis made for broadcasting.
 
 Evidence hylint tracks for each tensor of a hybrid context:
-- `F.ones/zeros/full(shape)` with a literal shape: its rank and its size-1 axes;
+- `F.ones/zeros/full(shape)` with a literal shape: its rank and its size-1 axes; likewise
+  `F.random.uniform/normal/randint(..., shape=...)` whose distribution arguments are Python numbers,
+  and `repeat(repeats, axis)` of such a tensor (that axis made `repeats` times longer);
 - reductions with `keepdims=True` (a size-1 axis); without an axis, shape `(1,)` (legacy MXNet has
   no 0-d arrays, so `x - x.mean()` is flagged); with a literal axis of a tensor of known rank, that
   rank minus the reduced axes;
@@ -123,6 +125,10 @@ written). Chained comparisons (`a < b < c`) are reported without a fix.
         Valid("class N(Block):\n    def forward(self, x):\n        return x + nd.ones((1, 1))\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
               "        m = x.mean(axis=1, keepdims=True)\n        return m + x.max(axis=1, keepdims=True)\n"),
+        # a keepdims mean of an image and an explicit-shape draw repeated to the same (N, 3, 1, 1)
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, img):\n"
+              "        noise = F.random.normal(scale=0.1, shape=(2, 1, 1, 1)).repeat(repeats=3, axis=1)\n"
+              "        return F.mean(img, keepdims=True, axis=(2, 3)) + noise\n"),
     ]
     INVALID = [
         # a `Dense(1)` head gives (N, 1) (issue 43; measured on MXNet 1.9.1: eager (2, 4), hybridized
@@ -137,6 +143,9 @@ written). Chained comparisons (`a < b < c`) are reported without a fix.
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.ones((1, 1))\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_add(x, F.ones((1, 1)))\n",
                 unsafe=True),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x + F.random.normal(shape=(1, 3))\n",
+                "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+                "        return F.broadcast_add(x, F.random.normal(shape=(1, 3)))\n", unsafe=True),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.relu(x) + F.ones((1, 1))\n",
                 "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return F.broadcast_add(F.relu(x), F.ones((1, 1)))\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x - x.mean(axis=1, keepdims=True)\n",

@@ -35,6 +35,12 @@ BOTH_FORMS = [
     ("F.broadcast_like(F.ones((1, 3)), F.ones((4, 3)))", "F.ones((1, 3)).broadcast_like(F.ones((4, 3)))",
      Kind.TENSOR, None, 2, (4, 3), False),
     ("F.relu(F.ones((2, 1)))", "F.ones((2, 1)).relu()", Kind.TENSOR, None, 2, (2, 1), True),
+    # measured on MXNet 1.9.1 (list_outputs / infer_shape, and eagerly)
+    ("F.moments(x, axes=(1,))", "x.moments(axes=(1,))", Kind.MULTI, 2, None, None, False),
+    ("F.repeat(F.ones((2, 1, 1)), repeats=3, axis=1)", "F.ones((2, 1, 1)).repeat(repeats=3, axis=1)", Kind.TENSOR,
+     None, 3, (2, 3, 1), True),
+    ("F.repeat(F.ones((2, 1)), 3, -1)", "F.ones((2, 1)).repeat(3, -1)", Kind.TENSOR, None, 2, (2, 3), False),
+    ("F.repeat(F.ones((2, 1)), 3)", "F.ones((2, 1)).repeat(3)", Kind.TENSOR, None, 1, None, False),
 ]
 
 
@@ -131,6 +137,33 @@ def test_decomposition_outputs_on_mxnet(op, shape, outputs):
         matrix = matrix + np.swapaxes(matrix, -1, -2)
     assert [o.shape for o in getattr(mx.nd.linalg, op)(mx.nd.array(matrix))] == outputs
     assert getattr(mx.sym.linalg, op)(mx.sym.var("a")).infer_shape(a=shape)[1] == outputs
+
+
+# (expression over mx.nd / mx.sym as `M`, the shape hylint derives (None: nothing known), the shape MXNet
+# 1.9.1 gives eagerly and by symbolic shape inference; `t` is a (3,) tensor)
+DRAWS = [
+    ("M.random.normal(scale=0.1, shape=(2, 1, 1, 1))", (2, 1, 1, 1), (2, 1, 1, 1)),
+    ("M.random.uniform(0, 1, (2, 3))", (2, 3), (2, 3)),
+    ("M.random.randint(0, 5, shape=(4, 1))", (4, 1), (4, 1)),
+    ("M.random.normal(scale=0.1, shape=(2, 1, 1, 1)).repeat(repeats=3, axis=1)", (2, 3, 1, 1), (2, 3, 1, 1)),
+    ("M.random.normal(loc=t, scale=t, shape=(2,))", None, (3, 2)),  # a tensor argument: drawn per element
+]
+
+
+@pytest.mark.parametrize("expression, derived, measured", DRAWS, ids=[c[0] for c in DRAWS])
+def test_random_draws_with_a_literal_shape(expression, derived, measured):
+    value = value_of(expression.replace("M.", "F.").replace("=t", "=x"))
+    assert value.kind is Kind.TENSOR
+    assert value.shape.dims == derived and value.shape.unit_axis == (derived is not None and 1 in derived)
+
+
+@pytest.mark.mxnet
+@pytest.mark.parametrize("expression, derived, measured", DRAWS, ids=[c[0] for c in DRAWS])
+def test_random_draws_with_a_literal_shape_on_mxnet(expression, derived, measured):
+    mx = pytest.importorskip("mxnet")
+    assert eval(expression, {"M": mx.nd, "t": mx.nd.ones(3)}).shape == measured
+    symbol = eval(expression, {"M": mx.sym, "t": mx.sym.var("t")})
+    assert symbol.infer_shape(**({"t": (3,)} if "=t" in expression else {}))[1] == [measured]
 
 
 @pytest.mark.parametrize("expression, rank, unit", [
