@@ -146,6 +146,9 @@ constructor, reshape's special codes (`0` copy, `-1` infer, `-2` copy the rest, 
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, *args):\n        return x * len(args)\n"),
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
               "        if F is nd:\n            print(x.shape)\n        return x\n"),
+        # `nd.ndarray` is the submodule mxnet.ndarray.ndarray, never F (MXNet 1.9.1): the branch never runs
+        Valid("def _reshape_like(F, x, y):\n    return x.reshape(y.shape) if F is nd.ndarray else F.reshape_like(x, y)\n\n\n"
+              "class N(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n        return _reshape_like(F, x, y)\n"),
         Valid("class N(Block):\n    def forward(self, x):\n        return x.reshape((x.shape[0], -1))\n"),
     ]
     INVALID = [
