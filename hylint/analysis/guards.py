@@ -240,3 +240,85 @@ def _calls_hybridize(method: cst.FunctionDef) -> bool:
 
     walk(method.body, _Calls())
     return bool(found)
+
+
+def _bound_names(target: cst.BaseExpression):
+    """The plain names a binding target binds (``a``, ``a, (b, *c)``); attributes and items bind none."""
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _bound_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _bound_names(target.value)
+
+
+def false_locals(fn: cst.FunctionDef) -> FrozenSet[str]:
+    """The local names ``fn`` binds only to the constant ``False`` (``DEBUG = False`` and nothing else binds
+    ``DEBUG``: no parameter, other assignment, loop, ``with``, import, ``global`` or ``nonlocal``): a test of
+    one is always false, so the code under ``if DEBUG:`` never runs, eagerly or hybridized."""
+    false, other = set(), set()
+    for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
+        other.add(param.name.value)
+    for star in (fn.params.star_arg, fn.params.star_kwarg):
+        if isinstance(star, cst.Param):
+            other.add(star.name.value)
+
+    class _Find(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                constant = isinstance(target.target, cst.Name) and isinstance(node.value, cst.Name) \
+                    and node.value.value == "False"
+                (false if constant else other).update(_bound_names(target.target))
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            constant = isinstance(node.value, cst.Name) and node.value.value == "False"
+            (false if constant else other).update(_bound_names(node.target))
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            other.update(_bound_names(node.target))
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            other.update(_bound_names(node.target))
+
+        def visit_For(self, node: cst.For) -> None:
+            other.update(_bound_names(node.target))
+
+        def visit_CompFor(self, node: cst.CompFor) -> None:
+            other.update(_bound_names(node.target))
+
+        def visit_WithItem(self, node: cst.WithItem) -> None:
+            if node.asname is not None:
+                other.update(_bound_names(node.asname.name))
+
+        def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+            if node.name is not None:
+                other.update(_bound_names(node.name.name))
+
+        def visit_Global(self, node: cst.Global) -> None:
+            other.update(item.name.value for item in node.names)
+
+        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+            other.update(item.name.value for item in node.names)
+
+        def visit_Del(self, node: cst.Del) -> None:
+            other.update(_bound_names(node.target))
+
+        def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+            bound = node.asname.name if node.asname is not None else node.name
+            other.update(_bound_names(bound) if isinstance(bound, cst.Name) else [dotted_name(bound) or ""])
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            if node is not fn:
+                other.add(node.name.value)
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            other.add(node.name.value)
+
+    walk(fn, _Find())
+    return frozenset(false - other)
+
+
+def always_false(test: cst.BaseExpression, constants: AbstractSet[str]) -> bool:
+    """``if False:`` or ``if DEBUG:`` with ``DEBUG`` one of ``constants`` (``false_locals``)."""
+    return isinstance(test, cst.Name) and (test.value == "False" or test.value in constants)

@@ -13,8 +13,8 @@ import libcst as cst
 from hylint.analysis import ops
 from hylint.analysis.evidence import classify_params, declared_parameter
 from hylint.analysis.layers import child_output
-from hylint.analysis.guards import (GuardRegion, declared_opt_outs, ends_control_flow, guard_mode, opt_out_test,
-                                    python_container_test)
+from hylint.analysis.guards import (GuardRegion, always_false, declared_opt_outs, ends_control_flow, false_locals,
+                                    guard_mode, opt_out_test, python_container_test)
 from hylint.analysis.module import ClassInfo, ModuleInfo, class_family, in_numpy_mode
 from hylint.facts.attributes import NDARRAY_PYTHON_VALUES
 from hylint.facts.names import in_nd_namespace
@@ -70,6 +70,8 @@ class HybridContext:
         # `if self.hybridizable: return ...`: what follows is the eager-only path of a block built not to be
         # hybridized (guards.declared_opt_outs)
         self._opt_outs = declared_opt_outs(cls.methods.get("__init__")) if cls is not None else frozenset()
+        # `DEBUG = False` and nothing else binds DEBUG: code under `if DEBUG:` never runs (read as eager-only)
+        self._false_locals = false_locals(fn) if isinstance(fn, cst.FunctionDef) else frozenset()
         self.cls = cls
         self.module = module
         self.is_helper = is_helper
@@ -201,6 +203,8 @@ class HybridContext:
                 self.eager_only.add(stmt.body)
             elif declared is False and isinstance(stmt.orelse, cst.Else):
                 self.eager_only.add(stmt.orelse)
+            if always_false(stmt.test, self._false_locals):
+                self.eager_only.add(stmt.body)
             before = dict(self._env)
             narrowed = python_container_test(stmt.test)
             if narrowed is not None:  # `if isinstance(x, (list, tuple)):` x is no tensor in the body

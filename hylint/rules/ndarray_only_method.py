@@ -59,9 +59,17 @@ autograd, so a faithful rewrite needs `F.stop_gradient`; a Python `if` on it nee
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
               "        out, cache = self.attention(x, self.cache.copy())\n        self.cache = cache.copy()\n"
               "        return out\n"),
+        # `DEBUG = False` and nothing else binds DEBUG: the branch never runs, eagerly or hybridized
+        Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        DEBUG = False\n        y = F.relu(x)\n"
+              "        if DEBUG:\n            print(y.asnumpy())\n        return y\n"),
     ]
     INVALID = [
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * x.sum().asscalar()\n"),
+        # DEBUG bound to something else as well: the branch may run
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        DEBUG = False\n        y = F.relu(x)\n"
+                "        DEBUG = self.debug\n        if DEBUG:\n            print(y.asnumpy())\n        return y\n"),
+        Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x, DEBUG=False):\n        y = F.relu(x)\n"
+                "        if DEBUG:\n            print(y.asnumpy())\n        return y\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        y = F.relu(x)\n        return y.asnumpy()\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x.as_in_context(mx.cpu())\n"),
         Invalid("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        x.wait_to_read()\n        return x\n"),
