@@ -346,7 +346,9 @@ def sampled(call: OpCall) -> Shape:
     ``normal(loc=<(3,)>, scale=<(3,)>, shape=(2,))`` -> (3, 2)."""
     if any(v.kind in (Kind.TENSOR, Kind.CHILD) for v in call.values):
         return UNKNOWN_SHAPE
-    return created(literal_shape(call.arg(2, "shape")), call.label)
+    # `shape=` read even after a starred argument (`uniform(*self.range, shape=(n, 1))`), which hides positions
+    given = next((a.value for a in call.node.args if a.keyword is not None and a.keyword.value == "shape"), None)
+    return created(literal_shape(given if given is not None else call.arg(2, "shape")), call.label)
 
 
 def repeat(call: OpCall) -> Shape:

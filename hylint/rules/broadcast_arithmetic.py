@@ -128,7 +128,8 @@ written). Chained comparisons (`a < b < c`) are reported without a fix.
         # a keepdims mean of an image and an explicit-shape draw repeated to the same (N, 3, 1, 1)
         Valid("class N(HybridBlock):\n    def hybrid_forward(self, F, img):\n"
               "        noise = F.random.normal(scale=0.1, shape=(2, 1, 1, 1)).repeat(repeats=3, axis=1)\n"
-              "        return F.mean(img, keepdims=True, axis=(2, 3)) + noise\n"),
+              "        gain = F.random.uniform(*self.gains, shape=(2, 3, 1, 1))\n"
+              "        return (F.mean(img, keepdims=True, axis=(2, 3)) + noise) * gain\n"),
     ]
     INVALID = [
         # a `Dense(1)` head gives (N, 1) (issue 43; measured on MXNet 1.9.1: eager (2, 4), hybridized

@@ -144,6 +144,7 @@ def test_decomposition_outputs_on_mxnet(op, shape, outputs):
 DRAWS = [
     ("M.random.normal(scale=0.1, shape=(2, 1, 1, 1))", (2, 1, 1, 1), (2, 1, 1, 1)),
     ("M.random.uniform(0, 1, (2, 3))", (2, 3), (2, 3)),
+    ("M.random.uniform(*(0, 1), shape=(2, 3, 1))", (2, 3, 1), (2, 3, 1)),
     ("M.random.randint(0, 5, shape=(4, 1))", (4, 1), (4, 1)),
     ("M.random.normal(scale=0.1, shape=(2, 1, 1, 1)).repeat(repeats=3, axis=1)", (2, 3, 1, 1), (2, 3, 1, 1)),
     ("M.random.normal(loc=t, scale=t, shape=(2,))", None, (3, 2)),  # a tensor argument: drawn per element
