@@ -253,70 +253,79 @@ def _bound_names(target: cst.BaseExpression):
         yield from _bound_names(target.value)
 
 
+class _Bindings(cst.CSTVisitor):
+    """The names a function binds to the constant ``False`` and those it binds any other way (a module-level
+    class holding only strings: a class made per call would keep the tree in a cycle, tests/lint/
+    test_tree_release.py)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.false: set = set()
+        self.other: set = set()
+        self._outer = True  # the function itself is visited first; later FunctionDefs are nested ones
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            constant = isinstance(target.target, cst.Name) and isinstance(node.value, cst.Name) \
+                and node.value.value == "False"
+            (self.false if constant else self.other).update(_bound_names(target.target))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        constant = isinstance(node.value, cst.Name) and node.value.value == "False"
+        (self.false if constant else self.other).update(_bound_names(node.target))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.other.update(_bound_names(node.target))
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.other.update(_bound_names(node.target))
+
+    def visit_For(self, node: cst.For) -> None:
+        self.other.update(_bound_names(node.target))
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self.other.update(_bound_names(node.target))
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self.other.update(_bound_names(node.asname.name))
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self.other.update(_bound_names(node.name.name))
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.other.update(item.name.value for item in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.other.update(item.name.value for item in node.names)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self.other.update(_bound_names(node.target))
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        bound = node.asname.name if node.asname is not None else node.name
+        self.other.update(_bound_names(bound) if isinstance(bound, cst.Name) else [dotted_name(bound) or ""])
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.other.add(node.name.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if not self._outer:
+            self.other.add(node.name.value)
+        self._outer = False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.other.add(node.name.value)
+
+
 def false_locals(fn: cst.FunctionDef) -> FrozenSet[str]:
     """The local names ``fn`` binds only to the constant ``False`` (``DEBUG = False`` and nothing else binds
     ``DEBUG``: no parameter, other assignment, loop, ``with``, import, ``global`` or ``nonlocal``): a test of
     one is always false, so the code under ``if DEBUG:`` never runs, eagerly or hybridized."""
-    false, other = set(), set()
-    for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
-        other.add(param.name.value)
-    for star in (fn.params.star_arg, fn.params.star_kwarg):
-        if isinstance(star, cst.Param):
-            other.add(star.name.value)
-
-    class _Find(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for target in node.targets:
-                constant = isinstance(target.target, cst.Name) and isinstance(node.value, cst.Name) \
-                    and node.value.value == "False"
-                (false if constant else other).update(_bound_names(target.target))
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            constant = isinstance(node.value, cst.Name) and node.value.value == "False"
-            (false if constant else other).update(_bound_names(node.target))
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            other.update(_bound_names(node.target))
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            other.update(_bound_names(node.target))
-
-        def visit_For(self, node: cst.For) -> None:
-            other.update(_bound_names(node.target))
-
-        def visit_CompFor(self, node: cst.CompFor) -> None:
-            other.update(_bound_names(node.target))
-
-        def visit_WithItem(self, node: cst.WithItem) -> None:
-            if node.asname is not None:
-                other.update(_bound_names(node.asname.name))
-
-        def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-            if node.name is not None:
-                other.update(_bound_names(node.name.name))
-
-        def visit_Global(self, node: cst.Global) -> None:
-            other.update(item.name.value for item in node.names)
-
-        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-            other.update(item.name.value for item in node.names)
-
-        def visit_Del(self, node: cst.Del) -> None:
-            other.update(_bound_names(node.target))
-
-        def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-            bound = node.asname.name if node.asname is not None else node.name
-            other.update(_bound_names(bound) if isinstance(bound, cst.Name) else [dotted_name(bound) or ""])
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            if node is not fn:
-                other.add(node.name.value)
-
-        def visit_ClassDef(self, node: cst.ClassDef) -> None:
-            other.add(node.name.value)
-
-    walk(fn, _Find())
-    return frozenset(false - other)
+    bindings = _Bindings()
+    walk(fn, bindings)
+    return frozenset(bindings.false - bindings.other)
 
 
 def always_false(test: cst.BaseExpression, constants: AbstractSet[str]) -> bool:
