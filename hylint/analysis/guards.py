@@ -11,8 +11,8 @@ from typing import AbstractSet, Dict, FrozenSet, Mapping, Optional, Tuple
 import libcst as cst
 
 from hylint.facts.names import (HYBRIDIZABLE_FLAG, ND_MODULE_NAME, ND_NAMES, ND_TYPES, SYM_MODULE_NAME, SYM_NAMES,  # noqa: F401
-                                SYM_TYPES, namespace_mode)  # (ND_NAMES read through here)
-from hylint.syntax.nodes import dotted_name
+                                SYM_TYPES, namespace_mode, negated_mode)  # (ND_NAMES read through here)
+from hylint.syntax.nodes import dotted_name, target_names
 from hylint.syntax.walk import walk
 
 
@@ -51,7 +51,7 @@ def _exact_mode(test: cst.BaseExpression, f_name: str, helpers: Mapping[str, str
             if mode is None:
                 return None
             if isinstance(comparison.operator, (cst.IsNot, cst.NotEqual)):
-                return {"nd": "sym", "sym": "nd"}[mode]
+                return negated_mode(right, aliases)
             if isinstance(comparison.operator, (cst.Is, cst.Equal)):
                 return mode
         return _module_name_mode(test, f_name)
@@ -242,17 +242,6 @@ def _calls_hybridize(method: cst.FunctionDef) -> bool:
     return bool(found)
 
 
-def _bound_names(target: cst.BaseExpression):
-    """The plain names a binding target binds (``a``, ``a, (b, *c)``); attributes and items bind none."""
-    if isinstance(target, cst.Name):
-        yield target.value
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from _bound_names(element.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from _bound_names(target.value)
-
-
 class _Bindings(cst.CSTVisitor):
     """The names a function binds to the constant ``False`` and those it binds any other way (a module-level
     class holding only strings: a class made per call would keep the tree in a cycle, tests/lint/
@@ -268,31 +257,31 @@ class _Bindings(cst.CSTVisitor):
         for target in node.targets:
             constant = isinstance(target.target, cst.Name) and isinstance(node.value, cst.Name) \
                 and node.value.value == "False"
-            (self.false if constant else self.other).update(_bound_names(target.target))
+            (self.false if constant else self.other).update(target_names(target.target))
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         constant = isinstance(node.value, cst.Name) and node.value.value == "False"
-        (self.false if constant else self.other).update(_bound_names(node.target))
+        (self.false if constant else self.other).update(target_names(node.target))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.other.update(_bound_names(node.target))
+        self.other.update(target_names(node.target))
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self.other.update(_bound_names(node.target))
+        self.other.update(target_names(node.target))
 
     def visit_For(self, node: cst.For) -> None:
-        self.other.update(_bound_names(node.target))
+        self.other.update(target_names(node.target))
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
-        self.other.update(_bound_names(node.target))
+        self.other.update(target_names(node.target))
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:
-            self.other.update(_bound_names(node.asname.name))
+            self.other.update(target_names(node.asname.name))
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         if node.name is not None:
-            self.other.update(_bound_names(node.name.name))
+            self.other.update(target_names(node.name.name))
 
     def visit_Global(self, node: cst.Global) -> None:
         self.other.update(item.name.value for item in node.names)
@@ -301,11 +290,11 @@ class _Bindings(cst.CSTVisitor):
         self.other.update(item.name.value for item in node.names)
 
     def visit_Del(self, node: cst.Del) -> None:
-        self.other.update(_bound_names(node.target))
+        self.other.update(target_names(node.target))
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
         bound = node.asname.name if node.asname is not None else node.name
-        self.other.update(_bound_names(bound) if isinstance(bound, cst.Name) else [dotted_name(bound) or ""])
+        self.other.update(target_names(bound) if isinstance(bound, cst.Name) else [dotted_name(bound) or ""])
 
     def visit_Param(self, node: cst.Param) -> None:
         self.other.add(node.name.value)

@@ -356,9 +356,10 @@ def repeat(call: OpCall) -> Shape:
     1.9.1: (2, 1, 1, 1) repeated 3 times on axis 1 -> (2, 3, 1, 1), eagerly and symbolically); without an
     axis, the flattened input repeated (rank 1)."""
     base = call.data.shape if call.data is not None else UNKNOWN_SHAPE
-    axis, repeats = literal_int(call.arg(2, "axis")), literal_int(call.arg(1, "repeats"))
-    if call.arg(2, "axis") is None or isinstance(call.arg(2, "axis"), cst.Name) and call.arg(2, "axis").value == "None":
+    axis_node = call.arg(2, "axis")
+    if axis_node is None or isinstance(axis_node, cst.Name) and axis_node.value == "None":
         return Shape(rank=1, static=base.static)
+    axis, repeats = literal_int(axis_node), literal_int(call.arg(1, "repeats"))
     if base.dims is None or axis is None or repeats is None or not -len(base.dims) <= axis < len(base.dims):
         return Shape(rank=base.rank, static=base.static)
     dims = list(base.dims)

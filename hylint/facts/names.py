@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 from types import MappingProxyType
-from typing import Dict, Mapping, Optional
+from typing import Dict, Mapping, Optional, Tuple
 
 _NAMES: Dict[str, frozenset] = {}
 
@@ -27,15 +27,30 @@ def namespace_mode(text: Optional[str], aliases: Mapping[str, str] = MappingProx
     """'nd' when the dotted name ``text`` spells the eager namespace, 'sym' when the traced one, else None.
     ``aliases``: the module's own names for mxnet (syntax/imports.py ``mxnet_aliases``): with ``import mxnet
     as _mx``, ``_mx.sym`` is ``mxnet.sym``."""
-    if not text:
-        return None
-    head, dot, rest = text.partition(".")
-    for spelling in (text, aliases.get(head, head) + dot + rest):
+    for spelling in _spellings(text, aliases):
         if spelling in ND_NAMES or spelling in ND_SUBMODULE_NAMES:
             return "nd"
         if spelling in SYM_NAMES:
             return "sym"
     return None
+
+
+def negated_mode(text: Optional[str], aliases: Mapping[str, str] = MappingProxyType({})) -> Optional[str]:
+    """The mode ``F is not <text>`` (or ``!=``) tests: the other namespace's mode, and None for the submodule
+    ``nd.ndarray``, which F never is (the test is then true in both modes)."""
+    mode = namespace_mode(text, aliases)
+    if mode is None or any(spelling in ND_SUBMODULE_NAMES for spelling in _spellings(text, aliases)):
+        return None
+    return {"nd": "sym", "sym": "nd"}[mode]
+
+
+def _spellings(text: Optional[str], aliases: Mapping[str, str]) -> Tuple[str, ...]:
+    """``text`` as written and with its first name read through the module's aliases (``_mx.sym`` ->
+    ``mxnet.sym``); none for an empty text."""
+    if not text:
+        return ()
+    head, dot, rest = text.partition(".")
+    return text, aliases.get(head, head) + dot + rest
 
 
 def in_nd_namespace(callee: str) -> bool:

@@ -1,7 +1,7 @@
 """Small syntax helpers over libcst nodes: dotted names, literals, call arguments, parents."""
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -181,19 +181,24 @@ def name_reads(node: cst.CSTNode) -> List[cst.Name]:
     return found
 
 
+def target_names(target: cst.BaseExpression) -> Iterator[str]:
+    """The plain names a binding target binds (``a``, ``a, (b, *c)``); attributes and items bind none."""
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from target_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from target_names(target.value)
+
+
 def bound_names(fn: cst.FunctionDef) -> Set[str]:
     """Names (re)bound anywhere in the body of ``fn``."""
     names: Set[str] = set()
 
     class _Find(cst.CSTVisitor):
         def _add(self, target) -> None:
-            if isinstance(target, cst.Name):
-                names.add(target.value)
-            elif isinstance(target, (cst.Tuple, cst.List)):
-                for element in target.elements:
-                    self._add(element.value)
-            elif isinstance(target, cst.StarredElement):
-                self._add(target.value)
+            names.update(target_names(target))
 
         def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
             self._add(node.target)

@@ -87,3 +87,14 @@ def test_a_reduced_parse_keeps_the_aliasing_import_for_every_rule():
     assert reduced is not None and "import mxnet as _mx" in reduced and "import symbol as S" not in reduced
     spelled = MODULE.replace("import mxnet as _mx", "import mxnet as mx").replace("_mx.nd", "mx.nd")
     assert "import mxnet as mx" not in reduce_source(spelled, frozenset())  # the guard reads `mx` by spelling
+
+
+def test_a_test_against_the_submodule_nd_ndarray_is_never_true_and_its_negation_always():
+    """``F is nd.ndarray``: F is ``mxnet.ndarray`` eagerly and ``mxnet.symbol`` traced, never the submodule
+    ``mxnet.ndarray.ndarray`` (measured on MXNet 1.9.1), so the branch never runs and is read as eager-only
+    (kept out of traced code); ``F is not nd.ndarray`` is true in both modes, so it is no guard at all."""
+    holds_f = lambda node: isinstance(node, ast.Name) and node.id == "F"  # noqa: E731
+    for test, mode in (("F is nd.ndarray", "nd"), ("F is not nd.ndarray", None), ("F != mx.nd.ndarray", None),
+                       ("F is not _mx.nd.ndarray", None), ("F is not nd", "sym")):
+        assert guard_mode(cst.parse_expression(test), "F", aliases={"_mx": "mxnet"}) == mode, test
+        assert _compare_mode(ast.parse(test, mode="eval").body, holds_f, {"_mx": "mxnet"}) == mode, test

@@ -16,7 +16,7 @@ from typing import AbstractSet, Callable, Dict, FrozenSet, Mapping, Optional, Tu
 
 from hylint.analysis.reach.syntax import _text
 from hylint.facts.names import (HYBRIDIZABLE_FLAG, ND_MODULE_NAME, ND_TYPES, SYM_MODULE_NAME, SYM_TYPES,
-                                namespace_mode)
+                                namespace_mode, negated_mode)
 
 
 def _module_name_mode(holder: ast.expr, other: ast.expr, op: ast.cmpop) -> Optional[str]:
@@ -49,7 +49,8 @@ def _compare_mode(test: ast.expr, holds_f: Callable[[ast.expr], bool],
     for holder, namespace in (sides, sides[::-1]):
         mode = namespace_mode(_text(namespace), aliases)
         if mode is not None and isinstance(holder, (ast.Name, ast.Attribute)) and holds_f(holder):
-            return {"nd": "sym", "sym": "nd"}[mode] if isinstance(test.ops[0], (ast.IsNot, ast.NotEq)) else mode
+            return negated_mode(_text(namespace), aliases) if isinstance(test.ops[0], (ast.IsNot, ast.NotEq)) \
+                else mode
         mode = _module_name_mode(holder, namespace, test.ops[0])  # `F.__name__ == 'mxnet.ndarray'`
         if mode is not None and holds_f(holder.value):
             return mode
